@@ -1,0 +1,286 @@
+/// The operations of one stage, read as UIKit reads a `performBatchUpdates`
+/// block: deletions, updates and move sources name the state before it;
+/// insertions and move targets name the state after it; everything not
+/// named keeps its relative order and fills the remaining places.
+///
+/// ``plan(sectionSizes:)`` checks the rules and works out where everything
+/// goes from the sizes of the state before the stage alone; ``BatchLayout``
+/// then applies the stage to values (``BatchLayout/apply(to:values:)``), or
+/// spells it as single operations (``BatchLayout/sequentialOperations(values:)``).
+/// Validation, `apply` and sequential operations all go through here.
+@usableFromInline
+struct BatchUpdate {
+    @usableFromInline let stage: Int
+    @usableFromInline let sectionDeleted: [Int]
+    @usableFromInline let sectionInserted: [Int]
+    @usableFromInline let sectionUpdated: [Int]
+    @usableFromInline let sectionMoved: [(source: Int, target: Int)]
+    @usableFromInline let elementDeleted: [ElementPath]
+    @usableFromInline let elementInserted: [ElementPath]
+    @usableFromInline let elementUpdated: [ElementPath]
+    @usableFromInline let elementMoved: [(source: ElementPath, target: ElementPath)]
+
+    /// The operations of `changeset`, the stage at offset `stage`.
+    @inlinable
+    init<Collection>(_ changeset: Changeset<Collection>, stage: Int) {
+        self.stage = stage
+        sectionDeleted = changeset.sectionDeleted
+        sectionInserted = changeset.sectionInserted
+        sectionUpdated = changeset.sectionUpdated
+        sectionMoved = changeset.sectionMoved
+        elementDeleted = changeset.elementDeleted
+        elementInserted = changeset.elementInserted
+        elementUpdated = changeset.elementUpdated
+        elementMoved = changeset.elementMoved
+    }
+
+    /// Checks the stage against the batch-update rules and places every
+    /// section and element of the state after it. O(*n*).
+    ///
+    /// - Parameter sectionSizes: The number of elements of each section before the stage.
+    @usableFromInline
+    func plan(sectionSizes: [Int]) throws(BatchUpdateViolation) -> BatchLayout {
+        func violation(_ kind: BatchUpdateViolation.Kind) -> BatchUpdateViolation {
+            BatchUpdateViolation(stage: stage, kind: kind)
+        }
+        let beforeCount = sectionSizes.count
+
+        // Sections, before the stage.
+        var sectionFates = [BatchLayout.Fate](repeating: .kept, count: beforeCount)
+        func claim(section: Int, _ operation: BatchUpdateViolation.Operation, as fate: BatchLayout.Fate) throws(BatchUpdateViolation) {
+            guard section >= 0 && section < beforeCount else {
+                throw violation(.sectionOutOfRange(operation, section: section, count: beforeCount))
+            }
+            guard sectionFates[section] == .kept else {
+                throw violation(.sectionUsedTwice(operation, section: section))
+            }
+            sectionFates[section] = fate
+        }
+        for section in sectionDeleted { try claim(section: section, .delete, as: .deleted) }
+        for move in sectionMoved { try claim(section: move.source, .moveFrom, as: .moved) }
+        for section in sectionUpdated { try claim(section: section, .update, as: .updated) }
+
+        // Sections, after the stage.
+        let afterCount = beforeCount - sectionDeleted.count + sectionInserted.count
+        var sectionSources = [Int](repeating: BatchLayout.unassigned, count: afterCount)
+        func place(section: Int, from source: Int, _ operation: BatchUpdateViolation.Operation) throws(BatchUpdateViolation) {
+            guard section >= 0 && section < afterCount else {
+                throw violation(.sectionOutOfRange(operation, section: section, count: afterCount))
+            }
+            guard sectionSources[section] == BatchLayout.unassigned else {
+                throw violation(.sectionUsedTwice(operation, section: section))
+            }
+            sectionSources[section] = source
+        }
+        for section in sectionInserted { try place(section: section, from: BatchLayout.inserted, .insert) }
+        for move in sectionMoved { try place(section: move.target, from: move.source, .moveTo) }
+        var sectionDestinations = [Int](repeating: -1, count: beforeCount)
+        for move in sectionMoved { sectionDestinations[move.source] = move.target }
+        // As many places are left as sections kept in place: each fills the next one.
+        var nextPlace = 0
+        for section in 0..<beforeCount where sectionFates[section].staysInPlace {
+            while sectionSources[nextPlace] != BatchLayout.unassigned { nextPlace += 1 }
+            sectionSources[nextPlace] = section
+            sectionDestinations[section] = nextPlace
+        }
+
+        // Elements, before the stage.
+        var elementFates = sectionSizes.map { [BatchLayout.Fate](repeating: .kept, count: $0) }
+        var removedCounts = [Int](repeating: 0, count: beforeCount)
+        func claim(element path: ElementPath, _ operation: BatchUpdateViolation.Operation, as fate: BatchLayout.Fate) throws(BatchUpdateViolation) {
+            guard path.section >= 0 && path.section < beforeCount else {
+                throw violation(.sectionOutOfRange(operation, section: path.section, count: beforeCount))
+            }
+            guard sectionFates[path.section] != .deleted else {
+                throw violation(.elementInDeletedSection(operation, path: path))
+            }
+            guard path.element >= 0 && path.element < sectionSizes[path.section] else {
+                throw violation(.elementOutOfRange(operation, path: path, count: sectionSizes[path.section]))
+            }
+            guard elementFates[path.section][path.element] == .kept else {
+                throw violation(.elementUsedTwice(operation, path: path))
+            }
+            elementFates[path.section][path.element] = fate
+            if !fate.staysInPlace { removedCounts[path.section] += 1 }
+        }
+        for path in elementDeleted { try claim(element: path, .delete, as: .deleted) }
+        for move in elementMoved { try claim(element: move.source, .moveFrom, as: .moved) }
+        for path in elementUpdated { try claim(element: path, .update, as: .updated) }
+
+        // Elements, after the stage: first how many each section holds.
+        var addedCounts = [Int](repeating: 0, count: afterCount)
+        func count(into path: ElementPath, _ operation: BatchUpdateViolation.Operation) throws(BatchUpdateViolation) {
+            guard path.section >= 0 && path.section < afterCount else {
+                throw violation(.sectionOutOfRange(operation, section: path.section, count: afterCount))
+            }
+            guard sectionSources[path.section] != BatchLayout.inserted else {
+                throw violation(.elementInInsertedSection(operation, path: path))
+            }
+            addedCounts[path.section] += 1
+        }
+        for path in elementInserted { try count(into: path, .insert) }
+        for move in elementMoved { try count(into: move.target, .moveTo) }
+
+        var slots = [[Int]]()
+        slots.reserveCapacity(afterCount)
+        for section in 0..<afterCount {
+            let source = sectionSources[section]
+            let size = source == BatchLayout.inserted
+                ? 0
+                : sectionSizes[source] - removedCounts[source] + addedCounts[section]
+            slots.append([Int](repeating: BatchLayout.unassigned, count: size))
+        }
+        func place(element path: ElementPath, from source: Int, _ operation: BatchUpdateViolation.Operation) throws(BatchUpdateViolation) {
+            let size = slots[path.section].count
+            guard path.element >= 0 && path.element < size else {
+                throw violation(.elementOutOfRange(operation, path: path, count: size))
+            }
+            guard slots[path.section][path.element] == BatchLayout.unassigned else {
+                throw violation(.elementUsedTwice(operation, path: path))
+            }
+            slots[path.section][path.element] = source
+        }
+        for path in elementInserted { try place(element: path, from: BatchLayout.inserted, .insert) }
+        for (move, element) in elementMoved.enumerated() { try place(element: element.target, from: move, .moveTo) }
+
+        return BatchLayout(
+            update: self,
+            sectionFates: sectionFates,
+            sectionSources: sectionSources,
+            sectionDestinations: sectionDestinations,
+            elementFates: elementFates,
+            slots: slots
+        )
+    }
+}
+
+/// Where every section and element of a stage comes from and goes to; made
+/// by ``BatchUpdate/plan(sectionSizes:)``, which has checked the rules.
+@usableFromInline
+struct BatchLayout {
+    /// What a stage does to a section or an element of the state before it.
+    @usableFromInline
+    enum Fate: UInt8 {
+        case kept, updated, deleted, moved
+
+        @inlinable
+        var staysInPlace: Bool {
+            self == .kept || self == .updated
+        }
+    }
+
+    /// A place after the stage not yet given a section or an element.
+    @usableFromInline static let unassigned = -2
+    /// A place after the stage filled by an insertion.
+    @usableFromInline static let inserted = -1
+
+    @usableFromInline let update: BatchUpdate
+    /// What happens to each section before the stage.
+    @usableFromInline let sectionFates: [Fate]
+    /// For each section after the stage: the section before it that it is, or ``inserted``.
+    @usableFromInline let sectionSources: [Int]
+    /// For each section before the stage: its index after it, or -1 when deleted.
+    @usableFromInline let sectionDestinations: [Int]
+    /// What happens to each element before the stage, section by section.
+    @usableFromInline let elementFates: [[Fate]]
+    /// For each place after the stage, section by section, in sections that
+    /// are not inserted: ``inserted``, the offset of the move that lands
+    /// there, or ``unassigned`` for the next element kept in place.
+    @usableFromInline let slots: [[Int]]
+}
+
+/// Where the values that a stage brings come from: the state after it.
+@usableFromInline
+struct BatchValues<SectionValue, Item> {
+    /// The section at an index after the stage (inserted or updated sections).
+    @usableFromInline let section: (Int) -> SectionValue
+    /// The elements of an inserted section, by its index after the stage.
+    @usableFromInline let sectionItems: (Int) -> [Item]
+    /// The element at a path after the stage (inserted or updated elements).
+    @usableFromInline let item: (ElementPath) -> Item
+    /// Whether an updated element or section takes its value from the state
+    /// after the stage (`true`, to apply a stage) or keeps its old one
+    /// (`false`, to check identities, which an update never changes).
+    @usableFromInline let updatesBringValues: Bool
+
+    @inlinable
+    init(
+        section: @escaping (Int) -> SectionValue,
+        sectionItems: @escaping (Int) -> [Item],
+        item: @escaping (ElementPath) -> Item,
+        updatesBringValues: Bool = true
+    ) {
+        self.section = section
+        self.sectionItems = sectionItems
+        self.item = item
+        self.updatesBringValues = updatesBringValues
+    }
+}
+
+/// A sectioned list as a batch update sees it: section values and, apart,
+/// the elements of each section.
+@usableFromInline
+struct BatchState<SectionValue, Item> {
+    @usableFromInline var sections: [SectionValue]
+    @usableFromInline var items: [[Item]]
+
+    @inlinable
+    init(sections: [SectionValue], items: [[Item]]) {
+        self.sections = sections
+        self.items = items
+    }
+
+    @inlinable
+    var sectionSizes: [Int] {
+        items.map(\.count)
+    }
+}
+
+extension BatchLayout {
+    /// The state after the stage. O(*n*).
+    @inlinable
+    func apply<SectionValue, Item>(
+        to state: BatchState<SectionValue, Item>,
+        values: BatchValues<SectionValue, Item>
+    ) -> BatchState<SectionValue, Item> {
+        var result = BatchState<SectionValue, Item>(sections: [], items: [])
+        result.sections.reserveCapacity(sectionSources.count)
+        result.items.reserveCapacity(sectionSources.count)
+        for section in sectionSources.indices {
+            let source = sectionSources[section]
+            guard source != BatchLayout.inserted else {
+                result.sections.append(values.section(section))
+                result.items.append(values.sectionItems(section))
+                continue
+            }
+            result.sections.append(
+                sectionFates[source] == .updated && values.updatesBringValues
+                    ? values.section(section)
+                    : state.sections[source]
+            )
+
+            var items = [Item]()
+            items.reserveCapacity(slots[section].count)
+            var next = 0
+            for (element, slot) in slots[section].enumerated() {
+                switch slot {
+                case BatchLayout.inserted:
+                    items.append(values.item(ElementPath(element: element, section: section)))
+                case BatchLayout.unassigned:
+                    while !elementFates[source][next].staysInPlace { next += 1 }
+                    items.append(
+                        elementFates[source][next] == .updated && values.updatesBringValues
+                            ? values.item(ElementPath(element: element, section: section))
+                            : state.items[source][next]
+                    )
+                    next += 1
+                default:
+                    let origin = update.elementMoved[slot].source
+                    items.append(state.items[origin.section][origin.element])
+                }
+            }
+            result.items.append(items)
+        }
+        return result
+    }
+}

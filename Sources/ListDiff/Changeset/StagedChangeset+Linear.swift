@@ -1,0 +1,57 @@
+extension StagedChangeset where Collection: RangeReplaceableCollection, Collection.Element: Differentiable {
+    /// Computes the stages that turn `source` into `target`.
+    ///
+    /// At most three stages, as in DifferenceKit: element updates (source
+    /// indices), element deletions (source indices), element inserts (target
+    /// indices) with moves (from the index after the deletions to the target
+    /// index). Moves are minimal. O(*n*) expected, plus O(*k* log *k*) for the
+    /// *k* elements that change order; no copy of the list per stage.
+    @inlinable
+    public init(source: Collection, target: Collection) {
+        self.init(source: source, target: target, section: 0)
+    }
+
+    /// Computes the stages that turn `source` into `target`, reporting element
+    /// paths in section `section`.
+    @inlinable
+    public init(source: Collection, target: Collection, section: Int) {
+        let sourceElements = ContiguousArray(source)
+        let targetElements = ContiguousArray(target)
+        var difference = ListDifference(
+            source: sourceElements,
+            sourceBounds: ListDifference.linearBounds(count: sourceElements.count),
+            target: targetElements,
+            targetBounds: ListDifference.linearBounds(count: targetElements.count),
+            sections: .singleSection,
+            sectionUpdated: []
+        )
+        if section != 0 {
+            difference.placeElements(inSection: section)
+        }
+        let storage = LinearDifferenceStorage<Collection>(
+            difference: difference,
+            source: sourceElements,
+            target: targetElements
+        )
+        self.init(
+            difference: difference,
+            deferred: DeferredStageData(storage: storage) { storage.data(after: $0) },
+            target: target
+        )
+    }
+}
+
+extension Changeset where Collection: RangeReplaceableCollection, Collection.Element: Differentiable {
+    /// The element at `index` of this stage's ``data``, without building the
+    /// whole collection when the changeset was computed by ListDiff: O(1) for
+    /// updated and inserted elements.
+    @inlinable
+    public func element(at index: Int) -> Collection.Element {
+        if case .deferred(let deferred, let stage) = storedData,
+           let storage = deferred.storage as? LinearDifferenceStorage<Collection> {
+            return storage.element(at: index, after: stage)
+        }
+        let data = self.data
+        return data[data.index(data.startIndex, offsetBy: index)]
+    }
+}

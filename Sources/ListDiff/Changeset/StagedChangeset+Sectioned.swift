@@ -1,0 +1,92 @@
+extension StagedChangeset where Collection: RangeReplaceableCollection, Collection.Element: DifferentiableSection {
+    /// Computes the stages that turn the sections `source` into `target`.
+    ///
+    /// At most five stages, as in DifferenceKit: element updates (source
+    /// paths); section and element deletions (source space; elements of a
+    /// deleted section are not listed); section inserts (target indices) and
+    /// moves (from the index after the deletions); element inserts (target
+    /// paths) and moves (from the path after the section stage, across
+    /// sections too); section updates (target indices). Moves are minimal.
+    /// O(*n*) expected, plus O(*k* log *k*) for the *k* elements and sections
+    /// that change order; no copy of the list per stage.
+    @inlinable
+    public init(source: Collection, target: Collection) {
+        typealias Section = Collection.Element
+        typealias Element = Section.Collection.Element
+
+        let sourceSections = ContiguousArray(source)
+        let targetSections = ContiguousArray(target)
+        func flatten(_ sections: ContiguousArray<Section>) -> (ContiguousArray<Element>, [Int]) {
+            var elements = ContiguousArray<Element>()
+            var bounds = [0]
+            bounds.reserveCapacity(sections.count + 1)
+            for section in sections {
+                elements.append(contentsOf: section.elements)
+                bounds.append(elements.count)
+            }
+            return (elements, bounds)
+        }
+        let (sourceElements, sourceBounds) = flatten(sourceSections)
+        let (targetElements, targetBounds) = flatten(targetSections)
+
+        let sections = IdentifierMatching(
+            source: ContiguousArray(sourceSections.lazy.map(\.differenceIdentifier)),
+            target: ContiguousArray(targetSections.lazy.map(\.differenceIdentifier))
+        )
+        var sectionUpdated: [Int] = []
+        for targetSection in targetSections.indices {
+            let sourceSection = sections.targetToSource[targetSection]
+            if sourceSection >= 0 && !targetSections[targetSection].isContentEqual(to: sourceSections[sourceSection]) {
+                sectionUpdated.append(targetSection)
+            }
+        }
+
+        let difference = ListDifference(
+            source: sourceElements,
+            sourceBounds: sourceBounds,
+            target: targetElements,
+            targetBounds: targetBounds,
+            sections: sections,
+            sectionUpdated: sectionUpdated
+        )
+        let storage = SectionedDifferenceStorage<Collection>(
+            difference: difference,
+            sourceSections: sourceSections,
+            targetSections: targetSections,
+            source: sourceElements,
+            target: targetElements
+        )
+        self.init(
+            difference: difference,
+            deferred: DeferredStageData(storage: storage) { storage.data(after: $0) },
+            target: target
+        )
+    }
+}
+
+extension Changeset where Collection: RangeReplaceableCollection, Collection.Element: DifferentiableSection {
+    /// The section at `index` of this stage's ``data``, without building the
+    /// whole collection when the changeset was computed by ListDiff.
+    @inlinable
+    public func section(at index: Int) -> Collection.Element {
+        if case .deferred(let deferred, let stage) = storedData,
+           let storage = deferred.storage as? SectionedDifferenceStorage<Collection> {
+            return storage.section(at: index, after: stage)
+        }
+        let data = self.data
+        return data[data.index(data.startIndex, offsetBy: index)]
+    }
+
+    /// The element at `path` of this stage's ``data``, without building the
+    /// whole collection when the changeset was computed by ListDiff: O(1) for
+    /// updated and inserted elements.
+    @inlinable
+    public func element(at path: ElementPath) -> Collection.Element.Collection.Element {
+        if case .deferred(let deferred, let stage) = storedData,
+           let storage = deferred.storage as? SectionedDifferenceStorage<Collection> {
+            return storage.element(at: path, after: stage)
+        }
+        let elements = section(at: path.section).elements
+        return elements[elements.index(elements.startIndex, offsetBy: path.element)]
+    }
+}
