@@ -30,8 +30,8 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
         let (targetElements, targetBounds) = flatten(targetSections)
 
         let sections = IdentifierMatching(
-            source: ContiguousArray(sourceSections.lazy.map(\.differenceIdentifier)),
-            target: ContiguousArray(targetSections.lazy.map(\.differenceIdentifier))
+            source: ContiguousArray(sourceSections.map { $0.differenceIdentifier }),
+            target: ContiguousArray(targetSections.map { $0.differenceIdentifier })
         )
         var sectionUpdated: [Int] = []
         for targetSection in targetSections.indices {

@@ -1,10 +1,19 @@
 /// Which source position each target position is the same element as, and back.
 ///
-/// Built by ``init(source:target:)`` in O(*n* + *m*) expected time: one hash
-/// of every identifier, an open-addressing table over the source, one probe
-/// per target identifier. Duplicated identifiers are matched first come,
-/// first served: the *k*-th occurrence in the target is the *k*-th occurrence
-/// in the source; surplus occurrences stay unmatched.
+/// Built by ``init(source:target:)`` in O(*n* + *m*) expected time: an
+/// open-addressing table over the source, one probe per target identifier.
+/// Duplicated identifiers are matched first come, first served: the *k*-th
+/// occurrence in the target is the *k*-th occurrence in the source; surplus
+/// occurrences stay unmatched.
+///
+/// Hashing dominates the cost, so a target identifier is hashed only when it
+/// has to be: when it equals the source identifier that follows the previous
+/// match (the common case of a list that mostly keeps its order), its hash is
+/// the one already computed for that source identifier; and when that source
+/// identifier occurs only once and is not matched yet, it *is* the match,
+/// without a look at the table, whose memory traffic dominates large lists.
+/// Duplicated identifiers always go through the table, which keeps their
+/// first-come, first-served order.
 @usableFromInline
 struct IdentifierMatching {
     /// For each source position, its target position, or -1.
@@ -17,79 +26,130 @@ struct IdentifierMatching {
 
     @inlinable
     init<Identifier: Hashable>(source: ContiguousArray<Identifier>, target: ContiguousArray<Identifier>) {
-        sourceToTarget = Array(repeating: -1, count: source.count)
-        targetToSource = Array(repeating: -1, count: target.count)
-        guard !source.isEmpty, !target.isEmpty else { return }
-        precondition(source.count < Int(Int32.max), "ListDiff supports lists of fewer than 2^31 elements")
+        let sourceCount = source.count
+        let targetCount = target.count
+        sourceToTarget = Array(repeating: -1, count: sourceCount)
+        targetToSource = Array(repeating: -1, count: targetCount)
+        guard sourceCount > 0, targetCount > 0 else { return }
+        precondition(sourceCount < Int(Int32.max), "ListDiff supports lists of fewer than 2^31 elements")
 
         // Load factor at most 1/2 keeps probe sequences short.
         var capacity = 8
-        while capacity < source.count * 2 { capacity &<<= 1 }
+        while capacity < sourceCount * 2 { capacity &<<= 1 }
         let mask = capacity &- 1
 
-        var hashes = ContiguousArray<Int>(repeating: 0, count: source.count)
-        // A slot holds one source occurrence of an identifier (its
-        // representative, for comparisons) and the first occurrence not yet matched.
-        var representatives = ContiguousArray<Int32>(repeating: -1, count: capacity)
-        var heads = ContiguousArray<Int32>(repeating: -1, count: capacity)
+        let slots = UnsafeMutableBufferPointer<Slot>.allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(hash: 0, representative: -1, head: -1))
         // The next occurrence of the same identifier, in source order.
-        var nextOccurrence = ContiguousArray<Int32>(repeating: -1, count: source.count)
+        let nextOccurrence = UnsafeMutableBufferPointer<Int32>.allocate(capacity: sourceCount)
+        // The hash of each source identifier, for target identifiers equal to it.
+        let hashes = UnsafeMutableBufferPointer<Int>.allocate(capacity: sourceCount)
+        // Whether each source identifier occurs more than once.
+        let isDuplicated = UnsafeMutableBufferPointer<Bool>.allocate(capacity: sourceCount)
+        isDuplicated.initialize(repeating: false)
+        defer {
+            slots.deallocate()
+            nextOccurrence.deallocate()
+            hashes.deallocate()
+            isDuplicated.deallocate()
+        }
 
         source.withUnsafeBufferPointer { source in
-            hashes.withUnsafeMutableBufferPointer { hashes in
-            representatives.withUnsafeMutableBufferPointer { representatives in
-            heads.withUnsafeMutableBufferPointer { heads in
-            nextOccurrence.withUnsafeMutableBufferPointer { nextOccurrence in
-                // Walk the source backwards so that each chain ends up in source order.
-                for index in source.indices.reversed() {
-                    let hash = source[index].hashValue
-                    hashes[index] = hash
+            // Walk the source backwards so that each chain ends up in source order.
+            var index = sourceCount
+            while index > 0 {
+                index &-= 1
+                let identifier = source[index]
+                let hash = identifier.hashValue
+                hashes[index] = hash
+                nextOccurrence[index] = -1
+                var slot = hash & mask
+                while true {
+                    let representative = Int(slots[slot].representative)
+                    if representative < 0 {
+                        let position = Int32(truncatingIfNeeded: index)
+                        slots[slot] = Slot(hash: hash, representative: position, head: position)
+                        break
+                    }
+                    if slots[slot].hash == hash && source[representative] == identifier {
+                        isDuplicated[index] = true
+                        isDuplicated[Int(slots[slot].head)] = true
+                        nextOccurrence[index] = slots[slot].head
+                        slots[slot].head = Int32(truncatingIfNeeded: index)
+                        break
+                    }
+                    slot = (slot &+ 1) & mask
+                }
+            }
+
+            target.withUnsafeBufferPointer { target in
+            sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
+            targetToSource.withUnsafeMutableBufferPointer { targetToSource in
+                // The source position expected to match next.
+                var expected = 0
+                for targetIndex in 0..<targetCount {
+                    let identifier = target[targetIndex]
+                    // When the identifier equals a source one, their hashes are
+                    // equal, and a slot whose next occurrence is that very source
+                    // position holds this identifier: no hashing, no comparison.
+                    var known = -1
+                    if expected < sourceCount && source[expected] == identifier {
+                        known = expected
+                    } else if expected &+ 1 < sourceCount && source[expected &+ 1] == identifier {
+                        known = expected &+ 1
+                    }
+                    if known >= 0 && !isDuplicated[known] {
+                        if sourceToTarget[known] < 0 {
+                            sourceToTarget[known] = targetIndex
+                            targetToSource[targetIndex] = known
+                            expected = known &+ 1
+                        }
+                        continue
+                    }
+                    let hash = known >= 0 ? hashes[known] : identifier.hashValue
                     var slot = hash & mask
                     while true {
-                        let representative = Int(representatives[slot])
-                        if representative < 0 {
-                            representatives[slot] = Int32(truncatingIfNeeded: index)
-                            heads[slot] = Int32(truncatingIfNeeded: index)
-                            break
-                        }
-                        if hashes[representative] == hash && source[representative] == source[index] {
-                            nextOccurrence[index] = heads[slot]
-                            heads[slot] = Int32(truncatingIfNeeded: index)
+                        let representative = Int(slots[slot].representative)
+                        if representative < 0 { break }
+                        if slots[slot].hash == hash
+                            && (Int(slots[slot].head) == known || source[representative] == identifier) {
+                            // A unique identifier may have been matched without the table.
+                            var head = Int(slots[slot].head)
+                            while head >= 0 && sourceToTarget[head] >= 0 {
+                                head = Int(nextOccurrence[head])
+                            }
+                            if head >= 0 {
+                                sourceToTarget[head] = targetIndex
+                                targetToSource[targetIndex] = head
+                                slots[slot].head = nextOccurrence[head]
+                                expected = head &+ 1
+                            } else {
+                                slots[slot].head = -1
+                            }
                             break
                         }
                         slot = (slot &+ 1) & mask
                     }
                 }
+            }
+            }
+            }
+        }
+    }
 
-                target.withUnsafeBufferPointer { target in
-                    sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
-                    targetToSource.withUnsafeMutableBufferPointer { targetToSource in
-                        for targetIndex in target.indices {
-                            let identifier = target[targetIndex]
-                            let hash = identifier.hashValue
-                            var slot = hash & mask
-                            while true {
-                                let representative = Int(representatives[slot])
-                                if representative < 0 { break }
-                                if hashes[representative] == hash && source[representative] == identifier {
-                                    let head = Int(heads[slot])
-                                    if head >= 0 {
-                                        sourceToTarget[head] = targetIndex
-                                        targetToSource[targetIndex] = head
-                                        heads[slot] = nextOccurrence[head]
-                                    }
-                                    break
-                                }
-                                slot = (slot &+ 1) & mask
-                            }
-                        }
-                    }
-                    }
-                }
-            }
-            }
-            }
-            }
+    /// A slot of the table: an identifier's hash, one of its source positions
+    /// (to compare identifiers), and its first source position not matched yet.
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var hash: Int
+        @usableFromInline var representative: Int32
+        @usableFromInline var head: Int32
+
+        @inlinable
+        init(hash: Int, representative: Int32, head: Int32) {
+            self.hash = hash
+            self.representative = representative
+            self.head = head
         }
     }
 

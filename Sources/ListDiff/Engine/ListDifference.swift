@@ -94,88 +94,114 @@ struct ListDifference {
 
         // Elements: match identifiers across the whole list.
         var elements = IdentifierMatching(
-            source: ContiguousArray(source.lazy.map(\.differenceIdentifier)),
-            target: ContiguousArray(target.lazy.map(\.differenceIdentifier))
+            source: ContiguousArray(source.map { $0.differenceIdentifier }),
+            target: ContiguousArray(target.map { $0.differenceIdentifier })
         )
-        var sourceSectionOfElement = [Int](repeating: 0, count: source.count)
-        for section in 0..<sourceSectionCount where section > 0 {
-            for index in sourceBounds[section]..<sourceBounds[section + 1] {
-                sourceSectionOfElement[index] = section
+        let isSectioned = sourceSectionCount != 1 || targetSectionCount != 1
+        var sourceSectionOfElement = [Int](repeating: 0, count: isSectioned ? source.count : 0)
+        if isSectioned {
+            for section in 1..<max(sourceSectionCount, 1) {
+                for index in sourceBounds[section]..<sourceBounds[section + 1] {
+                    sourceSectionOfElement[index] = section
+                }
             }
         }
 
         // An element whose source or target section is deleted or inserted
         // goes with its section: deleted from the source, inserted in the target.
-        for section in 0..<targetSectionCount {
-            let targetSectionSurvives = sections.targetToSource[section] >= 0
-            for targetIndex in targetBounds[section]..<targetBounds[section + 1] {
-                let sourceIndex = elements.targetToSource[targetIndex]
-                guard sourceIndex >= 0 else { continue }
-                if !targetSectionSurvives || sections.sourceToTarget[sourceSectionOfElement[sourceIndex]] < 0 {
-                    elements.targetToSource[targetIndex] = -1
-                    elements.sourceToTarget[sourceIndex] = -1
+        if !sectionDeleted.isEmpty || !sectionInserted.isEmpty {
+            for section in 0..<targetSectionCount {
+                let targetSectionSurvives = sections.targetToSource[section] >= 0
+                for targetIndex in targetBounds[section]..<targetBounds[section + 1] {
+                    let sourceIndex = elements.targetToSource[targetIndex]
+                    guard sourceIndex >= 0 else { continue }
+                    if !targetSectionSurvives || sections.sourceToTarget[sourceSectionOfElement[sourceIndex]] < 0 {
+                        elements.targetToSource[targetIndex] = -1
+                        elements.sourceToTarget[sourceIndex] = -1
+                    }
                 }
             }
         }
 
+        var deleted: [ElementPath] = []
+        var inserted: [ElementPath] = []
+        var updated: [ElementPath] = []
+        var moved: [(source: ElementPath, target: ElementPath)] = []
         // Deletions, in kept source sections, and positions once they are done.
         var positionAfterDeletion = [Int](repeating: -1, count: source.count)
-        for section in 0..<sourceSectionCount where sections.sourceToTarget[section] >= 0 {
-            let start = sourceBounds[section]
-            var survivors = 0
-            for sourceIndex in start..<sourceBounds[section + 1] {
-                if elements.sourceToTarget[sourceIndex] >= 0 {
-                    positionAfterDeletion[sourceIndex] = survivors
-                    survivors += 1
-                } else {
-                    elementDeleted.append(ElementPath(element: sourceIndex - start, section: section))
+        elements.sourceToTarget.withUnsafeBufferPointer { sourceToTarget in
+            positionAfterDeletion.withUnsafeMutableBufferPointer { positionAfterDeletion in
+                for section in 0..<sourceSectionCount where sections.sourceToTarget[section] >= 0 {
+                    let start = sourceBounds[section]
+                    var survivors = 0
+                    for sourceIndex in start..<sourceBounds[section + 1] {
+                        if sourceToTarget[sourceIndex] >= 0 {
+                            positionAfterDeletion[sourceIndex] = survivors
+                            survivors &+= 1
+                        } else {
+                            deleted.append(ElementPath(element: sourceIndex &- start, section: section))
+                        }
+                    }
                 }
             }
         }
 
         // Inserts, updates and minimal moves, target section by target section.
-        for section in 0..<targetSectionCount {
-            let sourceSection = sections.targetToSource[section]
-            guard sourceSection >= 0 else { continue }
-            let start = targetBounds[section]
-            let end = targetBounds[section + 1]
+        source.withUnsafeBufferPointer { source in
+        target.withUnsafeBufferPointer { target in
+        elements.targetToSource.withUnsafeBufferPointer { targetToSource in
+        positionAfterDeletion.withUnsafeBufferPointer { positionAfterDeletion in
+        sourceSectionOfElement.withUnsafeBufferPointer { sourceSectionOfElement in
+            for section in 0..<targetSectionCount {
+                let sourceSection = sections.targetToSource[section]
+                guard sourceSection >= 0 else { continue }
+                let start = targetBounds[section]
+                let end = targetBounds[section + 1]
 
-            order.removeAll(keepingCapacity: true)
-            for targetIndex in start..<end {
-                let sourceIndex = elements.targetToSource[targetIndex]
-                if sourceIndex >= 0 && sourceSectionOfElement[sourceIndex] == sourceSection {
-                    order.append(positionAfterDeletion[sourceIndex])
+                order.removeAll(keepingCapacity: true)
+                for targetIndex in start..<end {
+                    let sourceIndex = targetToSource[targetIndex]
+                    if sourceIndex >= 0 && (!isSectioned || sourceSectionOfElement[sourceIndex] == sourceSection) {
+                        order.append(positionAfterDeletion[sourceIndex])
+                    }
                 }
-            }
-            markLongestIncreasingSubsequence(order, into: &kept, scratch: &scratch)
+                markLongestIncreasingSubsequence(order, into: &kept, scratch: &scratch)
 
-            rank = 0
-            for targetIndex in start..<end {
-                let targetPath = ElementPath(element: targetIndex - start, section: section)
-                let sourceIndex = elements.targetToSource[targetIndex]
-                guard sourceIndex >= 0 else {
-                    elementInserted.append(targetPath)
-                    continue
+                var rank = 0
+                for targetIndex in start..<end {
+                    let sourceIndex = targetToSource[targetIndex]
+                    guard sourceIndex >= 0 else {
+                        inserted.append(ElementPath(element: targetIndex &- start, section: section))
+                        continue
+                    }
+                    let elementSourceSection = isSectioned ? sourceSectionOfElement[sourceIndex] : 0
+                    if !target[targetIndex].isContentEqual(to: source[sourceIndex]) {
+                        updated.append(
+                            ElementPath(element: sourceIndex &- sourceBounds[elementSourceSection], section: elementSourceSection)
+                        )
+                    }
+                    if elementSourceSection == sourceSection {
+                        rank &+= 1
+                        if kept[rank &- 1] { continue }
+                    }
+                    moved.append((
+                        source: ElementPath(
+                            element: positionAfterDeletion[sourceIndex],
+                            section: sections.sourceToTarget[elementSourceSection]
+                        ),
+                        target: ElementPath(element: targetIndex &- start, section: section)
+                    ))
                 }
-                let elementSourceSection = sourceSectionOfElement[sourceIndex]
-                if !target[targetIndex].isContentEqual(to: source[sourceIndex]) {
-                    elementUpdated.append(
-                        ElementPath(element: sourceIndex - sourceBounds[elementSourceSection], section: elementSourceSection)
-                    )
-                }
-                if elementSourceSection == sourceSection {
-                    rank += 1
-                    if kept[rank - 1] { continue }
-                }
-                elementMoved.append((
-                    source: ElementPath(
-                        element: positionAfterDeletion[sourceIndex],
-                        section: sections.sourceToTarget[elementSourceSection]
-                    ),
-                    target: targetPath
-                ))
             }
         }
+        }
+        }
+        }
+        }
+        elementDeleted = deleted
+        elementInserted = inserted
+        elementUpdated = updated
+        elementMoved = moved
         self.elements = elements
     }
 }

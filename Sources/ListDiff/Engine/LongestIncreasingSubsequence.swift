@@ -4,7 +4,8 @@
 /// are exactly such a subsequence of their old positions, read in new order;
 /// everything else must move. Choosing the *longest* one makes the moves
 /// minimal. Patience sorting: O(*k* log *k*), and O(*k*) when `values` is
-/// already increasing (the common case of a list without moves).
+/// nearly increasing (the common case: a value that extends the longest run
+/// so far skips the binary search).
 ///
 /// - Parameters:
 ///   - values: Distinct integers.
@@ -19,40 +20,45 @@ func markLongestIncreasingSubsequence(
 ) {
     let count = values.count
     members.removeAll(keepingCapacity: true)
-    guard count > 0 else { return }
-
-    var isIncreasing = true
-    for index in 1..<count where values[index - 1] >= values[index] {
-        isIncreasing = false
-        break
-    }
-    if isIncreasing {
-        members.append(contentsOf: repeatElement(true, count: count))
-        return
-    }
-
     members.append(contentsOf: repeatElement(false, count: count))
-    // tails[k]: index of the smallest last value of an increasing run of length k + 1.
+    guard count > 0 else { return }
     scratch.tails.removeAll(keepingCapacity: true)
+    scratch.tails.append(contentsOf: repeatElement(0, count: count))
     scratch.predecessors.removeAll(keepingCapacity: true)
     scratch.predecessors.append(contentsOf: repeatElement(-1, count: count))
+
     values.withUnsafeBufferPointer { values in
+    scratch.tails.withUnsafeMutableBufferPointer { tails in
+    scratch.predecessors.withUnsafeMutableBufferPointer { predecessors in
+    members.withUnsafeMutableBufferPointer { members in
+        // tails[k]: the index of the smallest last value of an increasing run
+        // of length k + 1; `length` runs are known.
+        var length = 0
         for index in 0..<count {
             let value = values[index]
-            var low = 0
-            var high = scratch.tails.count
-            while low < high {
-                let middle = (low &+ high) &>> 1
-                if values[scratch.tails[middle]] < value { low = middle &+ 1 } else { high = middle }
+            var low: Int
+            if length > 0 && values[tails[length &- 1]] < value {
+                low = length
+            } else {
+                low = 0
+                var high = length
+                while low < high {
+                    let middle = (low &+ high) &>> 1
+                    if values[tails[middle]] < value { low = middle &+ 1 } else { high = middle }
+                }
             }
-            if low > 0 { scratch.predecessors[index] = scratch.tails[low &- 1] }
-            if low == scratch.tails.count { scratch.tails.append(index) } else { scratch.tails[low] = index }
+            if low > 0 { predecessors[index] = tails[low &- 1] }
+            tails[low] = index
+            if low == length { length &+= 1 }
+        }
+        var index = tails[length &- 1]
+        while index >= 0 {
+            members[index] = true
+            index = predecessors[index]
         }
     }
-    var index = scratch.tails.last ?? -1
-    while index >= 0 {
-        members[index] = true
-        index = scratch.predecessors[index]
+    }
+    }
     }
 }
 
