@@ -6,14 +6,12 @@
 /// occurrence in the target is the *k*-th occurrence in the source; surplus
 /// occurrences stay unmatched.
 ///
-/// Hashing dominates the cost, so a target identifier is hashed only when it
-/// has to be: when it equals the source identifier that follows the previous
-/// match (the common case of a list that mostly keeps its order), its hash is
-/// the one already computed for that source identifier; and when that source
-/// identifier occurs only once and is not matched yet, it *is* the match,
-/// without a look at the table, whose memory traffic dominates large lists.
-/// Duplicated identifiers always go through the table, which keeps their
-/// first-come, first-served order.
+/// Hashing and the table's memory traffic dominate the cost, so a target
+/// identifier skips both when it can: when it equals the source identifier
+/// that follows the previous match (the common case of a list that mostly
+/// keeps its order), occurs only once in the source and is not matched yet,
+/// it *is* the match. Duplicated identifiers always go through the table,
+/// which keeps their first-come, first-served order.
 @usableFromInline
 struct IdentifierMatching {
     /// For each source position, its target position, or -1.
@@ -38,20 +36,37 @@ struct IdentifierMatching {
         while capacity < sourceCount * 2 { capacity &<<= 1 }
         let mask = capacity &- 1
 
+        // A slot holds the high half of an identifier's hash and one of its
+        // source positions, its representative: 8 bytes, so that the table
+        // stays small in caches.
         let slots = UnsafeMutableBufferPointer<Slot>.allocate(capacity: capacity)
-        slots.initialize(repeating: Slot(hash: 0, representative: -1, head: -1))
+        slots.initialize(repeating: Slot(hashHigh: 0, representative: -1))
+        // Per representative: the first occurrence not matched yet.
+        let heads = UnsafeMutableBufferPointer<Int32>.allocate(capacity: sourceCount)
         // The next occurrence of the same identifier, in source order.
         let nextOccurrence = UnsafeMutableBufferPointer<Int32>.allocate(capacity: sourceCount)
-        // The hash of each source identifier, for target identifiers equal to it.
-        let hashes = UnsafeMutableBufferPointer<Int>.allocate(capacity: sourceCount)
         // Whether each source identifier occurs more than once.
         let isDuplicated = UnsafeMutableBufferPointer<Bool>.allocate(capacity: sourceCount)
         isDuplicated.initialize(repeating: false)
         defer {
             slots.deallocate()
+            heads.deallocate()
             nextOccurrence.deallocate()
-            hashes.deallocate()
             isDuplicated.deallocate()
+        }
+
+        /// The slot of `identifier`, or of the empty place where it would go.
+        @inline(__always)
+        func find(_ identifier: Identifier, hash: Int, in source: UnsafeBufferPointer<Identifier>) -> Int {
+            let high = UInt32(truncatingIfNeeded: hash &>> 32)
+            var slot = hash & mask
+            while true {
+                let representative = Int(slots[slot].representative)
+                if representative < 0 || (slots[slot].hashHigh == high && source[representative] == identifier) {
+                    return slot
+                }
+                slot = (slot &+ 1) & mask
+            }
         }
 
         source.withUnsafeBufferPointer { source in
@@ -61,24 +76,18 @@ struct IdentifierMatching {
                 index &-= 1
                 let identifier = source[index]
                 let hash = identifier.hashValue
-                hashes[index] = hash
-                nextOccurrence[index] = -1
-                var slot = hash & mask
-                while true {
-                    let representative = Int(slots[slot].representative)
-                    if representative < 0 {
-                        let position = Int32(truncatingIfNeeded: index)
-                        slots[slot] = Slot(hash: hash, representative: position, head: position)
-                        break
-                    }
-                    if slots[slot].hash == hash && source[representative] == identifier {
-                        isDuplicated[index] = true
-                        isDuplicated[Int(slots[slot].head)] = true
-                        nextOccurrence[index] = slots[slot].head
-                        slots[slot].head = Int32(truncatingIfNeeded: index)
-                        break
-                    }
-                    slot = (slot &+ 1) & mask
+                let slot = find(identifier, hash: hash, in: source)
+                let representative = Int(slots[slot].representative)
+                let position = Int32(truncatingIfNeeded: index)
+                if representative < 0 {
+                    slots[slot] = Slot(hashHigh: UInt32(truncatingIfNeeded: hash &>> 32), representative: position)
+                    heads[index] = position
+                    nextOccurrence[index] = -1
+                } else {
+                    isDuplicated[index] = true
+                    isDuplicated[Int(heads[representative])] = true
+                    nextOccurrence[index] = heads[representative]
+                    heads[representative] = position
                 }
             }
 
@@ -89,46 +98,32 @@ struct IdentifierMatching {
                 var expected = 0
                 for targetIndex in 0..<targetCount {
                     let identifier = target[targetIndex]
-                    // When the identifier equals a source one, their hashes are
-                    // equal, and a slot whose next occurrence is that very source
-                    // position holds this identifier: no hashing, no comparison.
-                    var known = -1
-                    if expected < sourceCount && source[expected] == identifier {
-                        known = expected
-                    } else if expected &+ 1 < sourceCount && source[expected &+ 1] == identifier {
-                        known = expected &+ 1
-                    }
-                    if known >= 0 && !isDuplicated[known] {
-                        if sourceToTarget[known] < 0 {
-                            sourceToTarget[known] = targetIndex
-                            targetToSource[targetIndex] = known
-                            expected = known &+ 1
+                    // A target identifier equal to the source one after the
+                    // previous match, that occurs once in the source and is not
+                    // matched yet, matches it: no hashing, no table.
+                    if expected < sourceCount && source[expected] == identifier && !isDuplicated[expected] {
+                        if sourceToTarget[expected] < 0 {
+                            sourceToTarget[expected] = targetIndex
+                            targetToSource[targetIndex] = expected
+                            expected &+= 1
                         }
                         continue
                     }
-                    let hash = known >= 0 ? hashes[known] : identifier.hashValue
-                    var slot = hash & mask
-                    while true {
-                        let representative = Int(slots[slot].representative)
-                        if representative < 0 { break }
-                        if slots[slot].hash == hash
-                            && (Int(slots[slot].head) == known || source[representative] == identifier) {
-                            // A unique identifier may have been matched without the table.
-                            var head = Int(slots[slot].head)
-                            while head >= 0 && sourceToTarget[head] >= 0 {
-                                head = Int(nextOccurrence[head])
-                            }
-                            if head >= 0 {
-                                sourceToTarget[head] = targetIndex
-                                targetToSource[targetIndex] = head
-                                slots[slot].head = nextOccurrence[head]
-                                expected = head &+ 1
-                            } else {
-                                slots[slot].head = -1
-                            }
-                            break
-                        }
-                        slot = (slot &+ 1) & mask
+                    let slot = find(identifier, hash: identifier.hashValue, in: source)
+                    let representative = Int(slots[slot].representative)
+                    guard representative >= 0 else { continue }
+                    // Unique identifiers may have been matched without the table.
+                    var head = Int(heads[representative])
+                    while head >= 0 && sourceToTarget[head] >= 0 {
+                        head = Int(nextOccurrence[head])
+                    }
+                    if head >= 0 {
+                        sourceToTarget[head] = targetIndex
+                        targetToSource[targetIndex] = head
+                        heads[representative] = nextOccurrence[head]
+                        expected = head &+ 1
+                    } else {
+                        heads[representative] = -1
                     }
                 }
             }
@@ -137,19 +132,17 @@ struct IdentifierMatching {
         }
     }
 
-    /// A slot of the table: an identifier's hash, one of its source positions
-    /// (to compare identifiers), and its first source position not matched yet.
+    /// A slot of the table: the high half of an identifier's hash and one of
+    /// its source positions, or -1 when empty.
     @usableFromInline
     struct Slot {
-        @usableFromInline var hash: Int
+        @usableFromInline var hashHigh: UInt32
         @usableFromInline var representative: Int32
-        @usableFromInline var head: Int32
 
         @inlinable
-        init(hash: Int, representative: Int32, head: Int32) {
-            self.hash = hash
+        init(hashHigh: UInt32, representative: Int32) {
+            self.hashHigh = hashHigh
             self.representative = representative
-            self.head = head
         }
     }
 
