@@ -9,14 +9,30 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
-        // Speed and memory, side by side with baselines in the same run (release builds).
-        .executableTarget(
-            name: "ListSyncBenchmarks",
+        // libinotifytools, used only by the daemon's file watcher (one dedicated thread).
+        .systemLibrary(
+            name: "CInotifyTools",
+            path: "Sources/CInotifyTools",
+            providers: [.apt(["libinotifytools0-dev"])]
+        ),
+        .target(
+            name: "ListSyncDaemon",
             dependencies: [
-                "ListDiff",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CInotifyTools",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            path: "Sources/ListSyncDaemon"
+        ),
+        .testTarget(
+            name: "ListSyncDaemonTests",
+            dependencies: [
+                "ListSyncDaemon",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The diff engine: no dependencies, not even Foundation.
@@ -26,6 +42,14 @@ let package = Package(
             dependencies: [
                 "ListDiff",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        // Speed and memory, side by side with baselines in the same run (release builds).
+        .executableTarget(
+            name: "ListSyncBenchmarks",
+            dependencies: [
+                "ListDiff",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
     ]

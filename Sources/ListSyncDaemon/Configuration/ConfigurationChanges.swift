@@ -1,0 +1,135 @@
+/// What a reload (SIGHUP) changes: which watches start, end, restart or carry on, and which
+/// daemon-wide settings differ.
+///
+/// Watches are matched by name. An unchanged watch keeps its subscribers and sequence; a changed
+/// one must be rebuilt (its ``WatchChange/fields`` say what differs, so the daemon can decide how
+/// much to redo); an added one starts; a removed one ends its subscriptions with a status message.
+public struct ConfigurationChanges: Sendable, Hashable {
+    /// A watch whose name stayed but whose settings differ.
+    public struct WatchChange: Sendable, Hashable {
+        /// The watch as it was.
+        public var old: WatchConfiguration
+        /// The watch as it is now.
+        public var new: WatchConfiguration
+        /// The settings that differ; never empty.
+        public var fields: Set<WatchConfiguration.Field>
+    }
+
+    /// Watches only in the new configuration, in its order.
+    public var added: [WatchConfiguration]
+    /// Watches only in the old configuration, in its order.
+    public var removed: [WatchConfiguration]
+    /// Watches in both with different settings, in the new configuration's order.
+    public var changed: [WatchChange]
+    /// Watches in both with equal settings, in the new configuration's order.
+    public var unchanged: [WatchConfiguration]
+    /// The daemon-wide settings that differ.
+    public var settings: Set<DaemonConfiguration.Setting>
+
+    /// Compares the configuration in force with the one just loaded.
+    ///
+    /// - Complexity: O(*n* + *m*) in the numbers of watches.
+    public init(from old: DaemonConfiguration, to new: DaemonConfiguration) {
+        let oldByName = Dictionary(old.watches.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let newNames = Set(new.watches.map(\.name))
+        self.added = []
+        self.changed = []
+        self.unchanged = []
+        for watch in new.watches {
+            guard let previous = oldByName[watch.name] else {
+                self.added.append(watch)
+                continue
+            }
+            let fields = watch.fields(differingFrom: previous)
+            if fields.isEmpty {
+                self.unchanged.append(watch)
+            } else {
+                self.changed.append(WatchChange(old: previous, new: watch, fields: fields))
+            }
+        }
+        self.removed = old.watches.filter { !newNames.contains($0.name) }
+        self.settings = Set(DaemonConfiguration.Setting.allCases.filter { !$0.isEqual(in: old, and: new) })
+    }
+
+    /// Whether the reload changes nothing at all.
+    public var isEmpty: Bool {
+        self.added.isEmpty && self.removed.isEmpty && self.changed.isEmpty && self.settings.isEmpty
+    }
+}
+
+extension WatchConfiguration {
+    /// A setting of a watch, as ``ConfigurationChanges`` reports it.
+    public enum Field: Sendable, Hashable, CaseIterable {
+        /// ``WatchConfiguration/path``.
+        case path
+        /// ``WatchConfiguration/format``.
+        case format
+        /// ``WatchConfiguration/key``.
+        case key
+        /// ``WatchConfiguration/sectionBy``.
+        case sectionBy
+        /// ``WatchConfiguration/ignore``.
+        case ignore
+    }
+
+    /// The settings in which `self` and `other` differ (the name is not compared).
+    public func fields(differingFrom other: WatchConfiguration) -> Set<Field> {
+        Set(
+            Field.allCases.filter { field in
+                switch field {
+                case .path: return self.path != other.path
+                case .format: return self.format != other.format
+                case .key: return self.key != other.key
+                case .sectionBy: return self.sectionBy != other.sectionBy
+                case .ignore: return self.ignore != other.ignore
+                }
+            }
+        )
+    }
+}
+
+extension DaemonConfiguration {
+    /// A daemon-wide setting, as ``ConfigurationChanges`` reports it.
+    public enum Setting: Sendable, Hashable, CaseIterable {
+        /// ``DaemonConfiguration/socketPath``.
+        case socketPath
+        /// ``DaemonConfiguration/socketMode``.
+        case socketMode
+        /// ``DaemonConfiguration/stateDirectory``.
+        case stateDirectory
+        /// ``DaemonConfiguration/allowedUserIDs``.
+        case allowedUserIDs
+        /// ``DaemonConfiguration/allowedGroups``.
+        case allowedGroups
+        /// ``DaemonConfiguration/watcher``: settle delays and reconciliation interval.
+        case watcher
+        /// ``DaemonConfiguration/heartbeatInterval``.
+        case heartbeatInterval
+        /// ``DaemonConfiguration/historyLength``.
+        case historyLength
+
+        /// Whether a running daemon can apply a new value of this setting, or only a restart can
+        /// (the listening socket, the state directory and the file watcher are set up once).
+        public var appliesOnReload: Bool {
+            switch self {
+            case .socketPath, .socketMode, .stateDirectory, .watcher:
+                return false
+            case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
+                return true
+            }
+        }
+
+        fileprivate func isEqual(in old: DaemonConfiguration, and new: DaemonConfiguration) -> Bool {
+            switch self {
+            case .socketPath: return old.socketPath == new.socketPath
+            case .socketMode: return old.socketMode == new.socketMode
+            case .stateDirectory: return old.stateDirectory == new.stateDirectory
+            case .allowedUserIDs: return old.allowedUserIDs == new.allowedUserIDs
+            case .allowedGroups: return old.allowedGroups == new.allowedGroups
+            case .watcher: return old.watcher == new.watcher
+            case .heartbeatInterval: return old.heartbeatInterval == new.heartbeatInterval
+            case .historyLength: return old.historyLength == new.historyLength
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension DaemonConfiguration {
+    /// The values used for settings the configuration file leaves out.
+    ///
+    /// The path defaults depend on who runs the daemon, so they are functions of a
+    /// ``ProcessEnvironment`` rather than constants.
+    public enum Defaults {
+        /// `0660`: the owner and the socket's group may connect.
+        public static let socketMode: mode_t = 0o660
+        /// A heartbeat to idle subscribers every 15 seconds.
+        public static let heartbeatInterval: Duration = .seconds(15)
+        /// 1024 changesets of history per watch.
+        public static let historyLength = 1024
+        /// The system-wide socket, the one `listsyncd.socket` creates.
+        public static let systemSocketPath = "/run/listsyncd/listsyncd.sock"
+        /// The system-wide state directory, the one `StateDirectory=listsyncd` creates.
+        public static let systemStateDirectory = "/var/lib/listsyncd"
+
+        /// The socket path when the configuration names none.
+        ///
+        /// Root gets ``systemSocketPath``; another user gets `$XDG_RUNTIME_DIR/listsyncd.sock`
+        /// (where `systemctl --user`'s socket unit puts it). A non-root process without an
+        /// absolute `XDG_RUNTIME_DIR` — typically the system service's own `listsyncd` user —
+        /// also gets ``systemSocketPath``.
+        public static func socketPath(environment: ProcessEnvironment) -> String {
+            if environment.userID != 0, let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+                return ConfigurationPath.normalize(runtime + "/listsyncd.sock")
+            }
+            return systemSocketPath
+        }
+
+        /// The state directory when the configuration names none.
+        ///
+        /// In order: the first entry of `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`,
+        /// for the system and the user unit alike); for root ``systemStateDirectory``; for another
+        /// user `$XDG_STATE_HOME/listsyncd` or `$HOME/.local/state/listsyncd`; finally
+        /// ``systemStateDirectory``. Relative values are ignored, as the XDG specification asks.
+        public static func stateDirectory(environment: ProcessEnvironment) -> String {
+            func absolute(_ name: String) -> String? {
+                guard let value = environment[name], value.hasPrefix("/") else { return nil }
+                return value
+            }
+            if let fromSystemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, fromSystemd.hasPrefix("/") {
+                return ConfigurationPath.normalize(String(fromSystemd))
+            }
+            guard environment.userID != 0 else { return systemStateDirectory }
+            if let stateHome = absolute("XDG_STATE_HOME") {
+                return ConfigurationPath.normalize(stateHome + "/listsyncd")
+            }
+            if let home = absolute("HOME") {
+                return ConfigurationPath.normalize(home + "/.local/state/listsyncd")
+            }
+            return systemStateDirectory
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Everything `listsyncd` is configured with: where it listens, who may connect, what it watches
+/// and its timing tunables.
+///
+/// The timing of file watching (settle delays, reconciliation) is the watcher's own
+/// ``FileWatcher/Configuration``, filled from the `settle_*_ms` and `reconcile_interval_ms` keys.
+///
+/// A value type built once from the TOML file (``parse(toml:file:environment:)``) and passed to
+/// the components at `init`; a SIGHUP builds a new value and ``ConfigurationChanges`` says what
+/// differs. All paths are absolute and lexically normalised.
+public struct DaemonConfiguration: Sendable, Hashable {
+    /// A group allowed to connect, by name (resolved when a peer connects, so a group created
+    /// later still works) or by numeric id.
+    public enum GroupReference: Sendable, Hashable {
+        /// A group name, looked up with `getgrnam`.
+        case name(String)
+        /// A numeric group id.
+        case id(gid_t)
+    }
+
+    /// The path of the Unix socket the daemon binds when it is not socket-activated.
+    public var socketPath: String
+    /// The permission bits given to the socket the daemon binds (`socket_mode`, default `0660`).
+    public var socketMode: mode_t
+    /// Where the daemon keeps state across restarts.
+    public var stateDirectory: String
+    /// User ids allowed to connect, besides root and the daemon's own user.
+    public var allowedUserIDs: [uid_t]
+    /// Groups whose members may connect.
+    public var allowedGroups: [GroupReference]
+    /// Settle delays and the reconciliation interval of the file watcher.
+    public var watcher: FileWatcher.Configuration
+    /// How often an idle subscriber receives a heartbeat.
+    public var heartbeatInterval: Duration
+    /// How many recent changesets per watch are kept so a client can resume from its cursor.
+    public var historyLength: Int
+    /// The watched files, in the order the configuration lists them; names are unique.
+    public var watches: [WatchConfiguration]
+
+    /// Creates a configuration from resolved values; the tunables default to
+    /// ``Defaults``.
+    public init(
+        socketPath: String,
+        stateDirectory: String,
+        socketMode: mode_t = Defaults.socketMode,
+        allowedUserIDs: [uid_t] = [],
+        allowedGroups: [GroupReference] = [],
+        watcher: FileWatcher.Configuration = FileWatcher.Configuration(),
+        heartbeatInterval: Duration = Defaults.heartbeatInterval,
+        historyLength: Int = Defaults.historyLength,
+        watches: [WatchConfiguration] = []
+    ) {
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+        self.socketMode = socketMode
+        self.allowedUserIDs = allowedUserIDs
+        self.allowedGroups = allowedGroups
+        self.watcher = watcher
+        self.heartbeatInterval = heartbeatInterval
+        self.historyLength = historyLength
+        self.watches = watches
+    }
+
+    /// The watch called `name`, if the configuration has one.
+    ///
+    /// - Complexity: O(*n*) in the number of watches.
+    public func watch(named name: String) -> WatchConfiguration? {
+        self.watches.first { $0.name == name }
+    }
+}

@@ -1,0 +1,52 @@
+extension FileWatcher {
+    /// How long a file must be quiet before it is announced, and how often the watcher double-checks.
+    ///
+    /// A file is announced once no event has touched it for the delay belonging to its *latest*
+    /// event; every event restarts the wait. The defaults suit editors and scripts on local disks.
+    public struct Configuration: Sendable, Hashable {
+        /// After `IN_CLOSE_WRITE` or `IN_MOVED_TO`: a writer closed the file or renamed a complete
+        /// file into place, so it is most likely done. Default 20 ms.
+        public var closeSettleDelay: Duration
+        /// After a bare `IN_MODIFY`, `IN_CREATE` or `IN_ATTRIB`: a writer is (or may be) in the
+        /// middle of writing — truncate + write in place shows partial content in between — so wait
+        /// longer for more writes or the close. Default 250 ms.
+        public var modifySettleDelay: Duration
+        /// After `IN_DELETE` or `IN_MOVED_FROM`: the file is gone, but many saves bring it back at
+        /// once (vim renames the original to `file~` and writes a new file; scripts delete and
+        /// recreate), so wait a little before announcing it missing. Default 100 ms.
+        public var disappearanceSettleDelay: Duration
+        /// How often every watched file and directory is `stat`ed to catch what inotify missed
+        /// (changes behind a symbolic link, a directory replaced while events were lost) and to
+        /// retry directories that could not be watched. Default 5 s.
+        public var reconciliationInterval: Duration
+        /// How many inotify events may wait for the watcher's task before the inotify thread stops
+        /// queueing them and reports an overflow instead (then every file is re-checked), so a
+        /// stalled watcher costs bounded memory. Default 16 384, the kernel's default queue size.
+        public var maximumPendingEvents: Int
+
+        public init(
+            closeSettleDelay: Duration = .milliseconds(20),
+            modifySettleDelay: Duration = .milliseconds(250),
+            disappearanceSettleDelay: Duration = .milliseconds(100),
+            reconciliationInterval: Duration = .seconds(5),
+            maximumPendingEvents: Int = 16_384
+        ) {
+            self.closeSettleDelay = closeSettleDelay
+            self.modifySettleDelay = modifySettleDelay
+            self.disappearanceSettleDelay = disappearanceSettleDelay
+            self.reconciliationInterval = reconciliationInterval
+            self.maximumPendingEvents = maximumPendingEvents
+        }
+
+        /// The settle delay an event with `mask` starts for the file it names.
+        func settleDelay(after mask: InotifyEvent.Mask) -> Duration {
+            if !mask.isDisjoint(with: [.closeWrite, .movedTo]) {
+                return closeSettleDelay
+            }
+            if !mask.isDisjoint(with: [.delete, .movedFrom]) {
+                return disappearanceSettleDelay
+            }
+            return modifySettleDelay
+        }
+    }
+}

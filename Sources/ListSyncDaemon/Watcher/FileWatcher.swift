@@ -1,0 +1,177 @@
+import Logging
+import Synchronization
+
+/// Watches files through inotify and announces each one once it has settled after a change.
+///
+/// Each watched file's *parent directory* is watched and events are routed by (directory, entry
+/// name), so every way of saving is seen: writes in place, write temp + rename over, `sed -i`,
+/// vim's backup dance, `cp` over, delete + recreate. When the directory itself goes away, the
+/// nearest existing ancestor is watched until it returns. A file is announced only after it has
+/// been quiet for a settle delay (see ``Configuration``); then the consumer reads it with
+/// ``FileSnapshot/read(atPath:maximumAttempts:)``. On inotify queue overflow every file is
+/// re-announced, and a slow `stat` reconciliation catches anything inotify could not report.
+///
+/// ```swift
+/// let watcher = FileWatcher(configuration: .init(), logger: logger)
+/// try watcher.watch("/srv/data/products.csv")
+/// async let running: Void = watcher.run()
+/// for await event in watcher.events {
+///     switch event {
+///     case .changed(let path): let snapshot = try FileSnapshot.read(atPath: path) // …
+///     case .missing(let path): // …
+///     }
+/// }
+/// ```
+///
+/// `watch` and `unwatch` may be called from anywhere, before or while ``run()`` runs (e.g. on a
+/// configuration reload). All libinotifytools calls happen on one process-wide thread
+/// (``InotifyThread``); the watcher's own state lives in ``run()``'s task. Idle, it costs one
+/// wake-up per second on that thread and one `stat` per file per reconciliation interval.
+public final class FileWatcher: Sendable {
+    /// What drives the watcher's task, in arrival order.
+    enum Input: Sendable {
+        case watch(WatchedPath)
+        case unwatch(WatchedPath)
+        case inotify(InotifyEvent)
+        /// A settle deadline armed for this instant has come.
+        case deadline(ContinuousClock.Instant)
+        case reconcile
+    }
+
+    private enum State {
+        /// Created; ``run()`` has not started. Watch requests wait in `inputs`.
+        case initialized(inputs: AsyncStream<Input>)
+        /// ``run()`` owns the inputs.
+        case running
+        /// ``run()`` returned; ``events`` is finished.
+        case finished
+    }
+
+    /// The settle delays and intervals this watcher was created with.
+    public let configuration: Configuration
+
+    /// Announcements for every watched path, in the order they were made. One consumer only;
+    /// finishes when ``run()`` returns. Unbounded, but a file is announced at most once per
+    /// settle, so it grows only as fast as files settle.
+    public let events: AsyncStream<FileWatchEvent>
+
+    private let eventContinuation: AsyncStream<FileWatchEvent>.Continuation
+    private let inputContinuation: AsyncStream<Input>.Continuation
+    private let state: Mutex<State>
+    /// Inotify events handed over but not yet processed; capped by
+    /// ``Configuration/maximumPendingEvents``.
+    private let pendingEvents = Atomic<Int>(0)
+    private let logger: Logger
+
+    public init(configuration: Configuration = Configuration(), logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        (events, eventContinuation) = AsyncStream.makeStream()
+        let (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
+        self.inputContinuation = inputContinuation
+        self.state = Mutex(.initialized(inputs: inputs))
+    }
+
+    /// Starts watching the file at `path` (absolute). It need not exist, nor its directory.
+    ///
+    /// Its current status is announced shortly after — `.changed` or `.missing` — even when the
+    /// path is already watched, so each subscriber learns it; watches of one path are counted.
+    ///
+    /// - Returns: The normalised path, which the path's events carry.
+    /// - Throws: ``FileWatcherError/invalidPath(_:reason:)``, or ``FileWatcherError/finished``.
+    @discardableResult
+    public func watch(_ path: String) throws(FileWatcherError) -> String {
+        let watchedPath = try WatchedPath(path)
+        try submit(.watch(watchedPath))
+        return watchedPath.path
+    }
+
+    /// Drops one watch of `path`; after the last one, nothing more is announced for it.
+    ///
+    /// - Throws: ``FileWatcherError/invalidPath(_:reason:)``, or ``FileWatcherError/finished``.
+    public func unwatch(_ path: String) throws(FileWatcherError) {
+        try submit(.unwatch(WatchedPath(path)))
+    }
+
+    private func submit(_ input: Input) throws(FileWatcherError) {
+        if case .terminated = inputContinuation.yield(input) {
+            throw .finished
+        }
+    }
+
+    /// Takes an event from the inotify thread. Refuses it — and the thread then owes this watcher
+    /// an overflow, making it re-check everything — when ``Configuration/maximumPendingEvents``
+    /// events already wait, so a stalled watcher never queues without bound.
+    func ingest(_ event: InotifyEvent) -> Bool {
+        guard pendingEvents.wrappingAdd(1, ordering: .relaxed).newValue <= configuration.maximumPendingEvents else {
+            pendingEvents.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        if case .terminated = inputContinuation.yield(.inotify(event)) {
+            pendingEvents.wrappingSubtract(1, ordering: .relaxed)
+        }
+        return true
+    }
+
+    /// Watches until the calling task is cancelled, then finishes ``events`` and returns.
+    ///
+    /// - Throws: ``FileWatcherError/alreadyRunning`` on a second call, or an error from starting
+    ///   the inotify thread (then ``events`` finishes at once).
+    public func run() async throws(FileWatcherError) {
+        let inputs = try state.withLock { state throws(FileWatcherError) -> AsyncStream<Input> in
+            switch state {
+            case .initialized(let inputs):
+                state = .running
+                return inputs
+            case .running, .finished:
+                throw .alreadyRunning
+            }
+        }
+        defer {
+            inputContinuation.finish()
+            eventContinuation.finish()
+            state.withLock { $0 = .finished }
+        }
+        let client = try await InotifyThread.shared(logger: logger).register { [self] event in
+            ingest(event)
+        }
+        defer { client.unregister() }
+        await withDiscardingTaskGroup { group in
+            group.addTask { [inputContinuation, configuration] in
+                while (try? await Task.sleep(for: configuration.reconciliationInterval)) != nil {
+                    inputContinuation.yield(.reconcile)
+                }
+            }
+            var registry = WatchRegistry(configuration: configuration, inotify: client, output: eventContinuation, logger: logger)
+            // Instants with a sleeping task that will deliver `.deadline`; a new sleeper is only
+            // needed for a deadline earlier than all of them.
+            var armed: [ContinuousClock.Instant] = []
+            for await input in inputs {
+                let now = ContinuousClock.now
+                switch input {
+                case .watch(let path):
+                    await registry.watch(path, now: now)
+                case .unwatch(let path):
+                    registry.unwatch(path)
+                case .inotify(let event):
+                    pendingEvents.wrappingSubtract(1, ordering: .relaxed)
+                    await registry.handle(event, now: now)
+                case .deadline(let instant):
+                    armed.removeAll { $0 == instant }
+                    registry.announceDue(now: now)
+                case .reconcile:
+                    await registry.reconcile(now: now)
+                }
+                registry._checkInvariants()
+                if let next = registry.earliestDeadline, armed.allSatisfy({ next < $0 }) {
+                    armed.append(next)
+                    group.addTask { [inputContinuation] in
+                        try? await Task.sleep(until: next, clock: .continuous)
+                        inputContinuation.yield(.deadline(next))
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import CInotifyTools
+import Glibc
+import Logging
+import Synchronization
+
+/// The one thread that talks to libinotifytools.
+///
+/// libinotifytools keeps its inotify descriptor, its watch tables and its event buffer in
+/// process-global statics and is not thread-safe, so every call into it — and every raw
+/// `inotify_add_watch`/`inotify_rm_watch` on its descriptor — happens on this thread.
+/// There is one per process: the first ``shared(logger:)`` starts it and it lives as long as the
+/// process (like an event loop group). Watchers are *clients*: they register an event handler
+/// and add and remove watches; the thread reference-counts kernel watches across clients,
+/// because the kernel hands out one descriptor per inode and instance.
+///
+/// The thread blocks in `inotifytools_next_events(1, 1)`: with a 1 s timeout because
+/// `next_event(0)` blocks forever (0 becomes -1), and one event at a time because `num_events > 1`
+/// spins on `FIONREAD`. Requests from other threads go to a mailbox; the poster wakes the thread
+/// by writing a byte to a pipe the thread watches through inotify itself (a write to a pipe raises
+/// `IN_MODIFY` on it), so requests are served at once without signals or polling.
+///
+/// Watches are added with `inotify_add_watch` on the library's descriptor rather than
+/// `inotifytools_watch_file`, which does not return the descriptor and whose tables go stale after
+/// `IN_IGNORED` (`inotifytools_wd_from_filename` keeps answering the dead descriptor after a
+/// re-watch — measured with 3.22.6). Clients keep their own descriptor → directory tables.
+final class InotifyThread: Sendable {
+    /// Identifies a registered client in requests.
+    typealias ClientID = Int
+
+    /// Delivers one event to a client. Returns `false` when the client cannot take it now
+    /// (its buffer is full); the thread then owes the client an ``InotifyEvent/overflow``,
+    /// which it keeps offering until the client accepts it.
+    typealias EventHandler = @Sendable (InotifyEvent) -> Bool
+
+    /// What a client asks the thread to do.
+    enum Request: Sendable {
+        case register(ClientID, EventHandler)
+        case unregister(ClientID)
+        case addWatch(ClientID, directory: String, reply: @Sendable (Result<WatchDescriptor, SystemCallError>) -> Void)
+        case removeWatch(ClientID, WatchDescriptor)
+    }
+
+    private let mailbox = Mutex<[Request]>([])
+    private let wakeDescriptor: Int32
+    private let nextClientID = Atomic<Int>(0)
+
+    /// Only the thread itself creates its handle, once libinotifytools is initialised.
+    init(wakeDescriptor: Int32) {
+        self.wakeDescriptor = wakeDescriptor
+    }
+
+    /// Registers `handler` for the events of the watches the new client adds, and for overflows.
+    func register(handler: @escaping EventHandler) -> Client {
+        let id = nextClientID.wrappingAdd(1, ordering: .relaxed).newValue
+        post(.register(id, handler))
+        return Client(thread: self, id: id)
+    }
+
+    /// Queues `request` for the thread and wakes it if the mailbox was empty (a non-empty
+    /// mailbox already has a wake-up pending, and the thread takes the whole mailbox at once).
+    func post(_ request: Request) {
+        let wasEmpty = mailbox.withLock { requests in
+            defer { requests.append(request) }
+            return requests.isEmpty
+        }
+        if wasEmpty {
+            var byte: UInt8 = 1
+            // The pipe is non-blocking: when it is full, a wake-up is pending anyway.
+            _ = write(wakeDescriptor, &byte, 1)
+        }
+    }
+
+    /// Takes every queued request, in posting order. Called on the thread only.
+    func takeRequests() -> [Request] {
+        mailbox.withLock { requests in
+            defer { requests.removeAll(keepingCapacity: true) }
+            return requests
+        }
+    }
+}
+
+extension InotifyThread {
+    /// A registered client's handle: adds and removes its watches and unregisters it.
+    struct Client: Sendable {
+        let thread: InotifyThread
+        let id: ClientID
+
+        /// Watches `directory` for ``InotifyEvent/Mask/directoryWatch``; the returned descriptor
+        /// is shared with other watches of the same inode (by this or other clients).
+        func addWatch(directory: String) async -> Result<WatchDescriptor, SystemCallError> {
+            await withCheckedContinuation { continuation in
+                thread.post(.addWatch(id, directory: directory, reply: { continuation.resume(returning: $0) }))
+            }
+        }
+
+        /// Drops one use of `descriptor`; the kernel watch goes when no client uses it any more.
+        /// Unknown descriptors (already removed by `IN_IGNORED`) are ignored.
+        func removeWatch(_ descriptor: WatchDescriptor) {
+            thread.post(.removeWatch(id, descriptor))
+        }
+
+        /// Removes all of the client's watches and stops delivering events to it.
+        func unregister() {
+            thread.post(.unregister(id))
+        }
+    }
+}
+
+extension InotifyThread {
+    private enum SharedState {
+        /// No thread yet (or the last start failed; the next caller retries).
+        case stopped
+        /// A thread is initialising libinotifytools; these callers wait for the outcome.
+        case starting(waiters: [CheckedContinuation<Result<InotifyThread, FileWatcherError>, Never>])
+        /// The thread is running for the rest of the process's life.
+        case running(InotifyThread)
+    }
+
+    private static let sharedState = Mutex<SharedState>(.stopped)
+
+    /// The process's inotify thread, started on first use.
+    ///
+    /// - Throws: ``FileWatcherError/inotifyUnavailable(_:)``,
+    ///   ``FileWatcherError/inotifyDescriptorTooHigh(descriptor:limit:)`` or
+    ///   ``FileWatcherError/inotifyThreadFailed(_:)`` when it cannot start; a later call tries again.
+    static func shared(logger: Logger) async throws(FileWatcherError) -> InotifyThread {
+        let result = await withCheckedContinuation { continuation in
+            enum Next { case resume(InotifyThread), wait, start }
+            let next = sharedState.withLock { state -> Next in
+                switch state {
+                case .running(let thread):
+                    return .resume(thread)
+                case .starting(var waiters):
+                    waiters.append(continuation)
+                    state = .starting(waiters: waiters)
+                    return .wait
+                case .stopped:
+                    state = .starting(waiters: [continuation])
+                    return .start
+                }
+            }
+            switch next {
+            case .resume(let thread):
+                continuation.resume(returning: .success(thread))
+            case .wait:
+                break
+            case .start:
+                if let error = InotifyLoop.spawn(logger: logger, started: finishStarting) {
+                    finishStarting(.failure(.inotifyThreadFailed(error)))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Publishes the outcome of a start to everyone waiting for it.
+    private static func finishStarting(_ outcome: Result<InotifyThread, FileWatcherError>) {
+        let waiters = sharedState.withLock { state in
+            guard case .starting(let waiters) = state else {
+                preconditionFailure("the inotify thread finished starting while \(state)")
+            }
+            switch outcome {
+            case .success(let thread): state = .running(thread)
+            case .failure: state = .stopped
+            }
+            return waiters
+        }
+        for waiter in waiters {
+            waiter.resume(returning: outcome)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Glibc
+import Synchronization
+import Testing
+@testable import ListSyncDaemon
+
+struct FileSnapshotTests {
+    @Test func readsTheWholeFileWithTheIdentityStatReports() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        // Larger than the first read buffer would be for a smaller file, and not a multiple of it.
+        let text = String(repeating: "sku,name\n", count: 20_011)
+        try FileOperations.write(text, to: path)
+
+        let snapshot = try FileSnapshot.read(atPath: path)
+
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(snapshot == .present(bytes: Array(text.utf8), identity: FileIdentity(status)))
+    }
+
+    @Test func anEmptyFileIsPresentAndEmpty() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/empty.csv"
+        try FileOperations.write("", to: path)
+
+        guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+            Issue.record("an empty file read as missing")
+            return
+        }
+        #expect(bytes.isEmpty)
+        #expect(identity.size == 0)
+    }
+
+    @Test func aMissingFileOrDirectoryIsMissing() throws {
+        let scratch = try ScratchDirectory()
+        #expect(try FileSnapshot.read(atPath: scratch.path + "/absent.csv") == .missing)
+        #expect(try FileSnapshot.read(atPath: scratch.path + "/absent/list.csv") == .missing)
+    }
+
+    @Test func aDirectoryIsNotARegularFile() throws {
+        let scratch = try ScratchDirectory()
+        #expect(throws: FileReadError.notARegularFile(path: scratch.path)) {
+            try FileSnapshot.read(atPath: scratch.path)
+        }
+    }
+
+    /// A writer replaces the file over and over with complete versions of different sizes; every
+    /// read must return exactly one version, with the identity of the file it came from.
+    @Test func readsDuringRenameOverSavesAreNeverTorn() async throws {
+        let versions = (1...4).map { String(repeating: "row \($0)\n", count: 5_000 * $0) }
+        try await expectConsistentReads(saving: versions, initial: versions[0], each: { version, path in
+            try FileOperations.write(version, to: path + ".tmp")
+            try FileOperations.rename(path + ".tmp", to: path)
+        }, isWhole: { versions.contains($0) })
+    }
+
+    /// A writer keeps appending lines: each returned read must be a whole number of lines that
+    /// matches the identity it is returned with — without the before/after check, a read would
+    /// often end at a size the identity (taken later) no longer has.
+    @Test func readsDuringAppendsMatchTheirIdentity() async throws {
+        let versions = (0..<2_000).map { "row \($0)\n" }
+        try await expectConsistentReads(saving: versions, initial: "header\n", each: { line, path in
+            try FileOperations.write([line], to: path, flags: O_WRONLY | O_APPEND)
+            usleep(100)
+        }, isWhole: { text in text.hasPrefix("header\n") && text.hasSuffix("\n") })
+    }
+
+    /// A thread that saves versions in turn until told to stop — a real thread, because the
+    /// reading loop blocks its own and the cooperative pool is only as wide as the machine.
+    final class Writer: Sendable {
+        let isWriting = Atomic(true)
+        let saves = Atomic(0)
+        let failure = Mutex<String?>(nil)
+        private let thread: Mutex<pthread_t?> = Mutex(nil)
+
+        init(versions: [String], path: String, save: @escaping @Sendable (String, String) throws -> Void) {
+            let body = Unmanaged.passRetained(Body { [self] in
+                var index = 0
+                while isWriting.load(ordering: .relaxed) {
+                    index = (index + 1) % versions.count
+                    do {
+                        try save(versions[index], path)
+                    } catch {
+                        failure.withLock { $0 = "\(error)" }
+                        return
+                    }
+                    saves.wrappingAdd(1, ordering: .relaxed)
+                }
+            }).toOpaque()
+            var thread = pthread_t()
+            guard pthread_create(&thread, nil, { context in
+                context.map { Unmanaged<Body>.fromOpaque($0).takeRetainedValue().run() }
+                return nil
+            }, body) == 0 else {
+                Unmanaged<Body>.fromOpaque(body).release()
+                failure.withLock { $0 = "pthread_create failed" }
+                return
+            }
+            self.thread.withLock { $0 = thread }
+        }
+
+        func stop() {
+            isWriting.store(false, ordering: .relaxed)
+            if let thread = thread.withLock({ $0.take() }) {
+                pthread_join(thread, nil)
+            }
+        }
+
+        private final class Body {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+    }
+
+    /// Runs `save` with each of `versions` in turn, forever, on another thread while reading the
+    /// file: every successful read must be whole by `isWhole`, its identity must describe exactly
+    /// the bytes returned, and reads must have overlapped many saves.
+    private func expectConsistentReads(
+        saving versions: [String],
+        initial: String,
+        each save: @escaping @Sendable (String, String) throws -> Void,
+        isWhole: (String) -> Bool
+    ) async throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        try FileOperations.write(initial, to: path)
+        let writer = Writer(versions: versions, path: path, save: save)
+        defer { writer.stop() }
+        var seen: Set<String> = []
+        var reads = 0
+        var unstable = 0
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (reads < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
+            reads += 1
+            do {
+                guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+                    Issue.record("the file read as missing, though these saves never leave it missing")
+                    continue
+                }
+                let text = String(decoding: bytes, as: UTF8.self)
+                let whole = isWhole(text)
+                #expect(whole, "a torn read of \(bytes.count) bytes")
+                #expect(identity.size == Int64(bytes.count))
+                seen.insert(text)
+            } catch {
+                guard case .unstable = error else { throw error }
+                unstable += 1
+            }
+        }
+        writer.stop()
+        #expect(writer.failure.withLock { $0 } == nil)
+        #expect(writer.saves.load(ordering: .relaxed) >= 300, "the writer hardly ran; nothing was proven")
+        #expect(seen.count > 1, "every read saw the same version; nothing overlapped")
+        // Retries make giving up the exception, not the rule.
+        #expect(unstable < reads / 2)
+    }
+
+    @Test func errorsSayWhatFailed() {
+        #expect("\(FileReadError.systemCall(path: "/srv/list.csv", SystemCallError(call: "open", code: EACCES)))"
+            == "/srv/list.csv: open: Permission denied (errno 13)")
+        #expect("\(FileReadError.unstable(path: "/srv/list.csv", attempts: 5))"
+            == "/srv/list.csv: the file kept changing while being read (5 attempts)")
+    }
+}

@@ -1,0 +1,152 @@
+import Glibc
+import Logging
+import Synchronization
+import Testing
+@testable import ListSyncDaemon
+
+/// What the harness saw for a path, read the moment the event arrived — as the tracker will.
+enum Observation: Hashable, Sendable, CustomStringConvertible {
+    /// `.changed`, and the file read back as these bytes.
+    case content(String)
+    /// `.missing`.
+    case missing
+    /// `.changed`, but reading failed or found nothing.
+    case unreadable(String)
+
+    var description: String {
+        switch self {
+        case .content(let text): return "content(\(text.debugDescription))"
+        case .missing: return "missing"
+        case .unreadable(let reason): return "unreadable(\(reason))"
+        }
+    }
+}
+
+/// A ``FileWatcher`` running on a scratch directory, whose events are consumed by a task that
+/// reads every changed file at once with ``FileSnapshot/read(atPath:maximumAttempts:)`` and
+/// records what it saw. Waits poll the record with a deadline; nothing sleeps for a guessed time
+/// except ``expectSettled(_:at:)``'s quiet period, which proves nothing *else* arrives.
+final class WatcherHarness: Sendable {
+    /// Small settle delays keep the tests fast; the reconciliation stays out of the way unless a
+    /// test asks for it.
+    static let fastConfiguration = FileWatcher.Configuration(
+        closeSettleDelay: .milliseconds(20),
+        modifySettleDelay: .milliseconds(150),
+        disappearanceSettleDelay: .milliseconds(60),
+        reconciliationInterval: .seconds(60)
+    )
+
+    /// Every test's wait for an expected observation gives up after this long.
+    static let timeout = Duration.seconds(5)
+
+    /// The scratch directory the test's files live in.
+    let root: String
+    let watcher: FileWatcher
+    private let observed = Mutex<[String: [Observation]]>([:])
+
+    private init(root: String, configuration: FileWatcher.Configuration) {
+        self.root = root
+        var logger = Logger(label: "FileWatcherTests")
+        logger.logLevel = .warning
+        self.watcher = FileWatcher(configuration: configuration, logger: logger)
+    }
+
+    /// Runs `body` with a started watcher, then stops it and checks its events stream finished.
+    static func run(
+        configuration: FileWatcher.Configuration = fastConfiguration,
+        _ body: (WatcherHarness) async throws -> Void
+    ) async throws {
+        let scratch = try ScratchDirectory()
+        let harness = WatcherHarness(root: scratch.path, configuration: configuration)
+        defer { withExtendedLifetime(scratch) {} }
+        let running = Task { [watcher = harness.watcher] in try await watcher.run() }
+        let consuming = Task { await harness.consumeEvents() }
+        do {
+            try await body(harness)
+        } catch {
+            running.cancel()
+            throw error
+        }
+        running.cancel()
+        try await running.value
+        await consuming.value
+    }
+
+    private func consumeEvents() async {
+        for await event in watcher.events {
+            let observation: Observation
+            switch event {
+            case .missing:
+                observation = .missing
+            case .changed(let path):
+                switch Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) }) {
+                case .success(.present(let bytes, _)):
+                    observation = .content(String(decoding: bytes, as: UTF8.self))
+                case .success(.missing):
+                    observation = .unreadable("missing when read")
+                case .failure(let error):
+                    observation = .unreadable("\(error)")
+                }
+            }
+            observed.withLock { $0[event.path, default: []].append(observation) }
+        }
+    }
+
+    /// The absolute path of `relative` inside the scratch directory.
+    func path(_ relative: String) -> String {
+        root + "/" + relative
+    }
+
+    /// Everything seen for `path` so far, oldest first.
+    func observations(of path: String) -> [Observation] {
+        observed.withLock { $0[path] ?? [] }
+    }
+
+    /// Watches `path` and waits for its first announcement, which must be `initial`.
+    func watch(_ path: String, expecting initial: Observation) async throws {
+        let before = observations(of: path).count
+        try watcher.watch(path)
+        let seen = await waitUntil { self.observations(of: path).count > before }
+        #expect(seen, "no initial announcement for \(path)")
+        #expect(observations(of: path).last == initial)
+    }
+
+    /// Creates the file `relative` (its directory must exist) holding `text`, watches it and
+    /// waits for the announcement of that content. Returns the file's absolute path.
+    @discardableResult
+    func watchNewFile(_ relative: String, containing text: String) async throws -> String {
+        let file = path(relative)
+        try FileOperations.write(text, to: file)
+        try await watch(file, expecting: .content(text))
+        return file
+    }
+
+    /// Writes `text` to `file` in place (truncate + write) and expects the file to settle at it.
+    func expectSaveSeen(_ text: String, in file: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try FileOperations.write(text, to: file)
+        await expectSettled(file, at: .content(text), sourceLocation: sourceLocation)
+    }
+
+    /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes.
+    func waitUntil(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + Self.timeout
+        while ContinuousClock.now < deadline {
+            if condition() {
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+
+    /// Waits until the last observation of `path` is `expected`, then waits out every settle
+    /// delay once more and checks nothing changed it: the path *ends* at `expected`.
+    func expectSettled(_ path: String, at expected: Observation, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let reached = await waitUntil { self.observations(of: path).last == expected }
+        #expect(reached, "\(path) never reached \(expected); saw \(observations(of: path))", sourceLocation: sourceLocation)
+        let configuration = watcher.configuration
+        let quietPeriod = max(configuration.closeSettleDelay, configuration.modifySettleDelay, configuration.disappearanceSettleDelay)
+        try? await Task.sleep(for: quietPeriod + .milliseconds(100))
+        #expect(observations(of: path).last == expected, "\(path) moved on from \(expected): \(observations(of: path))", sourceLocation: sourceLocation)
+    }
+}
