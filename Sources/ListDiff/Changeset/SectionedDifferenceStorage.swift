@@ -63,9 +63,10 @@ where Collection.Element: DifferentiableSection {
                 elements: difference.updatedElements(ofSourceSection: index, source: source, target: target)
             )
         case .deletions:
-            let sourceSection = sourceSections.indices.lazy
-                .filter { self.difference.sections.sourceToTarget[$0] >= 0 }
-                .dropFirst(index).first!
+            let kept = sourceSections.indices.lazy.filter { self.difference.sections.sourceToTarget[$0] >= 0 }
+            guard let sourceSection = kept.dropFirst(index).first else {
+                preconditionFailure("Section index \(index) out of range after the deletions")
+            }
             return Section(
                 source: sourceSections[sourceSection],
                 elements: difference.survivingElements(ofSourceSection: sourceSection, target: target)
