@@ -5,6 +5,7 @@ let package = Package(
     name: "ListSync",
     products: [
         .library(name: "ListDiff", targets: ["ListDiff"]),
+        .library(name: "ListFormats", targets: ["ListFormats"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -33,6 +34,21 @@ let package = Package(
             dependencies: [
                 "ListSyncDaemon",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // XXH3 from libxxhash, used header-only (XXH_INLINE_ALL): stable hashes, nothing to link.
+        .systemLibrary(
+            name: "CXXHash",
+            path: "Sources/CXXHash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
+        // CSV/JSON/NDJSON readers and writers: ListDiff only, no Foundation.
+        .target(name: "ListFormats", dependencies: ["ListDiff", "CXXHash"]),
+        .testTarget(
+            name: "ListFormatsTests",
+            dependencies: [
+                "ListFormats",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // The diff engine: no dependencies, not even Foundation.

@@ -1,0 +1,161 @@
+import ListDiff
+
+/// Turns the staged changesets `ListDiff` computes between two parsed lists
+/// into ``ChangesetStage``s and into their JSON encoding (*Changeset
+/// encoding* in docs/PROTOCOL.md), which the daemon broadcasts.
+///
+/// Only the records a stage inserts or updates are decoded from their files,
+/// through the changeset's O(1) accessors: encoding costs O(changes), not
+/// O(list).
+///
+///     let changeset = StagedChangeset(source: old.sections, target: new.sections)
+///     let json = ChangesetEncoder.encode(changeset)   // [{"element_updated": …}, …]
+public enum ChangesetEncoder {
+    /// The stages of a changeset between sectioned lists (or linear lists as
+    /// ``ParsedList/sections``).
+    public static func stages(of changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>) -> [ChangesetStage] {
+        changeset.map { stage in
+            makeStage(stage, section: { stage.section(at: $0) }, record: { stage.element(at: $0) })
+        }
+    }
+
+    /// The stages of a changeset between linear lists; paths are in section 0.
+    public static func stages(of changeset: StagedChangeset<[ListRecord]>) -> [ChangesetStage] {
+        changeset.map { stage in
+            // A linear changeset has no section operations, so `section` is never called.
+            makeStage(
+                stage, section: { _ in ArraySection(model: SectionModel(value: .null), elements: []) },
+                record: { stage.element(at: $0.element) })
+        }
+    }
+
+    /// One stage, with the values of what it inserts and updates looked up
+    /// through `section` and `record`.
+    private static func makeStage<Collection>(
+        _ stage: Changeset<Collection>, section: (Int) -> ArraySection<SectionModel, ListRecord>,
+        record: (ElementPath) -> ListRecord
+    ) -> ChangesetStage {
+        func placed(_ path: ElementPath) -> ChangesetStage.PlacedRecord {
+            ChangesetStage.PlacedRecord(path: path, record: ChangesetStage.Record(record(path)))
+        }
+        return ChangesetStage(
+            sectionDeleted: stage.sectionDeleted,
+            sectionInserted: stage.sectionInserted.map { index in
+                let inserted = section(index)
+                return ChangesetStage.InsertedSection(
+                    index: index, section: ChangesetStage.Section(inserted.model),
+                    records: inserted.elements.map(ChangesetStage.Record.init))
+            },
+            sectionMoved: stage.sectionMoved.map { ChangesetStage.Move(source: $0.source, target: $0.target) },
+            sectionUpdated: stage.sectionUpdated.map { index in
+                ChangesetStage.UpdatedSection(index: index, section: ChangesetStage.Section(section(index).model))
+            },
+            elementDeleted: stage.elementDeleted,
+            elementInserted: stage.elementInserted.map(placed),
+            elementUpdated: stage.elementUpdated.map(placed),
+            elementMoved: stage.elementMoved.map { ChangesetStage.Move(source: $0.source, target: $0.target) })
+    }
+
+    /// The JSON encoding of a changeset between sectioned lists.
+    public static func encode(_ changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>) -> [UInt8] {
+        encode(stages(of: changeset))
+    }
+
+    /// The JSON encoding of a changeset between linear lists.
+    public static func encode(_ changeset: StagedChangeset<[ListRecord]>) -> [UInt8] {
+        encode(stages(of: changeset))
+    }
+
+    /// The JSON encoding of stages: a compact JSON array, one object per
+    /// stage. O(output size).
+    public static func encode(_ stages: [ChangesetStage]) -> [UInt8] {
+        var output = ByteScratch(capacity: 4096)
+        JSONValueEncoder.append(value(of: stages), to: &output)
+        return output.array()
+    }
+
+    /// The encoding of stages as a value (a JSON array).
+    public static func value(of stages: [ChangesetStage]) -> ListValue {
+        .array(stages.map(\.encodedValue))
+    }
+}
+
+extension ChangesetStage {
+    /// The stage's encoding: an object with one member per kind of operation
+    /// it has, in a fixed order.
+    var encodedValue: ListValue {
+        var members: [ListValue.Member] = []
+        func add(_ name: String, _ elements: [ListValue]) {
+            if !elements.isEmpty { members.append(ListValue.Member(name: name, value: .array(elements))) }
+        }
+        add(ChangesetField.sectionDeleted, sectionDeleted.map(ListValue.integer))
+        add(ChangesetField.sectionInserted, sectionInserted.map { inserted in
+            .object(
+                [ListValue.Member(name: ChangesetField.index, value: .integer(inserted.index))]
+                    + inserted.section.encodedMembers
+                    + [ListValue.Member(name: ChangesetField.records, value: .array(inserted.records.map { .object($0.encodedMembers) }))])
+        })
+        add(ChangesetField.sectionMoved, sectionMoved.map { .array([.integer($0.source), .integer($0.target)]) })
+        add(ChangesetField.sectionUpdated, sectionUpdated.map { updated in
+            .object([ListValue.Member(name: ChangesetField.index, value: .integer(updated.index))] + updated.section.encodedMembers)
+        })
+        add(ChangesetField.elementDeleted, elementDeleted.map(ListValue.path))
+        add(ChangesetField.elementInserted, elementInserted.map(\.encodedValue))
+        add(ChangesetField.elementUpdated, elementUpdated.map(\.encodedValue))
+        add(ChangesetField.elementMoved, elementMoved.map { .array([.path($0.source), .path($0.target)]) })
+        return .object(members)
+    }
+}
+
+extension ChangesetStage.Record {
+    var encodedMembers: [ListValue.Member] {
+        [
+            ListValue.Member(name: ChangesetField.hash, value: .string(hash.description)),
+            ListValue.Member(name: ChangesetField.value, value: value),
+        ]
+    }
+}
+
+extension ChangesetStage.Section {
+    var encodedMembers: [ListValue.Member] {
+        [
+            ListValue.Member(name: ChangesetField.model, value: model),
+            ListValue.Member(name: ChangesetField.hash, value: .string(hash.description)),
+        ]
+    }
+}
+
+extension ChangesetStage.PlacedRecord {
+    var encodedValue: ListValue {
+        .object([ListValue.Member(name: ChangesetField.at, value: .path(path))] + record.encodedMembers)
+    }
+}
+
+extension ListValue {
+    static func integer(_ value: Int) -> ListValue {
+        .number(String(value))
+    }
+
+    /// `[section, element]`.
+    static func path(_ path: ElementPath) -> ListValue {
+        .array([.integer(path.section), .integer(path.element)])
+    }
+}
+
+/// The member names of the changeset encoding.
+enum ChangesetField {
+    static let sectionDeleted = "section_deleted"
+    static let sectionInserted = "section_inserted"
+    static let sectionMoved = "section_moved"
+    static let sectionUpdated = "section_updated"
+    static let elementDeleted = "element_deleted"
+    static let elementInserted = "element_inserted"
+    static let elementUpdated = "element_updated"
+    static let elementMoved = "element_moved"
+    static let index = "index"
+    static let model = "model"
+    static let hash = "hash"
+    static let value = "value"
+    static let records = "records"
+    static let at = "at"
+}

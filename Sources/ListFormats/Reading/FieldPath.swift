@@ -1,0 +1,45 @@
+/// A field named in the options, parsed: the member names (or array indices)
+/// to follow from the record to the field.
+struct FieldPath: Hashable, Sendable {
+    /// The name as the user wrote it, for messages.
+    let spelling: String
+
+    /// The reference tokens, unescaped (`~1` → `/`, `~0` → `~`).
+    let tokens: [[UInt8]]
+
+    /// Parses a JSON Pointer (`/a/b`) or a plain top-level name (`a`).
+    init(parsing spelling: String) throws(ListFormatError) {
+        self.spelling = spelling
+        guard spelling.hasPrefix("/") else {
+            tokens = [Array(spelling.utf8)]
+            return
+        }
+        var tokens: [[UInt8]] = []
+        for rawToken in spelling.utf8.dropFirst().split(separator: ASCII.slash, omittingEmptySubsequences: false) {
+            var token: [UInt8] = []
+            var iterator = rawToken.makeIterator()
+            while let byte = iterator.next() {
+                guard byte == ASCII.tilde else {
+                    token.append(byte)
+                    continue
+                }
+                switch iterator.next() {
+                case UInt8(ascii: "0"): token.append(ASCII.tilde)
+                case UInt8(ascii: "1"): token.append(ASCII.slash)
+                default: throw .invalidFieldName(spelling)
+                }
+            }
+            tokens.append(token)
+        }
+        self.tokens = tokens
+    }
+
+    /// The CSV column this path names: the spelling itself when a column has
+    /// that name, else the single token of a one-token pointer.
+    func column(in header: [String]) -> Int? {
+        if let index = header.firstIndex(of: spelling) { return index }
+        guard spelling.hasPrefix("/"), tokens.count == 1 else { return nil }
+        let name = String(decoding: tokens[0], as: UTF8.self)
+        return header.firstIndex(of: name)
+    }
+}

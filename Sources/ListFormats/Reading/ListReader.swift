@@ -1,0 +1,45 @@
+/// Reads list files: bytes in, a ``ParsedList`` out, or a positioned
+/// ``ListFormatError``.
+///
+///     let reader = ListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
+///     let list = try reader.read(contentsOfFile: "people.csv")
+///     let changes = StagedChangeset(source: old.sections, target: list.sections)
+///
+/// Reading is one pass over the bytes after a UTF-8 check, O(*n*); records
+/// are slices of the file, with their identity and content hashed on the way,
+/// and values are only decoded on demand.
+public struct ListReader: Sendable {
+    /// How to read.
+    public var options: ReadOptions
+
+    /// Creates a reader.
+    public init(options: ReadOptions) {
+        self.options = options
+    }
+
+    /// Reads a list from bytes. The list keeps `bytes` (no copy is made).
+    public func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
+        let limit = options.effectiveSizeLimit
+        guard bytes.count <= limit else { throw .fileTooLarge(size: bytes.count, limit: limit) }
+        return try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
+            if let offset = UTF8Validation.firstInvalidOffset(in: buffer) {
+                throw .invalidUTF8(at: SourceLocator.position(ofByteOffset: offset, in: buffer))
+            }
+            var report = ReadReport()
+            report.hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
+            switch options.format {
+            case .csv(let delimiter):
+                return try CSVReader(options: options, delimiter: delimiter.rawValue)
+                    .read(buffer, keeping: bytes, report: report)
+            case .json, .ndjson:
+                return try JSONReader(options: options).read(buffer, keeping: bytes, report: report)
+            }
+        }
+    }
+
+    /// Reads the file at `path`. A file larger than the size limit is refused
+    /// before any of it is read.
+    public func read(contentsOfFile path: String) throws(ListFormatError) -> ParsedList {
+        try read(bytes: FileLoader.contents(ofFile: path, sizeLimit: options.effectiveSizeLimit))
+    }
+}

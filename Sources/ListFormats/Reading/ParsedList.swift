@@ -1,0 +1,70 @@
+import ListDiff
+
+/// A list as read from a file: its schema, its records (in sections or not)
+/// and what the reader noticed along the way.
+///
+/// Records are slices of the file's bytes, which the list keeps; values are
+/// decoded only for the records that are asked for.
+public struct ParsedList: Sendable {
+    /// The format the file was read as.
+    public let format: ListFormat
+
+    /// The columns (CSV header, or JSON members of object records).
+    public let schema: ListSchema
+
+    /// The records, as one list or in sections.
+    public let layout: ListLayout
+
+    /// Counts and warnings from the read.
+    public let report: ReadReport
+
+    let storage: ListStorage
+
+    init(format: ListFormat, schema: ListSchema, layout: ListLayout, report: ReadReport, storage: ListStorage) {
+        self.format = format
+        self.schema = schema
+        self.layout = layout
+        self.report = report
+        self.storage = storage
+    }
+
+    /// The list as sections, ready for `StagedChangeset(source:target:)`.
+    /// A linear list is one section whose model is ``ListValue/null``.
+    public var sections: [ArraySection<SectionModel, ListRecord>] {
+        switch layout {
+        case .linear(let records): [ArraySection(model: SectionModel(value: .null), elements: records)]
+        case .sectioned(let sections): sections
+        }
+    }
+
+    /// All records in file order (sections one after the other).
+    public var records: [ListRecord] {
+        switch layout {
+        case .linear(let records): records
+        case .sectioned(let sections): sections.flatMap(\.elements)
+        }
+    }
+
+    /// Whether the list is sectioned.
+    public var isSectioned: Bool {
+        if case .sectioned = layout { return true }
+        return false
+    }
+
+    /// The file's bytes.
+    public var bytes: [UInt8] {
+        storage.source
+    }
+
+    /// The line and column of a byte offset, such as a record's
+    /// ``ListRecord/byteOffset``. O(offset); for many positions use
+    /// ``makeLocator()``.
+    public func position(ofByteOffset offset: Int) -> SourcePosition {
+        storage.source.withUnsafeBufferPointer { SourceLocator.position(ofByteOffset: offset, in: $0) }
+    }
+
+    /// A locator for many positions in this file. O(file size) once.
+    public func makeLocator() -> SourceLocator {
+        SourceLocator(bytes: storage.source)
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads whole files with POSIX calls (no Foundation).
+enum FileLoader {
+    /// The bytes of the file at `path`; refuses files above `sizeLimit`.
+    static func contents(ofFile path: String, sizeLimit: Int) throws(ListFormatError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotRead(path: path, errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .cannotRead(path: path, errno: errno) }
+        let size = Int(status.st_size)
+        guard size <= sizeLimit else { throw .fileTooLarge(size: size, limit: sizeLimit) }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            initialized = 0
+            guard let base = buffer.baseAddress else { return }
+            while initialized < size {
+                // read(2) returns at most about 2 GiB per call on Linux.
+                let result = read(descriptor, base + initialized, min(size - initialized, 1 << 30))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if result == 0 { return }  // The file shrank while being read.
+                initialized += result
+            }
+        }
+        guard failure == 0 else { throw .cannotRead(path: path, errno: failure) }
+        return bytes
+    }
+}

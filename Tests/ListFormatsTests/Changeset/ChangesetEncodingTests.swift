@@ -1,0 +1,112 @@
+import ListDiff
+import ListFormats
+import PropertyBased
+import Testing
+
+@Suite struct ChangesetEncodingTests {
+    private func sectioned(_ text: String) throws -> ParsedList {
+        try read(text, csv, key: ["id"], sectionBy: "group")
+    }
+
+    @Test func theEncodingOfEachKindOfStage() throws {
+        let old = try sectioned("id,group,name\n1,a,x\n2,a,y\n3,b,z\n4,c,w\n")
+        let new = try sectioned("id,group,name\n3,b,z\n2,a,Y\n5,d,v\n1,a,x\n")
+        let changeset = StagedChangeset(source: old.sections, target: new.sections)
+        let json = String(decoding: ChangesetEncoder.encode(changeset), as: UTF8.self)
+        func hash(_ text: String) -> String { ListValue.string(text).contentHash.description }
+        func rowHash(_ row: String) -> String {
+            (try? read("id,group,name\n" + row + "\n", csv).records[0].contentHash.description) ?? ""
+        }
+        let expected = [
+            #"{"element_updated":[{"at":[0,1],"hash":"\#(rowHash("2,a,Y"))","value":{"id":"2","group":"a","name":"Y"}}]}"#,
+            #"{"section_deleted":[2]}"#,
+            #"{"section_inserted":[{"index":2,"model":"d","hash":"\#(hash("d"))","records":[{"hash":"\#(rowHash("5,d,v"))","value":{"id":"5","group":"d","name":"v"}}]}],"section_moved":[[1,0]]}"#,
+            #"{"element_moved":[[[1,1],[1,0]]]}"#,
+        ]
+        #expect(json == "[" + expected.joined(separator: ",") + "]")
+    }
+
+    @Test func linearChangesetsUseSectionZero() throws {
+        let old = try read(#"[{"id":1},{"id":2},{"id":3}]"#, .json, key: ["id"])
+        let new = try read(#"[{"id":3},{"id":1,"x":true}]"#, .json, key: ["id"])
+        let stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records))
+        #expect(stages.flatMap(\.elementDeleted) == [ElementPath(element: 1, section: 0)])
+        #expect(stages.flatMap(\.elementUpdated).map(\.record.value) == [object(["id": 1, "x": .bool(true)])])
+        #expect(stages.flatMap(\.elementMoved).count == 1)
+        let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.records, target: new.records))
+        #expect(try ChangesetDecoder.decode(bytes) == stages)
+    }
+
+    @Test func anEmptyChangesetIsAnEmptyArray() throws {
+        let list = try read("id\n1\n", csv, key: ["id"])
+        #expect(ChangesetEncoder.encode(StagedChangeset(source: list.sections, target: list.sections)) == Array("[]".utf8))
+        #expect(try ChangesetDecoder.decode(Array("[]".utf8)).isEmpty)
+    }
+
+    @Test func decodingErrorsSayWhere() {
+        #expect(throws: ChangesetDecodingError.unexpected(at: "stages[0].element_deleted[0]", expected: "an array of two")) {
+            try ChangesetDecoder.decode(Array(#"[{"element_deleted":[1]}]"#.utf8))
+        }
+        #expect(throws: ChangesetDecodingError.unexpected(at: "stages[0].element_inserted[0].hash", expected: "32 hex digits")) {
+            try ChangesetDecoder.decode(Array(#"[{"element_inserted":[{"at":[0,0],"hash":"xyz","value":1}]}]"#.utf8))
+        }
+        #expect(throws: ChangesetDecodingError.unexpected(at: "stages[1].section_moved[0][1]", expected: "a non-negative integer")) {
+            try ChangesetDecoder.decode(Array(#"[{}, {"section_moved":[[0,-1]]}]"#.utf8))
+        }
+        #expect(throws: ChangesetDecodingError.unexpected(at: "stages", expected: "an array of stages")) {
+            try ChangesetDecoder.decode(ListValue.object([]))
+        }
+        guard case .invalidJSON(.trailingComma) = decodeError("[{},]") else {
+            Issue.record("expected invalidJSON(trailingComma)"); return
+        }
+    }
+
+    private func decodeError(_ text: String) -> ChangesetDecodingError? {
+        do {
+            _ = try ChangesetDecoder.decode(Array(text.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func unknownMembersAreIgnored() throws {
+        let stages = try ChangesetDecoder.decode(Array(#"[{"element_deleted":[[0,1]],"future":{"x":1}}]"#.utf8))
+        #expect(stages == [ChangesetStage(elementDeleted: [ElementPath(element: 1, section: 0)])])
+    }
+
+    /// Two random versions of a sectioned list: diffed by the engine, encoded,
+    /// decoded and applied to a mirror of the old version, they give the new.
+    @Test func aMirrorFollowsEncodedChangesets() async {
+        let version = Generator<String, Shrink.None<String>> { rng in
+            let records = (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                let id = Int.random(in: 0..<14, using: &rng)
+                let group = ["a", "b", "c", "d"].randomElement(using: &rng) ?? "a"
+                return #"{"id":\#(id),"group":"\#(group)","v":\#(Int.random(in: 0..<3, using: &rng))}"#
+            }
+            return "[" + records.joined(separator: ",") + "]"
+        }
+        await propertyCheck(count: 300, input: version, version) { oldText, newText in
+            let old = try read(oldText, .json, key: ["id"], sectionBy: "group")
+            let new = try read(newText, .json, key: ["id"], sectionBy: "group")
+            let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.sections, target: new.sections))
+            var mirror = Mirror(old)
+            for stage in try ChangesetDecoder.decode(bytes) { mirror.apply(stage) }
+            #expect(mirror == Mirror(new), "\(String(decoding: bytes, as: UTF8.self))")
+
+            let oldLinear = try read(oldText, .json, key: ["id"])
+            let newLinear = try read(newText, .json, key: ["id"])
+            let linear = ChangesetEncoder.encode(StagedChangeset(source: oldLinear.records, target: newLinear.records))
+            var linearMirror = Mirror(oldLinear)
+            for stage in try ChangesetDecoder.decode(linear) { linearMirror.apply(stage) }
+            #expect(linearMirror == Mirror(newLinear))
+        }
+    }
+
+    @Test func jsonRecordHashesAreTheirValuesHashes() async {
+        await propertyCheck(count: 200, input: Generators.record.array(of: 1...5)) { records in
+            let list = try ListReader(options: ReadOptions(format: .json)).read(bytes: ListWriter(format: .json).write(.records(records)))
+            #expect(list.records.map(\.contentHash) == records.map(\.contentHash))
+        }
+    }
+}

@@ -1,0 +1,40 @@
+@testable import ListFormats
+import Testing
+
+/// XXH3 must be the reference XXH3 (vectors from the `xxhash` Python package,
+/// which wraps the reference C library): persisted hashes depend on it.
+@Suite struct StableHashTests {
+    private func hashes(_ text: String) -> (UInt64, ContentHash) {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { (StableHash.hash64($0), StableHash.hash128($0)) }
+    }
+
+    @Test(arguments: [
+        ("", 0x2d06_8005_38d3_94c2 as UInt64, "99aa06d3014798d86001c324468d497f"),
+        ("a", 0xe6c6_32b6_1e96_4e1f, "a96faf705af16834e6c632b61e964e1f"),
+        ("1,a", 0xb187_0614_7c6a_5ea5, "f04c807b5f7e9d05b18706147c6a5ea5"),
+        (
+            "hello world, this is a longer input that crosses the 128 byte threshold of xxh3 so that the midsize path is used too......................................",
+            0x14ef_2d74_b3a6_d3ce, "de948a15ea31a99dc63cfba87c40febf"
+        ),
+    ])
+    func referenceVectors(_ text: String, _ expected64: UInt64, _ expected128: String) {
+        let (hash64, hash128) = hashes(text)
+        #expect(hash64 == expected64)
+        #expect(hash128.description == expected128)
+    }
+
+    @Test func csvContentHashIsXXH3OfTheCanonicalRow() throws {
+        // An unquoted row is its own canonical form; quoting does not change it.
+        let plain = try read("id,name\n1,a\n", csv).records[0]
+        let quoted = try read("id,name\n\"1\",\"a\"\n", csv).records[0]
+        #expect(plain.contentHash.description == "f04c807b5f7e9d05b18706147c6a5ea5")
+        #expect(quoted.contentHash == plain.contentHash)
+    }
+
+    @Test func jsonContentHashIsXXH3OfTheCanonicalText() throws {
+        // Canonical text: members sorted by name, no whitespace, minimal escapes.
+        let record = try read(#"[ { "b" : 1, "\u0061" : "\u0078" } ]"#, .json).records[0]
+        #expect(record.contentHash.description == "e02de5863dafb8f60dfe6f7343dc2fe8")
+    }
+}
