@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""End to end: the real listsyncd, the bundled examples, and examples/python/mirror.py.
+
+For every way editors and scripts save files, after each edit the mirror file
+that mirror.py keeps must equal the watched file (as parsed independently here,
+with Python's csv and json modules). Run by scripts/test after the Swift build;
+LISTSYNCD points at the daemon binary (default .build/debug/listsyncd).
+"""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DAEMON = os.environ.get("LISTSYNCD", os.path.join(REPOSITORY, ".build", "debug", "listsyncd"))
+MIRROR = os.path.join(REPOSITORY, "examples", "python", "mirror.py")
+
+
+def wait_for(condition, timeout=5.0, interval=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(interval)
+    return condition()
+
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except (OSError, ValueError):
+        return None
+
+
+def products(path):
+    """products.csv as the mirror holds it: objects of strings, sectioned by category."""
+    sections = {}
+    with open(path, newline="", encoding="utf-8") as file:
+        for row in csv.DictReader(file):
+            sections.setdefault(row["category"], []).append(row)
+    return sections
+
+
+class MirrorTest(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="listsync-example-")
+        shutil.copytree(os.path.join(REPOSITORY, "examples"), self.directory, dirs_exist_ok=True)
+        os.makedirs(os.path.join(self.directory, "run"), exist_ok=True)
+        self.socket = os.path.join(self.directory, "run", "listsyncd.sock")
+        self.daemon_log = open(os.path.join(self.directory, "daemon.log"), "w")
+        self.daemon = subprocess.Popen(
+            [DAEMON, "--config", os.path.join(self.directory, "listsyncd.toml")],
+            stdout=subprocess.DEVNULL, stderr=self.daemon_log,
+        )
+        self.assertTrue(wait_for(lambda: os.path.exists(self.socket)), "the daemon did not start")
+        self.mirrors = []
+
+    def tearDown(self):
+        for mirror, log in self.mirrors:
+            mirror.terminate()
+            mirror.wait(timeout=5)
+            log.close()
+        self.daemon.send_signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(timeout=10), 0, "listsyncd did not exit 0 on SIGTERM")
+        self.daemon_log.close()
+        shutil.rmtree(self.directory)
+
+    def path(self, *parts):
+        return os.path.join(self.directory, *parts)
+
+    def follow(self, watch):
+        output = self.path(f"{watch}.mirror.json")
+        log = open(self.path(f"{watch}.mirror.log"), "w")
+        self.mirrors.append((subprocess.Popen(
+            [sys.executable, MIRROR, "--socket", self.socket, watch, "--output", output], stderr=log
+        ), log))
+        return output
+
+    def assertNoResync(self, watch):
+        """Every changeset applied and proved by its digest: the mirror never fell back to a snapshot."""
+        with open(self.path(f"{watch}.mirror.log"), encoding="utf-8") as log:
+            text = log.read()
+        self.assertNotIn("resynchronising", text, text)
+        self.assertIn("changeset", text, text)
+
+    def assertMirrors(self, output, expected, what):
+        equal = wait_for(lambda: read_json(output) == expected())
+        self.assertTrue(equal, f"after {what}: the mirror {read_json(output)!r} differs from the file {expected()!r}")
+
+    def test_every_save_strategy_keeps_the_mirror_equal(self):
+        data = self.path("data", "products.csv")
+        output = self.follow("products")
+        self.assertMirrors(output, lambda: products(data), "the snapshot")
+        with open(data, encoding="utf-8") as file:
+            header, *rows = file.read().splitlines()
+
+        def text():
+            return "\n".join([header, *rows]) + "\n"
+
+        # Write a temporary file and rename it over.
+        rows.append(rows.pop(0))
+        with open(data + ".tmp", "w", encoding="utf-8") as file:
+            file.write(text())
+        os.rename(data + ".tmp", data)
+        self.assertMirrors(output, lambda: products(data), "a rename over the file")
+
+        # Truncate and write in place, in two writes with a pause between.
+        rows.insert(2, 'V-204,"Leeks, trimmed",vegetables,1.29,40,2026-11-21T08:00:00Z')
+        with open(data, "w", encoding="utf-8") as file:
+            content = text()
+            file.write(content[: len(content) // 2])
+            file.flush()
+            time.sleep(0.05)
+            file.write(content[len(content) // 2:])
+        self.assertMirrors(output, lambda: products(data), "a write in place")
+
+        # sed -i.
+        subprocess.run(["sed", "-i", "s/,dairy,/,chilled,/", data], check=True)
+        self.assertMirrors(output, lambda: products(data), "sed -i")
+
+        # cp over.
+        rows = [row for row in rows if not row.startswith("B-401")]
+        with open(self.path("products.new"), "w", encoding="utf-8") as file:
+            file.write(text().replace(",dairy,", ",chilled,"))
+        subprocess.run(["cp", self.path("products.new"), data], check=True)
+        self.assertMirrors(output, lambda: products(data), "cp over the file")
+
+        # vim's backup dance: rename to file~, write a new file, delete file~.
+        with open(data, encoding="utf-8") as file:
+            content = file.read().replace("Carrots", "Carrots (1 kg)")
+        os.rename(data, data + "~")
+        with open(data, "w", encoding="utf-8") as file:
+            file.write(content)
+        os.unlink(data + "~")
+        self.assertMirrors(output, lambda: products(data), "vim's backup dance")
+
+        # Delete, then recreate: the mirror keeps the list while the file is missing.
+        before = products(data)
+        os.unlink(data)
+        time.sleep(0.4)
+        self.assertEqual(read_json(output), before, "a missing file must not empty the mirror")
+        with open(data, "w", encoding="utf-8") as file:
+            file.write(content.replace("Sourdough", "Sourdough (800 g)"))
+        self.assertMirrors(output, lambda: products(data), "delete and recreate")
+
+        # An invalid version keeps the last good one; the next valid version recovers.
+        good = products(data)
+        with open(data, "w", encoding="utf-8") as file:
+            file.write('sku,name,category\n"unterminated,x,fruit\n')
+        time.sleep(0.4)
+        self.assertEqual(read_json(output), good, "an invalid file must keep the last good version")
+        with open(data, "w", encoding="utf-8") as file:
+            file.write(content)
+        self.assertMirrors(output, lambda: products(data), "recovery from an invalid file")
+        self.assertNoResync("products")
+
+    def test_json_object_of_arrays_and_ndjson(self):
+        teams = self.path("data", "teams.json")
+        events = self.path("data", "events.ndjson")
+        teams_output = self.follow("teams")
+        events_output = self.follow("events")
+
+        def read_events():
+            with open(events, encoding="utf-8") as file:
+                return [json.loads(line) for line in file if line.strip()]
+
+        self.assertMirrors(teams_output, lambda: read_json(teams), "the teams snapshot")
+        self.assertMirrors(events_output, read_events, "the events snapshot")
+
+        document = read_json(teams)
+        document["data"].append({"id": 12, "name": "Alan", "role": "engineer", "on_call": False})
+        document["platform"][0]["on_call"] = False
+        document = {"support": document["support"], "platform": document["platform"], "data": document["data"]}
+        with open(teams + ".tmp", "w", encoding="utf-8") as file:
+            json.dump(document, file, indent=1)
+        os.rename(teams + ".tmp", teams)
+        self.assertMirrors(teams_output, lambda: read_json(teams), "sections moved and records changed")
+
+        with open(events, "a", encoding="utf-8") as file:
+            file.write('{"id": "evt-0005", "time": "2026-11-20T08:03:00Z", "level": "info", "message": "recovered"}\n')
+        self.assertMirrors(events_output, read_events, "a line appended")
+        self.assertNoResync("teams")
+        self.assertNoResync("events")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Keep a file equal to a list that listsyncd watches, with Python's standard library only.
+
+This is the whole of a ListSync client: it speaks the documented line protocol
+(docs/PROTOCOL.md) over the daemon's Unix socket, applies snapshots and staged
+changesets to a mirrored list, proves every version with the digest, and
+resumes from its cursor when the connection drops.
+
+    python3 mirror.py --socket run/listsyncd.sock products --output products.json
+    python3 mirror.py --socket run/listsyncd.sock products --output products.json --once
+
+The mirror file is JSON: an array of records, or an object of arrays when the
+list is sectioned. It is replaced atomically (temporary file, fsync, rename)
+after every version.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import socket
+import sys
+import tempfile
+import time
+
+
+class Resync(Exception):
+    """The mirror can't follow the stream: resubscribe for a fresh snapshot."""
+
+
+class WatchRemoved(Exception):
+    """The daemon no longer has the watch."""
+
+
+def parse_cursor(text):
+    """Splits a cursor "<epoch>:<seq>" into (epoch, seq)."""
+    epoch, _, seq = text.rpartition(":")
+    return epoch, int(seq)
+
+
+def list_digest(sections):
+    """The digest of a list, as docs/PROTOCOL.md defines it (SHA-256 of the content hashes)."""
+    digest = hashlib.sha256()
+    for section in sections:
+        digest.update(bytes.fromhex(section["hash"]))
+        digest.update(len(section["records"]).to_bytes(8, "big"))
+        for record in section["records"]:
+            digest.update(bytes.fromhex(record["hash"]))
+    return digest.hexdigest()
+
+
+def apply_stage(sections, stage):
+    """Applies one stage of a changeset as one batch update and returns the new sections.
+
+    Updates first; then removals named at positions before the stage (deleted
+    elements and sources of moved elements, then deleted sections and sources
+    of moved sections); then insertions in ascending order of their position
+    after the stage (inserted and moved sections, then inserted and moved
+    elements). Everything not named keeps its relative order.
+    """
+    sections = [dict(section, records=list(section["records"])) for section in sections]
+
+    for update in stage.get("element_updated", []):
+        section, element = update["at"]
+        sections[section]["records"][element] = {"hash": update["hash"], "value": update["value"]}
+    for update in stage.get("section_updated", []):
+        sections[update["index"]].update(model=update["model"], hash=update["hash"])
+
+    element_moves = stage.get("element_moved", [])
+    removed_elements = {tuple(path) for path in stage.get("element_deleted", [])}
+    moving_elements = []
+    for source, target in element_moves:
+        moving_elements.append((tuple(target), sections[source[0]]["records"][source[1]]))
+        removed_elements.add(tuple(source))
+    for index, section in enumerate(sections):
+        section["records"] = [
+            record for position, record in enumerate(section["records"]) if (index, position) not in removed_elements
+        ]
+
+    section_moves = stage.get("section_moved", [])
+    removed_sections = set(stage.get("section_deleted", [])) | {source for source, _ in section_moves}
+    arriving_sections = [(target, sections[source]) for source, target in section_moves]
+    for inserted in stage.get("section_inserted", []):
+        arriving_sections.append(
+            (inserted["index"], {"model": inserted["model"], "hash": inserted["hash"], "records": list(inserted["records"])})
+        )
+    sections = [section for index, section in enumerate(sections) if index not in removed_sections]
+    for index, section in sorted(arriving_sections, key=lambda arrival: arrival[0]):
+        sections.insert(index, section)
+
+    for inserted in stage.get("element_inserted", []):
+        moving_elements.append((tuple(inserted["at"]), {"hash": inserted["hash"], "value": inserted["value"]}))
+    for (section, element), record in sorted(moving_elements, key=lambda arrival: arrival[0]):
+        sections[section]["records"].insert(element, record)
+    return sections
+
+
+class Mirror:
+    """A mirrored list: sections of records, each record with its content hash and value."""
+
+    def __init__(self):
+        self.sections = None
+        self.sectioned = False
+        self.cursor = None
+        self._chunks = None
+
+    def apply_snapshot_chunk(self, message):
+        """Collects a snapshot's chunks; returns True once the last one is applied."""
+        if message["chunk"] == 0:
+            self._chunks = {}
+        elif self._chunks is None:
+            raise Resync("snapshot chunk without its start")
+        for section in message["sections"]:
+            entry = self._chunks.setdefault(
+                section["index"], {"model": section["model"], "hash": section["hash"], "records": []}
+            )
+            entry["records"].extend(section["records"])
+        if not message["last"]:
+            return False
+        sections = [self._chunks[index] for index in range(len(self._chunks))]
+        self._chunks = None
+        if list_digest(sections) != message["digest"]:
+            raise Resync("snapshot digest mismatch")
+        self.sections = sections
+        self.sectioned = message["sectioned"]
+        self.cursor = message["cursor"]
+        return True
+
+    def apply_changeset(self, message):
+        """Applies a changeset that follows the mirror's version, and proves the result."""
+        if self.sections is None or self._chunks is not None:
+            raise Resync("changeset before a complete snapshot")
+        epoch, seq = parse_cursor(self.cursor)
+        if message["prev_seq"] != seq or parse_cursor(message["cursor"])[0] != epoch:
+            raise Resync(f"changeset follows seq {message['prev_seq']}, the mirror is at {seq}")
+        sections = self.sections
+        try:
+            for stage in message["stages"]:
+                sections = apply_stage(sections, stage)
+        except (IndexError, KeyError, TypeError, ValueError) as error:
+            raise Resync(f"changeset does not apply: {error!r}")
+        if list_digest(sections) != message["digest"]:
+            raise Resync("changeset digest mismatch")
+        self.sections = sections
+        self.cursor = message["cursor"]
+
+    def document(self):
+        """The list as JSON: an array of records, or an object of arrays when sectioned."""
+        if not self.sectioned:
+            return [record["value"] for section in self.sections for record in section["records"]]
+        return {
+            section["model"] if isinstance(section["model"], str) else json.dumps(section["model"]): [
+                record["value"] for record in section["records"]
+            ]
+            for section in self.sections
+        }
+
+
+def write_atomically(path, document):
+    """Replaces `path` with `document` as JSON: a temporary file, fsync, rename, fsync the directory."""
+    directory = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".mirror-")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as output:
+            json.dump(document, output, ensure_ascii=False, indent=2)
+            output.write("\n")
+            output.flush()
+            os.fsync(output.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    directory_descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(directory_descriptor)
+    finally:
+        os.close(directory_descriptor)
+
+
+class Connection:
+    """One connection to listsyncd: lines of JSON both ways."""
+
+    def __init__(self, path):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.connect(path)
+        self.lines = self.socket.makefile("rb")
+        self.next_id = 1
+
+    def send(self, message):
+        self.socket.sendall(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+
+    def request(self, kind, **fields):
+        request_id = self.next_id
+        self.next_id += 1
+        self.send({"type": kind, "id": request_id, **fields})
+        return request_id
+
+    def receive(self):
+        line = self.lines.readline()
+        if not line:
+            raise ConnectionError("the daemon closed the connection")
+        return json.loads(line)
+
+    def close(self):
+        self.lines.close()
+        self.socket.close()
+
+
+def follow(connection, watch, mirror, output, once, log):
+    """Subscribes and keeps the mirror up to date until the connection ends (or, with once, is current)."""
+    connection.send({"type": "hello", "protocol": [1], "client": "mirror.py"})
+    hello = connection.receive()
+    if hello.get("type") != "hello":
+        raise ConnectionError(f"unexpected greeting: {hello}")
+    if watch not in {summary["name"] for summary in hello.get("watches", [])}:
+        raise WatchRemoved(f"the daemon has no watch named {watch!r}")
+
+    since = mirror.cursor
+    subscription = connection.request("subscribe", watch=watch, **({"since": since} if since else {}))
+    current = None
+    while True:
+        message = connection.receive()
+        kind = message.get("type")
+        try:
+            if kind == "reply" and message.get("id") == subscription:
+                current = parse_cursor(message["cursor"])
+                log(f"subscribed to {watch} ({message['mode']}, at {message['cursor']})")
+            elif kind == "error":
+                raise ConnectionError(f"{message.get('code')}: {message.get('message')}")
+            elif kind == "snapshot" and message.get("watch") == watch:
+                if mirror.apply_snapshot_chunk(message):
+                    write_atomically(output, mirror.document())
+                    log(f"snapshot at {mirror.cursor}")
+            elif kind == "changeset" and message.get("watch") == watch:
+                mirror.apply_changeset(message)
+                write_atomically(output, mirror.document())
+                log(f"changeset {mirror.cursor}")
+            elif kind == "status" and message.get("watch") == watch:
+                state = message["state"]
+                error = message.get("error")
+                log(f"{watch}: {state}" + (f" ({error})" if error else ""))
+                if state == "removed":
+                    raise WatchRemoved(f"the watch {watch!r} was removed")
+            elif kind == "goodbye":
+                raise ConnectionError(f"the daemon said goodbye ({message.get('reason')})")
+        except Resync as reason:
+            log(f"resynchronising: {reason}")
+            mirror.cursor = None
+            subscription = connection.request("subscribe", watch=watch)
+            current = None
+            continue
+        if once and current and mirror.cursor:
+            epoch, seq = parse_cursor(mirror.cursor)
+            if epoch == current[0] and seq >= current[1]:
+                return
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Mirror a listsyncd watch into a JSON file.")
+    parser.add_argument("watch", help="the name of the watch")
+    parser.add_argument("--output", required=True, help="the mirror file")
+    parser.add_argument("--socket", default=os.environ.get("LISTSYNC_SOCKET", "/run/listsyncd/listsyncd.sock"))
+    parser.add_argument("--once", action="store_true", help="exit once the mirror reflects the current version")
+    parser.add_argument("--quiet", action="store_true")
+    arguments = parser.parse_args()
+
+    def log(text):
+        if not arguments.quiet:
+            print(f"mirror.py: {text}", file=sys.stderr, flush=True)
+
+    mirror = Mirror()
+    backoff = 0.1
+    while True:
+        try:
+            connection = Connection(arguments.socket)
+        except OSError as error:
+            if arguments.once:
+                log(f"cannot connect to {arguments.socket}: {error}")
+                return 2
+            log(f"cannot connect ({error}); retrying in {backoff:.1f} s")
+            time.sleep(backoff * random.uniform(0.5, 1.5))
+            backoff = min(backoff * 2, 5.0)
+            continue
+        try:
+            follow(connection, arguments.watch, mirror, arguments.output, arguments.once, log)
+            return 0
+        except WatchRemoved as error:
+            log(str(error))
+            return 3
+        except (ConnectionError, OSError, ValueError) as error:
+            log(f"connection lost ({error}); resuming from {mirror.cursor}")
+            backoff = 0.1
+        finally:
+            connection.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
