@@ -31,6 +31,74 @@ struct IdentifierMatching {
         guard sourceCount > 0, targetCount > 0 else { return }
         precondition(sourceCount < Int(Int32.max), "ListDiff supports lists of fewer than 2^31 elements")
 
+        source.withUnsafeBufferPointer { source in
+        target.withUnsafeBufferPointer { target in
+        sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
+        targetToSource.withUnsafeMutableBufferPointer { targetToSource in
+            // Elements that keep their place at both ends pair up without hashing.
+            // A common prefix always pairs first come, first served; a common
+            // suffix does when none of its identifiers occurs in the middle of
+            // either list (else the middle holds earlier occurrences).
+            let shortest = min(sourceCount, targetCount)
+            var prefix = 0
+            while prefix < shortest && source[prefix] == target[prefix] { prefix &+= 1 }
+            var suffix = 0
+            while suffix < shortest &- prefix
+                && source[sourceCount &- 1 &- suffix] == target[targetCount &- 1 &- suffix] {
+                suffix &+= 1
+            }
+            let sourceMiddle = prefix..<(sourceCount &- suffix)
+            let targetMiddle = prefix..<(targetCount &- suffix)
+            // Checking the suffix costs a hash per suffix element: worth it when
+            // the suffix is longer than what the table would hold anyway.
+            if suffix > 0 {
+                if suffix <= sourceMiddle.count &+ targetMiddle.count {
+                    suffix = 0
+                } else {
+                    var middle = Set<Identifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
+                    middle.formUnion(source[sourceMiddle])
+                    middle.formUnion(target[targetMiddle])
+                    for position in (sourceCount &- suffix)..<sourceCount where middle.contains(source[position]) {
+                        suffix = 0
+                        break
+                    }
+                }
+            }
+            for position in 0..<prefix {
+                sourceToTarget[position] = position
+                targetToSource[position] = position
+            }
+            for offset in 0..<suffix {
+                sourceToTarget[sourceCount &- 1 &- offset] = targetCount &- 1 &- offset
+                targetToSource[targetCount &- 1 &- offset] = sourceCount &- 1 &- offset
+            }
+            Self.matchThroughTable(
+                source: UnsafeBufferPointer(rebasing: source[prefix..<(sourceCount &- suffix)]),
+                target: UnsafeBufferPointer(rebasing: target[prefix..<(targetCount &- suffix)]),
+                sourceToTarget: UnsafeMutableBufferPointer(rebasing: sourceToTarget[prefix..<(sourceCount &- suffix)]),
+                targetToSource: UnsafeMutableBufferPointer(rebasing: targetToSource[prefix..<(targetCount &- suffix)]),
+                offset: prefix
+            )
+        }
+        }
+        }
+        }
+    }
+
+    /// Matches `target` against `source` through the table; both are ranges
+    /// of the whole lists starting at `offset`, and the positions written
+    /// into `sourceToTarget` and `targetToSource` are the whole lists'.
+    @inlinable
+    static func matchThroughTable<Identifier: Hashable>(
+        source: UnsafeBufferPointer<Identifier>,
+        target: UnsafeBufferPointer<Identifier>,
+        sourceToTarget: UnsafeMutableBufferPointer<Int>,
+        targetToSource: UnsafeMutableBufferPointer<Int>,
+        offset: Int
+    ) {
+        let sourceCount = source.count
+        let targetCount = target.count
+        guard sourceCount > 0, targetCount > 0 else { return }
         // Load factor at most 1/2 keeps probe sequences short.
         var capacity = 8
         while capacity < sourceCount * 2 { capacity &<<= 1 }
@@ -69,7 +137,7 @@ struct IdentifierMatching {
             }
         }
 
-        source.withUnsafeBufferPointer { source in
+        do {
             // Walk the source backwards so that each chain ends up in source order.
             var index = sourceCount
             while index > 0 {
@@ -91,9 +159,7 @@ struct IdentifierMatching {
                 }
             }
 
-            target.withUnsafeBufferPointer { target in
-            sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
-            targetToSource.withUnsafeMutableBufferPointer { targetToSource in
+            do {
                 // The source position expected to match next.
                 var expected = 0
                 for targetIndex in 0..<targetCount {
@@ -103,8 +169,8 @@ struct IdentifierMatching {
                     // matched yet, matches it: no hashing, no table.
                     if expected < sourceCount && source[expected] == identifier && !isDuplicated[expected] {
                         if sourceToTarget[expected] < 0 {
-                            sourceToTarget[expected] = targetIndex
-                            targetToSource[targetIndex] = expected
+                            sourceToTarget[expected] = offset &+ targetIndex
+                            targetToSource[targetIndex] = offset &+ expected
                             expected &+= 1
                         }
                         continue
@@ -118,16 +184,14 @@ struct IdentifierMatching {
                         head = Int(nextOccurrence[head])
                     }
                     if head >= 0 {
-                        sourceToTarget[head] = targetIndex
-                        targetToSource[targetIndex] = head
+                        sourceToTarget[head] = offset &+ targetIndex
+                        targetToSource[targetIndex] = offset &+ head
                         heads[representative] = nextOccurrence[head]
                         expected = head &+ 1
                     } else {
                         heads[representative] = -1
                     }
                 }
-            }
-            }
             }
         }
     }
