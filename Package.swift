@@ -6,12 +6,22 @@ let package = Package(
     products: [
         .library(name: "ListDiff", targets: ["ListDiff"]),
         .library(name: "ListFormats", targets: ["ListFormats"]),
+        .library(name: "ListSyncProtocol", targets: ["ListSyncProtocol"]),
+        .library(name: "ListSyncClient", targets: ["ListSyncClient"]),
+        .executable(name: "listsyncd", targets: ["listsyncd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // Benchmark only: the CSV baseline of the formats benchmark.
+        .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // `listsync exec`: runs a command per changeset. Without its Foundation trait.
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
     ],
     targets: [
         // libinotifytools, used only by the daemon's file watcher (one dedicated thread).
@@ -20,12 +30,33 @@ let package = Package(
             path: "Sources/CInotifyTools",
             providers: [.apt(["libinotifytools0-dev"])]
         ),
+        // The daemon: `listsyncd --config FILE`, `--check-config FILE`.
+        .executableTarget(
+            name: "listsyncd",
+            dependencies: [
+                "ListSyncDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // SO_PEERCRED's struct ucred, which Swift's Glibc module hides.
+        .target(name: "CPeerCredentials"),
         .target(
             name: "ListSyncDaemon",
             dependencies: [
                 "CInotifyTools",
+                "CPeerCredentials",
+                "ListDiff",
+                "ListFormats",
+                "ListSyncProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/ListSyncDaemon"
         ),
@@ -33,7 +64,16 @@ let package = Package(
             name: "ListSyncDaemonTests",
             dependencies: [
                 "ListSyncDaemon",
+                "ListSyncProtocol",
+                "ListFormats",
+                "ListDiff",
+                // Built for the end-to-end tests, which run the binary.
+                "listsyncd",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // XXH3 from libxxhash, used header-only (XXH_INLINE_ALL): stable hashes, nothing to link.
@@ -43,11 +83,44 @@ let package = Package(
             providers: [.apt(["libxxhash-dev"])]
         ),
         // CSV/JSON/NDJSON readers and writers: ListDiff only, no Foundation.
-        .target(name: "ListFormats", dependencies: ["ListDiff", "CXXHash"]),
+        // ListFormats' byte-level hot paths in C: SSE2, and AVX2 chosen at run time.
+        .target(name: "CListFormatsScan"),
+        .target(name: "ListFormats", dependencies: ["ListDiff", "CXXHash", "CListFormatsScan"]),
         .testTarget(
             name: "ListFormatsTests",
             dependencies: [
                 "ListFormats",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        // Wire protocol v1 (docs/PROTOCOL.md): messages, cursors, line framing, digest, snapshot
+        // chunks. No NIO: the client library and the daemon both use it.
+        .target(
+            name: "ListSyncProtocol",
+            dependencies: ["ListDiff", "ListFormats", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(name: "ListSyncProtocolTests", dependencies: ["ListSyncProtocol", "ListFormats", "ListDiff"]),
+        // The client library: connection, resume, mirrored lists (docs/PROTOCOL.md).
+        .target(
+            name: "ListSyncClient",
+            dependencies: [
+                "ListDiff",
+                "ListFormats",
+                "ListSyncProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "ListSyncClientTests",
+            dependencies: [
+                "ListSyncClient",
+                "ListSyncProtocol",
+                "ListFormats",
+                "ListDiff",
+                // Built for the end-to-end tests, which run the binaries.
+                "listsyncd",
+                "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -60,12 +133,31 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The client command line: `listsync parse`, `listsync diff`.
+        .executableTarget(
+            name: "listsync",
+            dependencies: [
+                "ListFormats",
+                "ListDiff",
+                "ListSyncClient",
+                "ListSyncProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
+        ),
+        // Runs the built `listsync` binary on temporary files; links none of it.
+        .testTarget(name: "listsyncTests"),
         // Speed and memory, side by side with baselines in the same run (release builds).
         .executableTarget(
             name: "ListSyncBenchmarks",
             dependencies: [
                 "ListDiff",
+                "ListFormats",
+                // The latency benchmark runs listsyncd and subscribes to it.
+                "ListSyncClient",
+                "ListSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CSV", package: "CSV.swift"),
             ]
         ),
     ]

@@ -93,6 +93,14 @@ public final class FileWatcher: Sendable {
         try submit(.unwatch(WatchedPath(path)))
     }
 
+    /// Whether the process's inotify thread is alive: it went round its loop within `interval`
+    /// (it does at least once a second, idle or not). `false` before any watcher started it.
+    /// The daemon pings the systemd watchdog only while this holds, so a hung watcher thread gets
+    /// the service restarted.
+    public static func isInotifyThreadResponsive(within interval: Duration = .seconds(5)) -> Bool {
+        InotifyThread.isResponsive(within: interval)
+    }
+
     private func submit(_ input: Input) throws(FileWatcherError) {
         if case .terminated = inputContinuation.yield(input) {
             throw .finished

@@ -109,6 +109,7 @@ struct InotifyLoop {
     /// mailbox after every wake-up. Idle, this wakes once a second and does nothing.
     private mutating func run() -> Never {
         while true {
+            self.handle.noteTurn()
             if let pointer = inotifytools_next_events(1, 1) {
                 // Copy first: the next call overwrites the library's buffer.
                 let event = InotifyEvent(copying: pointer)

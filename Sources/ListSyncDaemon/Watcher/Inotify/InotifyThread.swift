@@ -43,6 +43,9 @@ final class InotifyThread: Sendable {
     private let mailbox = Mutex<[Request]>([])
     private let wakeDescriptor: Int32
     private let nextClientID = Atomic<Int>(0)
+    /// When the thread last went round its loop (`CLOCK_MONOTONIC`, nanoseconds): at least once a
+    /// second while it is alive, which is what the systemd watchdog checks.
+    private let lastTurn = Atomic<UInt64>(0)
 
     /// Only the thread itself creates its handle, once libinotifytools is initialised.
     init(wakeDescriptor: Int32) {
@@ -68,6 +71,24 @@ final class InotifyThread: Sendable {
             // The pipe is non-blocking: when it is full, a wake-up is pending anyway.
             _ = write(wakeDescriptor, &byte, 1)
         }
+    }
+
+    /// Records that the thread went round its loop. Called on the thread only.
+    func noteTurn() {
+        self.lastTurn.store(Self.monotonicNanoseconds(), ordering: .relaxed)
+    }
+
+    /// Whether the thread went round its loop within `interval`.
+    func hasTurned(within interval: Duration) -> Bool {
+        let (seconds, attoseconds) = interval.components
+        let limit = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        return Self.monotonicNanoseconds() &- self.lastTurn.load(ordering: .relaxed) <= limit
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Takes every queued request, in posting order. Called on the thread only.
@@ -151,6 +172,16 @@ extension InotifyThread {
             }
         }
         return try result.get()
+    }
+
+    /// Whether the process's inotify thread is running and went round its loop within `interval`;
+    /// `false` before it started.
+    static func isResponsive(within interval: Duration) -> Bool {
+        let thread = sharedState.withLock { state -> InotifyThread? in
+            guard case .running(let thread) = state else { return nil }
+            return thread
+        }
+        return thread?.hasTurned(within: interval) ?? false
     }
 
     /// Publishes the outcome of a start to everyone waiting for it.

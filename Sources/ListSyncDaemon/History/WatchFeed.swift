@@ -1,0 +1,162 @@
+import ListSyncProtocol
+import NIOCore
+import Synchronization
+
+/// Something that reads a ``WatchFeed`` and wants to know when it changed: a connection with a
+/// subscription to the watch.
+protocol WatchFeedSubscriber: AnyObject, Sendable {
+    /// The feed has something new (a changeset, a status). Called on the publisher's thread, with
+    /// no lock held; the subscriber hops to its own thread and polls.
+    func feedDidChange()
+}
+
+/// The live state of one watch, where its tracker publishes and its subscribers read: the current
+/// version, the ring of recent changesets, the status, and who is subscribed.
+///
+/// Trackers write through ``publish(_:)``; connections read on their event loops through
+/// ``poll(_:)``, each at its own pace — a subscriber is a position in this feed, not a queue, so
+/// a slow one costs no memory and never holds up the others. Every lock is held for O(1) work.
+final class WatchFeed: Sendable {
+    /// The watch's name.
+    let name: String
+    /// The server history the feed's cursors belong to.
+    let epoch: Epoch
+
+    private struct State {
+        var format: WatchConfiguration.Format
+        var version: WatchVersion?
+        var history: ChangesetHistory
+        var status: StatusMessage
+        /// Counts status changes, so a subscriber knows whether it has seen the current one.
+        var statusGeneration: UInt64 = 0
+        var statusLine: ByteBuffer
+        var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    /// A feed for a watch that has not been read yet.
+    init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int) {
+        self.name = watch.name
+        self.epoch = epoch
+        let status = StatusMessage(watch: watch.name, state: .loading)
+        self.state = Mutex(
+            State(
+                format: watch.format, history: ChangesetHistory(capacity: historyLength), status: status,
+                statusLine: ByteBuffer(bytes: ServerMessage.status(status).encoded())))
+    }
+
+    // MARK: - Publishing
+
+    /// Makes a tracker's publication live and wakes every subscriber.
+    func publish(_ publication: WatchPublication) {
+        // Copies happen before the lock: a changeset line may be large.
+        let line = publication.changesetLine.map { ByteBuffer(bytes: $0) }
+        let status = publication.status.map { ($0, ByteBuffer(bytes: ServerMessage.status($0).encoded())) }
+        let subscribers = self.state.withLock { state in
+            if let version = publication.version {
+                if let line {
+                    state.history.append(line, seq: version.seq)
+                } else {
+                    precondition(state.version.map { $0.seq == version.seq } ?? (version.seq == 0), "a new version without its changeset")
+                }
+                state.version = version
+            }
+            if let (status, statusLine) = status, state.status.state != .removed {
+                state.status = status
+                state.statusGeneration += 1
+                state.statusLine = statusLine
+            }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers {
+            subscriber.feedDidChange()
+        }
+    }
+
+    /// Ends the feed: the watch left the configuration. Subscribers get what they have not read,
+    /// then a `removed` status, and their subscriptions end.
+    func remove() {
+        self.publish(WatchPublication(status: StatusMessage(watch: self.name, state: .removed)))
+    }
+
+    /// Applies a reloaded configuration's format and history length.
+    func reconfigure(format: WatchConfiguration.Format, historyLength: Int) {
+        self.state.withLock { state in
+            state.format = format
+            state.history.resize(capacity: historyLength)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The watch as `list` and `hello` describe it.
+    var summary: WatchSummary {
+        self.state.withLock { state in
+            WatchSummary(
+                name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
+                state: state.status.state, cursor: state.version.map { Cursor(epoch: self.epoch, seq: $0.seq) },
+                rows: state.version?.rowCount)
+        }
+    }
+
+    /// Adds `subscriber` and decides how its subscription starts from `since`.
+    ///
+    /// - Returns: The start, and the current version (the snapshot's, or the one resuming ends at).
+    func subscribe(_ subscriber: any WatchFeedSubscriber, since: Cursor?) -> (start: SubscriptionStart, version: WatchVersion?) {
+        self.state.withLock { state in
+            state.subscribers[ObjectIdentifier(subscriber)] = subscriber
+            let start = SubscriptionStart.plan(since: since, epoch: self.epoch, currentSeq: state.version?.seq, history: state.history)
+            return (start, state.version)
+        }
+    }
+
+    /// Removes `subscriber`; it is not woken any more.
+    func unsubscribe(_ subscriber: any WatchFeedSubscriber) {
+        _ = self.state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) }
+    }
+
+    /// What a subscriber should send next, given how far it got.
+    enum Next {
+        /// The changeset line publishing the `seq` asked for.
+        case changeset(ByteBuffer)
+        /// The changesets after the subscriber's position are gone from the ring: send a fresh
+        /// snapshot of this version.
+        case snapshot(WatchVersion)
+        /// The current status, of this generation.
+        case status(ByteBuffer, generation: UInt64, removed: Bool)
+        /// The subscriber is up to date.
+        case upToDate
+    }
+
+    /// Where a subscriber is in the feed.
+    struct Position: Hashable, Sendable {
+        /// The `seq` of the next changeset to send.
+        var nextSeq: UInt64
+        /// The status generation last sent; `nil` before the first.
+        var statusGeneration: UInt64?
+    }
+
+    /// The next thing to send from `position`: changesets in order first, then the status if it
+    /// changed since the last one sent. Reading both under one lock keeps a status from
+    /// overtaking the changeset published with it.
+    ///
+    /// - Complexity: O(1).
+    func next(after position: Position) -> Next {
+        self.state.withLock { state in
+            if let current = state.version, position.nextSeq <= current.seq {
+                guard let line = state.history.line(publishing: position.nextSeq) else { return .snapshot(current) }
+                return .changeset(line)
+            }
+            if position.statusGeneration != state.statusGeneration {
+                return .status(state.statusLine, generation: state.statusGeneration, removed: state.status.state == .removed)
+            }
+            return .upToDate
+        }
+    }
+
+    /// How many connections are subscribed.
+    var subscriberCount: Int {
+        self.state.withLock { $0.subscribers.count }
+    }
+}

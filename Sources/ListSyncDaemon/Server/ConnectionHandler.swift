@@ -1,0 +1,299 @@
+import ListSyncProtocol
+import Logging
+import NIOCore
+
+/// The last step of a connection's pipeline: answers requests, keeps the connection's
+/// subscriptions and writes what they produce as fast as the client reads.
+///
+/// Flow control: lines are written only while the channel is writable (its outbound buffer below
+/// the high-water mark). A subscription never queues — it is a position in its watch's feed — so
+/// a client that stops reading costs a bounded buffer; when it drains, it catches up from the
+/// feed's history or a fresh snapshot. One that stays unwritable past the slow-consumer timeout
+/// gets `goodbye` `slow_consumer` and is closed. Other connections are never held up: each runs
+/// on its own event loop and shares the feeds' encoded changesets.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = Result<ClientMessage, ProtocolError>
+    typealias OutboundOut = ByteBuffer
+
+    /// Where the connection is in its life.
+    private enum State {
+        /// Waiting for the client's `hello`.
+        case handshaking
+        /// Serving requests; the subscriptions in subscribe order.
+        case open([Subscription])
+        /// A final message was sent; the connection is closing and ignores everything.
+        case closing
+    }
+
+    private var state = State.handshaking
+    /// Whether ``pump()`` is running, and whether something asked for another round meanwhile.
+    private var isPumping = false
+    private var pumpAgain = false
+    /// Set while the channel is unwritable: the slow-consumer deadline.
+    private var slowConsumerTimer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    private let server: ServerContext
+    private let peer: PeerAccess.Peer
+    /// How feeds and the server reach this handler from other threads.
+    let handle: ConnectionHandle
+    private var logger: Logger
+
+    init(server: ServerContext, peer: PeerAccess.Peer, eventLoop: any EventLoop) {
+        self.server = server
+        self.peer = peer
+        self.logger = server.logger
+        self.logger[metadataKey: "peer"] = "\(peer)"
+        self.handle = ConnectionHandle(eventLoop: eventLoop)
+    }
+
+    // MARK: - Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.handle.attach(self)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        self.handle.detach()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.server.connections.add(self.handle)
+        self.server.connectionsDidChange()
+        self.logger.debug("client connected")
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.endSubscriptions()
+        self.state = .closing
+        self.slowConsumerTimer?.cancel()
+        self.slowConsumerTimer = nil
+        self.server.connections.remove(self.handle)
+        self.server.connectionsDidChange()
+        self.logger.debug("client disconnected")
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .success(let message):
+            self.handle(message, context: context)
+        case .failure(let error):
+            self.answer(error, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let tooLong = error as? LineFrameDecoder.LineTooLong {
+            self.logger.notice("client sent a line longer than \(tooLong.limit) bytes; closing")
+            self.answer(ProtocolError(.lineTooLong, "a line is longer than \(tooLong.limit) bytes"), context: context)
+        } else {
+            self.logger.debug("connection error; closing", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            self.slowConsumerTimer?.cancel()
+            self.slowConsumerTimer = nil
+            self.pump()
+        } else if self.slowConsumerTimer == nil, case .open = self.state {
+            let timeout = TimeAmount(self.server.configuration.slowConsumerTimeout)
+            self.slowConsumerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                self.logger.notice("client read too slowly for too long; closing")
+                _ = self.sayGoodbye(.slowConsumer)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: - Requests
+
+    private func handle(_ message: ClientMessage, context: ChannelHandlerContext) {
+        switch self.state {
+        case .closing:
+            return
+        case .handshaking:
+            guard case .hello(let hello) = message else {
+                self.answer(ProtocolError(.helloRequired, "the first message must be hello", requestID: message.id), context: context)
+                return
+            }
+            guard let version = ProtocolVersion.negotiate(offered: hello.protocols) else {
+                let supported = ProtocolVersion.supported.map(String.init).joined(separator: ", ")
+                self.answer(ProtocolError(.unsupportedVersion, "this server speaks protocol \(supported)"), context: context)
+                return
+            }
+            self.logger.debug("hello", metadata: ["client": "\(hello.client ?? "")", "protocol": "\(version)"])
+            self.state = .open([])
+            self.write(
+                .hello(ServerHello(
+                    protocolVersion: version, server: self.server.configuration.serverName, instance: self.server.epoch,
+                    watches: self.server.watches.summaries)),
+                context: context)
+        case .open(var subscriptions):
+            switch message {
+            case .hello:
+                self.answer(ProtocolError(.badRequest, "hello was already received"), context: context)
+            case .list(let id):
+                self.write(.reply(Reply(id: id, result: .list(self.server.watches.summaries))), context: context)
+            case .ping(let id):
+                self.write(.reply(Reply(id: id, result: .pong)), context: context)
+            case .unsubscribe(let id, let watch):
+                guard self.server.watches.feed(named: watch) != nil || subscriptions.contains(where: { $0.feed.name == watch }) else {
+                    self.answer(ProtocolError(.unknownWatch, "no watch named \"\(watch)\"", requestID: id), context: context)
+                    return
+                }
+                if let index = subscriptions.firstIndex(where: { $0.feed.name == watch }) {
+                    subscriptions.remove(at: index).feed.unsubscribe(self.handle)
+                    self.state = .open(subscriptions)
+                    self.server.connectionsDidChange()
+                }
+                self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
+            case .subscribe(let id, let watch, let since):
+                guard let feed = self.server.watches.feed(named: watch) else {
+                    self.answer(ProtocolError(.unknownWatch, "no watch named \"\(watch)\"", requestID: id), context: context)
+                    return
+                }
+                // Subscribing again restarts the subscription.
+                if let index = subscriptions.firstIndex(where: { $0.feed === feed }) {
+                    subscriptions.remove(at: index)
+                }
+                let (start, version) = feed.subscribe(self.handle, since: since)
+                subscriptions.append(
+                    Subscription(feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize))
+                self.state = .open(subscriptions)
+                let mode: ReplyResult.Subscription.Mode
+                if case .resume = start { mode = .resume } else { mode = .snapshot }
+                let cursor = version.map { Cursor(epoch: feed.epoch, seq: $0.seq) }
+                self.logger.debug("subscribed", metadata: ["watch": "\(watch)", "mode": "\(mode.rawValue)", "since": "\(since?.description ?? "-")"])
+                self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor)))), context: context)
+                self.server.connectionsDidChange()
+                self.pump()
+            }
+        }
+    }
+
+    /// Sends `error`'s answer; closes the connection when its code says so.
+    private func answer(_ error: ProtocolError, context: ChannelHandlerContext) {
+        let line = ServerMessage.error(ErrorMessage(error)).encoded()
+        if error.code.closesConnection {
+            self.close(after: context.channel.allocator.buffer(bytes: line))
+        } else {
+            self.write(.error(ErrorMessage(error)), context: context)
+        }
+    }
+
+    private func write(_ message: ServerMessage, context: ChannelHandlerContext) {
+        context.writeAndFlush(Self.wrapOutboundOut(context.channel.allocator.buffer(bytes: message.encoded())), promise: nil)
+    }
+
+    // MARK: - Streaming
+
+    /// Writes what the subscriptions have to send while the channel is writable, one line per
+    /// subscription in turn, up to the per-turn budget (then it yields the event loop and resumes).
+    ///
+    /// Not re-entrant: a write can make NIO report writability changes synchronously (the
+    /// `BackPressureHandler` flushes when the channel turns unwritable, which may turn it writable
+    /// again), and a nested pump would interleave with this one. A nested call asks for another
+    /// round instead.
+    func pump() {
+        guard let context else { return }
+        guard !self.isPumping else {
+            self.pumpAgain = true
+            return
+        }
+        self.isPumping = true
+        defer { self.isPumping = false }
+        let budget = self.server.configuration.writeBudgetPerTurn
+        var written = 0
+        repeat {
+            self.pumpAgain = false
+            written += self.writePendingLines(context: context, budget: budget - written)
+        } while self.pumpAgain && written < budget
+        context.flush()
+        if written >= budget, context.channel.isWritable {
+            context.eventLoop.assumeIsolated().execute { self.pump() }
+        }
+    }
+
+    /// Writes lines while the channel is writable and the budget lasts; returns the bytes written.
+    /// The state is updated before each write, so whatever a write triggers sees it current.
+    private func writePendingLines(context: ChannelHandlerContext, budget: Int) -> Int {
+        var written = 0
+        var progressed = true
+        while progressed, written < budget, context.channel.isWritable {
+            progressed = false
+            var index = 0
+            while case .open(var subscriptions) = self.state, index < subscriptions.count {
+                guard let (line, ends) = subscriptions[index].nextLine(allocator: context.channel.allocator) else {
+                    index += 1
+                    continue
+                }
+                if ends {
+                    subscriptions.remove(at: index).feed.unsubscribe(self.handle)
+                    self.server.connectionsDidChange()
+                } else {
+                    index += 1
+                }
+                self.state = .open(subscriptions)
+                written += line.readableBytes
+                progressed = true
+                context.write(Self.wrapOutboundOut(line), promise: nil)
+            }
+        }
+        return written
+    }
+
+    /// Writes a heartbeat unless the connection is not open or not keeping up.
+    func sendHeartbeat(_ line: ByteBuffer) {
+        guard let context, case .open = self.state, context.channel.isWritable else { return }
+        context.writeAndFlush(Self.wrapOutboundOut(line), promise: nil)
+    }
+
+    // MARK: - Closing
+
+    /// Sends `goodbye` and closes; the future completes once the channel is closed.
+    func sayGoodbye(_ reason: GoodbyeReason) -> EventLoopFuture<Void> {
+        guard let context else { return self.handle.eventLoop.makeSucceededVoidFuture() }
+        let closed = context.channel.closeFuture
+        if case .closing = self.state { return closed }
+        self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: reason).encoded()))
+        return closed
+    }
+
+    /// Writes `line`, then closes once it is out or the grace period ends, whichever comes first.
+    private func close(after line: ByteBuffer) {
+        guard let context else { return }
+        self.endSubscriptions()
+        self.state = .closing
+        self.slowConsumerTimer?.cancel()
+        self.slowConsumerTimer = nil
+        let channel = context.channel
+        let grace = context.eventLoop.scheduleTask(in: TimeAmount(self.server.configuration.goodbyeGracePeriod)) {
+            channel.close(promise: nil)
+        }
+        context.writeAndFlush(Self.wrapOutboundOut(line)).whenComplete { _ in
+            grace.cancel()
+            channel.close(promise: nil)
+        }
+    }
+
+    private func endSubscriptions() {
+        guard case .open(let subscriptions) = self.state else { return }
+        for subscription in subscriptions {
+            subscription.feed.unsubscribe(self.handle)
+        }
+        self.state = .open([])
+    }
+}
+
+extension TimeAmount {
+    /// The same length of time, in nanoseconds.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

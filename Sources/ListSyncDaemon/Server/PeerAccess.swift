@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Who may connect: root, the daemon's own user, the configured users, and members of the
+/// configured groups (`allow_uids`, `allow_groups`), judged from the peer's `SO_PEERCRED`.
+struct PeerAccess: Sendable, Hashable {
+    /// The daemon's own user id.
+    var daemonUserID: uid_t
+    /// `allow_uids`.
+    var allowedUserIDs: [uid_t]
+    /// `allow_groups`.
+    var allowedGroups: [DaemonConfiguration.GroupReference]
+
+    /// The credentials of a connecting process.
+    struct Peer: Sendable, Hashable, CustomStringConvertible {
+        var processID: pid_t
+        var userID: uid_t
+        var groupID: gid_t
+
+        var description: String { "pid \(self.processID), uid \(self.userID), gid \(self.groupID)" }
+    }
+
+    /// Whether `peer` may connect without looking up group membership: root, the daemon's user,
+    /// an allowed user, or a primary group given by id. `nil` when only a lookup can tell.
+    func quickDecision(for peer: Peer) -> Bool? {
+        if peer.userID == 0 || peer.userID == self.daemonUserID || self.allowedUserIDs.contains(peer.userID) {
+            return true
+        }
+        if self.allowedGroups.contains(.id(peer.groupID)) {
+            return true
+        }
+        return self.allowedGroups.isEmpty ? false : nil
+    }
+
+    /// Whether `peer` may connect, looking up groups in the user and group databases (NSS) when
+    /// needed. Blocks on those lookups: call it off the event loops.
+    func allows(_ peer: Peer) -> Bool {
+        if let decision = self.quickDecision(for: peer) {
+            return decision
+        }
+        let memberOf = Self.groups(ofUser: peer.userID, primaryGroup: peer.groupID)
+        return self.allowedGroups.contains { group in
+            switch group {
+            case .id(let id): return memberOf.contains(id)
+            case .name(let name): return Self.groupID(named: name).map(memberOf.contains) ?? false
+            }
+        }
+    }
+
+    /// The groups `user` belongs to: `primaryGroup` and its supplementary groups (`getgrouplist`).
+    static func groups(ofUser user: uid_t, primaryGroup: gid_t) -> Set<gid_t> {
+        var result: Set<gid_t> = [primaryGroup]
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16 << 10)
+        guard getpwuid_r(user, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else {
+            return result
+        }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, primaryGroup, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(name, primaryGroup, &groups, &count) >= 0 else { return result }
+        }
+        result.formUnion(groups.prefix(Int(count)))
+        return result
+    }
+
+    /// The id of the group called `name`, if there is one.
+    static func groupID(named name: String) -> gid_t? {
+        var entry = group()
+        var found: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16 << 10)
+        guard getgrnam_r(name, &entry, &buffer, buffer.count, &found) == 0, found != nil else { return nil }
+        return entry.gr_gid
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CPeerCredentials
+import ListSyncProtocol
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// The daemon's Unix socket server: accepts connections, checks each peer against the allowlist,
+/// and gives allowed ones a pipeline of small handlers —
+/// `BackPressureHandler` → ``LineFrameDecoder`` → ``MessageDecoder`` → ``ConnectionHandler``.
+///
+/// It listens on a socket passed by systemd (``Listener/activated(descriptor:)``) or on the
+/// configured path (``Listener/path(_:mode:)``), pushes heartbeats to every open connection, and
+/// at shutdown stops accepting and says `goodbye` to everyone.
+final class SocketServer: Sendable {
+    /// Where to listen.
+    enum Listener: Sendable, Hashable, CustomStringConvertible {
+        /// Bind this path (refusing to steal a live socket) and give it `mode`.
+        case path(String, mode: mode_t)
+        /// Serve on a listening socket systemd passed.
+        case activated(descriptor: Int32)
+
+        var description: String {
+            switch self {
+            case .path(let path, _): return path
+            case .activated(let descriptor): return "descriptor \(descriptor) (socket-activated)"
+            }
+        }
+    }
+
+    let context: ServerContext
+    private let serverChannel: any Channel
+    private let socketFile: UnixSocketFile?
+    private let access: NIOLockedValueBox<PeerAccess>
+    private let heartbeatInterval: NIOLockedValueBox<Duration>
+    private let pool: NIOThreadPool
+
+    private init(
+        context: ServerContext, serverChannel: any Channel, socketFile: UnixSocketFile?, access: NIOLockedValueBox<PeerAccess>,
+        pool: NIOThreadPool
+    ) {
+        self.context = context
+        self.serverChannel = serverChannel
+        self.socketFile = socketFile
+        self.access = access
+        self.heartbeatInterval = NIOLockedValueBox(context.configuration.heartbeatInterval)
+        self.pool = pool
+    }
+
+    /// Starts listening.
+    ///
+    /// - Parameters:
+    ///   - pool: Where group memberships are looked up (NSS calls block).
+    /// - Throws: ``ServerError``.
+    static func start(
+        listener: Listener, context: ServerContext, group: any EventLoopGroup, pool: NIOThreadPool
+    ) async throws(ServerError) -> SocketServer {
+        let access = NIOLockedValueBox(context.configuration.access)
+        let configuration = context.configuration
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: configuration.writeBufferLowWaterMark, high: configuration.writeBufferHighWaterMark)
+            )
+            .childChannelInitializer { channel in
+                Self.initialize(channel, context: context, access: access.withLockedValue { $0 }, pool: pool)
+            }
+        let serverChannel: any Channel
+        var socketFile: UnixSocketFile?
+        switch listener {
+        case .activated(let descriptor):
+            do {
+                serverChannel = try await bootstrap.withBoundSocket(descriptor).get()
+            } catch {
+                throw .adoptionFailed(descriptor: descriptor, reason: "\(error)")
+            }
+        case .path(let path, let mode):
+            try UnixSocketFile.prepare(path: path)
+            // Nobody but the owner can connect between bind and chmod.
+            let previousMask = umask(0o077)
+            do {
+                serverChannel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            } catch {
+                umask(previousMask)
+                throw .bindFailed(path: path, reason: "\(error)")
+            }
+            umask(previousMask)
+            do {
+                socketFile = try UnixSocketFile(boundAt: path, mode: mode)
+            } catch {
+                try? await serverChannel.close()
+                throw error
+            }
+        }
+        return SocketServer(context: context, serverChannel: serverChannel, socketFile: socketFile, access: access, pool: pool)
+    }
+
+    /// Reads the peer's credentials and builds its pipeline: the full one for allowed peers,
+    /// a refusal for the others.
+    private static func initialize(
+        _ channel: any Channel, context: ServerContext, access: PeerAccess, pool: NIOThreadPool
+    ) -> EventLoopFuture<Void> {
+        guard let options = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
+        }
+        let credentials: EventLoopFuture<listsync_peer_credentials> = options.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(listsync_peer_credentials_option()))
+        return credentials.flatMap { credentials -> EventLoopFuture<(PeerAccess.Peer, Bool)> in
+            let peer = PeerAccess.Peer(processID: credentials.pid, userID: credentials.uid, groupID: credentials.gid)
+            if let decision = access.quickDecision(for: peer) {
+                return channel.eventLoop.makeSucceededFuture((peer, decision))
+            }
+            return pool.runIfActive(eventLoop: channel.eventLoop) { (peer, access.allows(peer)) }
+        }.flatMapThrowing { peer, allowed in
+            let pipeline = channel.pipeline.syncOperations
+            guard allowed else {
+                context.logger.notice("refused a connection", metadata: ["peer": "\(peer)"])
+                try pipeline.addHandler(PeerRefusalHandler())
+                return
+            }
+            try pipeline.addHandlers([
+                BackPressureHandler(),
+                ByteToMessageHandler(LineFrameDecoder()),
+                MessageDecoder(),
+                ConnectionHandler(server: context, peer: peer, eventLoop: channel.eventLoop),
+            ])
+        }
+    }
+
+    /// Applies reloaded settings: the allowlist (for new connections) and the heartbeat interval.
+    func update(access: PeerAccess, heartbeatInterval: Duration) {
+        self.access.withLockedValue { $0 = access }
+        self.heartbeatInterval.withLockedValue { $0 = heartbeatInterval }
+    }
+
+    /// Pushes a heartbeat to every open connection each interval, until the task is cancelled.
+    /// The line is encoded once per beat and shared.
+    func runHeartbeats() async {
+        while !Task.isCancelled {
+            let interval = self.heartbeatInterval.withLockedValue { $0 }
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+            let line = ByteBuffer(bytes: ServerMessage.heartbeat(time: milliseconds).encoded())
+            for connection in self.context.connections.all {
+                connection.sendHeartbeat(line)
+            }
+        }
+    }
+
+    /// Stops accepting, sends `goodbye` `shutdown` to every connection and waits (boundedly) for
+    /// them to close; removes the socket file if the server bound it.
+    func shutdown() async {
+        try? await self.serverChannel.close()
+        let closings = self.context.connections.all.map { $0.sayGoodbye(.shutdown) }
+        if !closings.isEmpty {
+            _ = try? await EventLoopFuture.andAllComplete(closings, on: self.serverChannel.eventLoop).get()
+        }
+        self.socketFile?.remove()
+    }
+}

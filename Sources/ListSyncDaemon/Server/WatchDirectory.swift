@@ -1,0 +1,34 @@
+import ListSyncProtocol
+import Synchronization
+
+/// The watches the server offers, by name, in configuration order; changes on reload.
+final class WatchDirectory: Sendable {
+    private let offered = Mutex<[WatchFeed]>([])
+
+    /// The feed of the watch called `name`.
+    ///
+    /// - Complexity: O(*n*) in the number of watches.
+    func feed(named name: String) -> WatchFeed? {
+        self.offered.withLock { feeds in feeds.first { $0.name == name } }
+    }
+
+    /// Every watch as `list` describes it.
+    var summaries: [WatchSummary] {
+        self.offered.withLock { $0 }.map(\.summary)
+    }
+
+    /// The offered watches, in configuration order.
+    var feeds: [WatchFeed] {
+        self.offered.withLock { $0 }
+    }
+
+    /// The number of watches.
+    var count: Int {
+        self.offered.withLock { $0.count }
+    }
+
+    /// Replaces the offered watches (start or reload).
+    func replace(with feeds: [WatchFeed]) {
+        self.offered.withLock { $0 = feeds }
+    }
+}

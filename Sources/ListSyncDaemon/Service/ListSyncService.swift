@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import ListSyncProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import UnixSignals
+
+/// The whole daemon as one swift-service-lifecycle `Service`: the file watcher, a tracker and a
+/// feed per watch, the socket server, heartbeats, the systemd watchdog, and configuration reloads.
+///
+/// ```swift
+/// let service = ListSyncService(configuration: loaded.configuration, configurationFile: path,
+///                               environment: environment, systemd: systemd, logger: logger)
+/// let group = ServiceGroup(configuration: .init(services: [service],
+///                                               gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+///
+/// Life cycle, as systemd sees it: `READY=1` once every watch has been read for the first time;
+/// on SIGHUP `RELOADING=1` (with `MONOTONIC_USEC`), the new configuration applied — added watches
+/// start, removed ones end their subscriptions with status `removed`, unchanged ones keep their
+/// subscribers and sequence — then `READY=1`; on graceful shutdown `STOPPING=1`, the server stops
+/// accepting and says `goodbye` to everyone, and `run()` returns. `STATUS=` follows the watch and
+/// subscriber counts; `WATCHDOG=1` is sent every half `WATCHDOG_USEC` while the watcher thread is alive.
+public final class ListSyncService: Service {
+    private let initialConfiguration: DaemonConfiguration
+    private let configurationFile: String
+    private let environment: ProcessEnvironment
+    private let systemd: SystemdIntegration
+    private let logger: Logger
+
+    /// A daemon for `configuration`, which was loaded from `configurationFile` (read again on SIGHUP).
+    public init(
+        configuration: DaemonConfiguration, configurationFile: String, environment: ProcessEnvironment,
+        systemd: SystemdIntegration, logger: Logger
+    ) {
+        self.initialConfiguration = configuration
+        self.configurationFile = configurationFile
+        self.environment = environment
+        self.systemd = systemd
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Trap SIGHUP first: its default action would end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let pool = NIOThreadPool(numberOfThreads: max(2, System.coreCount))
+        pool.start()
+        var failure: (any Error)?
+        do {
+            try await self.serve(hangups: hangups, eventLoops: eventLoops, pool: pool)
+        } catch {
+            failure = error
+        }
+        try? await pool.shutdownGracefully()
+        try? await eventLoops.shutdownGracefully()
+        if let failure { throw failure }
+    }
+
+    private func serve(hangups: UnixSignalsSequence, eventLoops: MultiThreadedEventLoopGroup, pool: NIOThreadPool) async throws {
+        let running = RunningDaemon(
+            configuration: self.initialConfiguration, epoch: Epoch.random(), environment: self.environment, systemd: self.systemd,
+            pool: pool, logger: self.logger)
+        self.createStateDirectory(self.initialConfiguration.stateDirectory)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await running.watcher.run() }
+            group.addTask {
+                for await event in running.watcher.events {
+                    running.trackers.fileChanged(atPath: event.path)
+                }
+            }
+            for watch in self.initialConfiguration.watches {
+                try running.startWatch(watch, epoch: running.serverContext.epoch, in: &group)
+            }
+            running.publishWatchList()
+            let listener: SocketServer.Listener
+            if let descriptor = self.systemd.listeningDescriptor {
+                listener = .activated(descriptor: descriptor)
+            } else {
+                listener = .path(self.initialConfiguration.socketPath, mode: self.initialConfiguration.socketMode)
+            }
+            let server = try await SocketServer.start(listener: listener, context: running.serverContext, group: eventLoops, pool: pool)
+            running.server = server
+            self.logger.info("listening", metadata: ["socket": "\(listener)"])
+            group.addTask { await server.runHeartbeats() }
+            if let watchdog = self.systemd.watchdog {
+                group.addTask { await running.pingWatchdog(watchdog) }
+            }
+            await running.waitUntilLoaded(running.trackers.all)
+            running.announceReady()
+            self.logger.info("ready", metadata: ["watches": "\(running.trackers.all.count)"])
+
+            for await _ in hangups.cancelOnGracefulShutdown() {
+                await running.reload(from: self.configurationFile, in: &group)
+            }
+
+            self.logger.info("shutting down")
+            running.notify([.stopping])
+            await server.shutdown()
+            for tracker in running.trackers.all {
+                tracker.stop()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Creates the state directory (and its parents) if missing; a failure is only logged, since
+    /// nothing needs it yet.
+    private func createStateDirectory(_ path: String) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+                self.logger.warning("cannot create the state directory", metadata: ["path": "\(prefix)", "error": "\(SystemCallError.lastError(of: "mkdir"))"])
+                return
+            }
+        }
+    }
+}

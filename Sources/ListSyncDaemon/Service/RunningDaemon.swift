@@ -1,0 +1,180 @@
+import ListSyncProtocol
+import Logging
+import NIOPosix
+import Synchronization
+
+/// Everything one run of the daemon holds, shared by the service's tasks: the configuration in
+/// force, the watcher, the trackers and their feeds, the server — and what changes them: starting
+/// a watch, reloading, notifying systemd.
+final class RunningDaemon: Sendable {
+    let watcher: FileWatcher
+    let trackers = TrackerSet()
+    let directory = WatchDirectory()
+    let serverContext: ServerContext
+    private let status: StatusReporter
+    private let configuration: Mutex<DaemonConfiguration>
+    private let serverBox = Mutex<SocketServer?>(nil)
+    private let environment: ProcessEnvironment
+    private let notifier: SystemdNotifier?
+    private let pool: NIOThreadPool
+    private let logger: Logger
+
+    init(
+        configuration: DaemonConfiguration, epoch: Epoch, environment: ProcessEnvironment, systemd: SystemdIntegration,
+        pool: NIOThreadPool, logger: Logger
+    ) {
+        self.watcher = FileWatcher(configuration: configuration.watcher, logger: logger)
+        self.configuration = Mutex(configuration)
+        self.environment = environment
+        self.notifier = systemd.notifier
+        self.pool = pool
+        self.logger = logger
+        let connections = ConnectionRegistry()
+        let status = StatusReporter(notifier: systemd.notifier, directory: self.directory, connections: connections)
+        self.status = status
+        self.serverContext = ServerContext(
+            configuration: ServerConfiguration(
+                access: Self.access(configuration, environment: environment), heartbeatInterval: configuration.heartbeatInterval),
+            epoch: epoch, watches: self.directory, connections: connections, logger: logger,
+            onConnectionsChange: { status.report() })
+    }
+
+    /// The server, once it listens.
+    var server: SocketServer? {
+        get { self.serverBox.withLock { $0 } }
+        set { self.serverBox.withLock { $0 = newValue } }
+    }
+
+    /// Starts following `watch`: a feed, a tracker running in `group`, and the watcher's watch.
+    ///
+    /// - Parameter epoch: The feed's history epoch: the server's for the watches it starts with; a
+    ///   fresh one for a watch a reload adds, so cursors of an earlier watch of the same name
+    ///   are never resumed against it.
+    func startWatch(
+        _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
+    ) throws(FileWatcherError) {
+        let historyLength = self.configuration.withLock { $0.historyLength }
+        let feed = WatchFeed(watch: watch, epoch: epoch, historyLength: historyLength)
+        let tracker = FileTracker(watch: watch, feed: feed, logger: self.logger)
+        let watchedPath = try self.watcher.watch(watch.path)
+        self.trackers.add(tracker, watchedPath: watchedPath)
+        let pool = self.pool
+        group.addTask { await tracker.run(pool: pool) }
+    }
+
+    /// Offers the trackers' watches to clients, in configuration order.
+    func publishWatchList() {
+        self.directory.replace(with: self.trackers.all.map(\.feed))
+        self.status.report()
+    }
+
+    /// Returns once every one of `trackers` has read its file once.
+    func waitUntilLoaded(_ trackers: [FileTracker]) async {
+        for tracker in trackers {
+            await tracker.waitUntilLoaded()
+        }
+    }
+
+    /// Tells systemd the daemon is ready (after start or a reload), with the status line.
+    func announceReady() {
+        let line = self.status.current
+        self.status.noteSent(line)
+        self.notify([.ready, .status(line.description)])
+    }
+
+    /// Sends notifications to systemd, if it listens; a failure is logged, never fatal.
+    func notify(_ notifications: [SystemdNotification]) {
+        guard let notifier = self.notifier else { return }
+        do {
+            try notifier.notify(notifications)
+        } catch {
+            self.logger.warning("cannot notify systemd", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Sends `WATCHDOG=1` every half timeout while the watcher thread is alive, until cancelled.
+    func pingWatchdog(_ watchdog: SystemdWatchdog) async {
+        // The watcher thread turns at least once a second; allow for a busy moment.
+        let liveness = max(Duration.seconds(3), watchdog.pingInterval)
+        while (try? await Task.sleep(for: watchdog.pingInterval)) != nil {
+            if FileWatcher.isInotifyThreadResponsive(within: liveness) {
+                self.notify([.watchdog])
+            } else {
+                self.logger.error("the watcher thread is not responding; withholding the watchdog ping")
+            }
+        }
+    }
+
+    /// Reloads the configuration file (SIGHUP): `RELOADING=1`, the changes applied, `READY=1`.
+    ///
+    /// Added watches start; removed ones end their subscriptions with a `removed` status; changed
+    /// ones keep their feed, subscribers and sequence and re-read the file with the new settings
+    /// (subscribers get one changeset); unchanged ones carry on. A file that does not load keeps
+    /// the running configuration.
+    func reload(from file: String, in group: inout ThrowingDiscardingTaskGroup<any Error>) async {
+        self.notify([.reloadingNow()])
+        self.logger.info("reloading the configuration", metadata: ["file": "\(file)"])
+        defer { self.announceReady() }
+        let loaded: LoadedConfiguration
+        do {
+            loaded = try DaemonConfiguration.load(file: file, environment: self.environment)
+        } catch {
+            self.logger.error("the configuration does not load; keeping the running one\n\(error)")
+            return
+        }
+        for warning in loaded.warnings {
+            self.logger.warning("\(warning)")
+        }
+        let new = loaded.configuration
+        let old = self.configuration.withLock { $0 }
+        let changes = ConfigurationChanges(from: old, to: new)
+        self.configuration.withLock { $0 = new }
+
+        for watch in changes.removed {
+            guard let (tracker, watchedPath) = self.trackers.remove(named: watch.name) else { continue }
+            tracker.stop()
+            tracker.feed.remove()
+            try? self.watcher.unwatch(watchedPath)
+            self.logger.info("watch removed", metadata: ["watch": "\(watch.name)"])
+        }
+        var started: [FileTracker] = []
+        for watch in changes.added {
+            do {
+                try self.startWatch(watch, epoch: Epoch.random(), in: &group)
+                if let (tracker, _) = self.trackers.tracker(named: watch.name) { started.append(tracker) }
+                self.logger.info("watch added", metadata: ["watch": "\(watch.name)"])
+            } catch {
+                self.logger.error("cannot start watch", metadata: ["watch": "\(watch.name)", "error": "\(error)"])
+            }
+        }
+        for change in changes.changed {
+            guard let (tracker, watchedPath) = self.trackers.tracker(named: change.new.name) else { continue }
+            if change.fields.contains(.path) {
+                do {
+                    let newPath = try self.watcher.watch(change.new.path)
+                    try? self.watcher.unwatch(watchedPath)
+                    self.trackers.move(named: change.new.name, to: newPath)
+                } catch {
+                    self.logger.error("cannot watch the new path", metadata: ["watch": "\(change.new.name)", "error": "\(error)"])
+                    continue
+                }
+            }
+            tracker.reconfigure(change.new)
+            self.logger.info("watch changed", metadata: ["watch": "\(change.new.name)", "fields": "\(change.fields)"])
+        }
+        for watch in new.watches {
+            self.trackers.tracker(named: watch.name)?.tracker.feed.reconfigure(format: watch.format, historyLength: new.historyLength)
+        }
+        self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
+        for setting in changes.settings where !setting.appliesOnReload {
+            self.logger.warning("a changed setting takes effect only after a restart", metadata: ["setting": "\(setting)"])
+        }
+        self.trackers.reorder(new.watches.map(\.name))
+        self.publishWatchList()
+        await self.waitUntilLoaded(started)
+    }
+
+    private static func access(_ configuration: DaemonConfiguration, environment: ProcessEnvironment) -> PeerAccess {
+        PeerAccess(daemonUserID: environment.userID, allowedUserIDs: configuration.allowedUserIDs, allowedGroups: configuration.allowedGroups)
+    }
+}

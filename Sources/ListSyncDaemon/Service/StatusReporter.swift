@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Keeps systemd's `STATUS=` line in step with the watch and subscriber counts, sending it only
+/// when it changes.
+final class StatusReporter: Sendable {
+    private let notifier: SystemdNotifier?
+    private let directory: WatchDirectory
+    private let connections: ConnectionRegistry
+    private let lastSent = Mutex<StatusLine?>(nil)
+
+    init(notifier: SystemdNotifier?, directory: WatchDirectory, connections: ConnectionRegistry) {
+        self.notifier = notifier
+        self.directory = directory
+        self.connections = connections
+    }
+
+    /// The counts right now.
+    var current: StatusLine {
+        StatusLine(
+            watches: self.directory.count, subscribers: self.directory.feeds.reduce(0) { $0 + $1.subscriberCount },
+            connections: self.connections.count)
+    }
+
+    /// Sends the status line if it changed since the last one sent. Never blocks (see ``SystemdNotifier``).
+    func report() {
+        guard let notifier = self.notifier else { return }
+        let line = self.current
+        let changed = self.lastSent.withLock { lastSent in
+            defer { lastSent = line }
+            return lastSent != line
+        }
+        if changed {
+            try? notifier.notify(.status(line.description))
+        }
+    }
+
+    /// Records `line` as sent along with another notification (`READY=1`).
+    func noteSent(_ line: StatusLine) {
+        self.lastSent.withLock { $0 = line }
+    }
+}

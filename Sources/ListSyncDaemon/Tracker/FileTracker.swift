@@ -1,0 +1,119 @@
+import ListFormats
+import ListSyncProtocol
+import Logging
+import NIOPosix
+import Synchronization
+
+/// Follows one watched file: reads every version the watcher announces, turns it into at most one
+/// publication (``StateMachine``) and hands that to the watch's ``WatchFeed``.
+///
+/// Reading, parsing, diffing and encoding block, so they run on a thread pool — never on the
+/// watcher's thread or an event loop — one version at a time per tracker. Announcements that
+/// arrive meanwhile are coalesced into one more read: a burst of saves costs at most two reads,
+/// and the last one sees the final content.
+final class FileTracker: Sendable {
+    /// Where the tracker publishes.
+    let feed: WatchFeed
+    private let configuration: Mutex<WatchConfiguration>
+    /// "Read the file again"; holds at most one pending request, which is the coalescing.
+    private let readRequests: AsyncStream<Void>.Continuation
+    private let requests: AsyncStream<Void>
+    private let firstRead: Signal
+    private let logger: Logger
+
+    /// A tracker for `watch`, publishing to `feed`. Call ``run(pool:)`` to start it.
+    init(watch: WatchConfiguration, feed: WatchFeed, logger: Logger) {
+        self.feed = feed
+        self.configuration = Mutex(watch)
+        (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.firstRead = Signal()
+        var logger = logger
+        logger[metadataKey: "watch"] = "\(watch.name)"
+        self.logger = logger
+        // The first read needs no announcement: start loading at once.
+        self.readRequests.yield()
+    }
+
+    /// The watch as currently configured.
+    var watch: WatchConfiguration {
+        self.configuration.withLock { $0 }
+    }
+
+    /// Asks for the file to be read again (the watcher announced a change or its absence).
+    func fileChanged() {
+        self.readRequests.yield()
+    }
+
+    /// Applies a new configuration of the watch (path, format, key…) and reads the file again:
+    /// the next version is diffed against the last good one, so subscribers see one changeset.
+    func reconfigure(_ watch: WatchConfiguration) {
+        self.configuration.withLock { $0 = watch }
+        self.readRequests.yield()
+    }
+
+    /// Ends ``run(pool:)`` after the read in progress, if any.
+    func stop() {
+        self.readRequests.finish()
+    }
+
+    /// Returns once the file has been read for the first time (whatever it held), or the tracker stopped.
+    func waitUntilLoaded() async {
+        await self.firstRead.wait()
+    }
+
+    /// Reads the file whenever asked, until ``stop()``. Blocking work runs on `pool`.
+    func run(pool: NIOThreadPool) async {
+        var machine = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
+        defer { self.firstRead.fire() }
+        for await _ in self.requests {
+            let watch = self.watch
+            do {
+                let step = try await pool.runIfActive { [machine] in
+                    var machine = machine
+                    let read = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    let publication = machine.ingest(read, options: watch.readOptions)
+                    return (machine, publication)
+                }
+                machine = step.0
+                if let publication = step.1 {
+                    self.log(publication)
+                    self.feed.publish(publication)
+                }
+            } catch {
+                self.logger.error("the thread pool refused work; the tracker stops", metadata: ["error": "\(error)"])
+                return
+            }
+            if case .loading = machine.state {} else {
+                self.firstRead.fire()
+            }
+        }
+    }
+
+    private func log(_ publication: WatchPublication) {
+        if let version = publication.version, publication.changesetLine != nil || version.seq == 0 {
+            self.logger.info("new version", metadata: ["seq": "\(version.seq)", "rows": "\(version.rowCount)"])
+        }
+        if let status = publication.status {
+            switch status.state {
+            case .ok, .loading, .removed:
+                self.logger.info("file is ok")
+            case .invalid, .missing:
+                self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
+            }
+        }
+    }
+}
+
+extension WatchConfiguration {
+    /// How the reader reads this watch's file.
+    var readOptions: ReadOptions {
+        let format: ListFormat
+        switch self.format {
+        case .csv: format = .csv(delimiter: .comma)
+        case .tsv: format = .csv(delimiter: .tab)
+        case .json: format = .json
+        case .ndjson: format = .ndjson
+        }
+        return ReadOptions(format: format, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore)
+    }
+}

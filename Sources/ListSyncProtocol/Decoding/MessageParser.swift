@@ -1,0 +1,46 @@
+import ListFormats
+
+/// Turns one protocol line into JSON values and messages.
+public enum MessageParser {
+    /// The JSON value on `line` (without its line end); `nil` for a blank line, which carries no
+    /// message and is skipped.
+    ///
+    /// - Throws: ``ProtocolError`` ``ProtocolErrorCode/badJSON`` with the column and byte offset of
+    ///   the fault, or ``ProtocolErrorCode/badRequest`` for a top-level array.
+    /// - Complexity: O(*n*) in the length of the line.
+    public static func value(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ListValue? {
+        let parsed: ParsedList
+        do {
+            parsed = try Self.reader.read(bytes: Array(line))
+        } catch {
+            if case .arrayRecord = error {
+                throw ProtocolError(.badRequest, "a message must be a JSON object, not an array")
+            }
+            guard let position = error.position else {
+                throw ProtocolError(.badJSON, error.message)
+            }
+            throw ProtocolError(.badJSON, "\(error.message) at column \(position.column) (byte \(position.byteOffset))")
+        }
+        return parsed.records.first?.value
+    }
+
+    /// The client message on `line`; `nil` for a blank line.
+    ///
+    /// - Throws: ``ProtocolError``, see ``value(ofLine:)`` and ``ClientMessage/init(decoding:)``.
+    public static func clientMessage(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ClientMessage? {
+        guard let value = try Self.value(ofLine: line) else { return nil }
+        return try ClientMessage(decoding: value)
+    }
+
+    /// The server message on `line`; `nil` for a blank line.
+    ///
+    /// - Throws: ``ProtocolError``, see ``value(ofLine:)`` and ``ServerMessage/init(decoding:)``.
+    public static func serverMessage(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ServerMessage? {
+        guard let value = try Self.value(ofLine: line) else { return nil }
+        return try ServerMessage(decoding: value)
+    }
+
+    /// A line is one NDJSON record: the NDJSON reader parses it with positions, rejects duplicate
+    /// member names and anything after the value.
+    private static let reader = ListReader(options: ReadOptions(format: .ndjson))
+}

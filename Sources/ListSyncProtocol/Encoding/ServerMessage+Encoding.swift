@@ -1,0 +1,145 @@
+import ListFormats
+
+extension ServerMessage {
+    /// The message as one line of JSON, `\n` included.
+    ///
+    /// - Complexity: O(*n*) in the size of the line.
+    public func encoded() -> [UInt8] {
+        switch self {
+        case .hello(let hello):
+            var writer = JSONLineWriter(type: self.type)
+            writer.member("protocol", hello.protocolVersion)
+            writer.member("server", hello.server)
+            writer.member("instance", hello.instance.description)
+            writer.watches(hello.watches)
+            return writer.finish()
+        case .reply(let reply):
+            var writer = JSONLineWriter(type: self.type)
+            writer.requestID(reply.id)
+            writer.member("request", reply.result.request)
+            switch reply.result {
+            case .list(let watches):
+                writer.watches(watches)
+            case .subscribed(let subscription):
+                writer.member("watch", subscription.watch)
+                writer.member("mode", subscription.mode.rawValue)
+                writer.cursor("cursor", subscription.cursor)
+            case .unsubscribed(let watch):
+                writer.member("watch", watch)
+            case .pong:
+                break
+            }
+            return writer.finish()
+        case .error(let error):
+            var writer = JSONLineWriter(type: self.type)
+            writer.requestID(error.id)
+            writer.member("code", error.code.rawValue)
+            writer.member("message", error.message)
+            return writer.finish()
+        case .snapshot(let chunk):
+            var writer = JSONLineWriter.snapshotHeader(chunk.header)
+            writer.array("sections") { array in
+                for section in chunk.sections {
+                    array.objectElement { object in
+                        object.sectionHeader(index: section.index, model: section.section.model, modelHash: section.section.hash)
+                        object.array("records") { records in
+                            for record in section.records {
+                                records.record(value: record.value, hash: record.hash)
+                            }
+                        }
+                    }
+                }
+            }
+            return writer.finishSnapshot(last: chunk.last, digest: chunk.digest)
+        case .changeset(let changeset):
+            return Self.encodedChangeset(
+                watch: changeset.watch, cursor: changeset.cursor, digest: changeset.digest, schema: changeset.schema,
+                stagesJSON: ChangesetEncoder.encode(changeset.stages)
+            )
+        case .status(let status):
+            var writer = JSONLineWriter(type: self.type, push: true)
+            writer.member("watch", status.watch)
+            writer.member("state", status.state.rawValue)
+            if let problem = status.error {
+                writer.problem(problem)
+            }
+            return writer.finish()
+        case .heartbeat(let time):
+            var writer = JSONLineWriter(type: self.type, push: true)
+            writer.member("time", time)
+            return writer.finish()
+        case .goodbye(let reason):
+            var writer = JSONLineWriter(type: self.type, push: true)
+            writer.member("reason", reason.rawValue)
+            return writer.finish()
+        }
+    }
+
+    /// A `changeset` line whose `stages` are already encoded JSON, as `ChangesetEncoder` of
+    /// `ListFormats` writes them: the server's path, which encodes each changeset once.
+    ///
+    /// `prev_seq` is `cursor.seq - 1`; `cursor.seq` must not be 0 (version 0 is a snapshot).
+    ///
+    /// - Complexity: O(*n*) in the size of the line.
+    public static func encodedChangeset(
+        watch: String, cursor: Cursor, digest: ListDigest, schema: SchemaUpdate?, stagesJSON: [UInt8]
+    ) -> [UInt8] {
+        precondition(cursor.seq > 0, "version 0 has no changeset")
+        var writer = JSONLineWriter(type: "changeset", push: true, capacity: stagesJSON.count + 256)
+        writer.member("watch", watch)
+        writer.member("cursor", cursor.description)
+        writer.member("prev_seq", cursor.seq - 1)
+        writer.rawMember("stages", stagesJSON)
+        writer.member("digest", digest.description)
+        if let schema {
+            writer.schemaUpdate(schema)
+        }
+        return writer.finish()
+    }
+}
+
+extension SnapshotChunk {
+    /// The fields every chunk of one snapshot shares.
+    struct Header {
+        var watch: String
+        var cursor: Cursor
+        var chunk: Int
+        var fresh: Bool
+        var sectioned: Bool
+        var schema: ListSchema
+    }
+
+    var header: Header {
+        Header(watch: self.watch, cursor: self.cursor, chunk: self.chunk, fresh: self.fresh, sectioned: self.sectioned, schema: self.schema)
+    }
+}
+
+extension JSONLineWriter {
+    /// A snapshot line up to its `sections`, which the caller writes next.
+    static func snapshotHeader(_ header: SnapshotChunk.Header, capacity: Int = 256) -> JSONLineWriter {
+        var writer = JSONLineWriter(type: "snapshot", push: true, capacity: capacity)
+        writer.member("watch", header.watch)
+        writer.member("cursor", header.cursor.description)
+        writer.member("chunk", header.chunk)
+        writer.member("fresh", header.fresh)
+        writer.member("sectioned", header.sectioned)
+        writer.schema(header.schema)
+        return writer
+    }
+
+    /// `index`, `model` and `hash` of a snapshot section.
+    mutating func sectionHeader(index: Int, model: ListValue, modelHash: ContentHash) {
+        self.member("index", index)
+        self.member("model", model)
+        self.member("hash", modelHash)
+    }
+
+    /// Ends a snapshot line after its `sections`.
+    consuming func finishSnapshot(last: Bool, digest: ListDigest?) -> [UInt8] {
+        self.member("last", last)
+        if let digest {
+            self.member("digest", digest.description)
+        }
+        return self.finish()
+    }
+}

@@ -1,0 +1,51 @@
+/// A message a client sends: the handshake or a request.
+///
+/// Every request carries a ``RequestID`` that the server copies into its ``ServerMessage/reply(_:)``
+/// or ``ServerMessage/error(_:)``. Decode one with ``init(decoding:)`` from a parsed line, encode
+/// one with ``encoded()``.
+public enum ClientMessage: Hashable, Sendable {
+    /// The first message of every connection: the protocol versions the client speaks.
+    case hello(ClientHello)
+    /// Asks for the watches, with cursor, row count and state (reply: ``ReplyResult/list(_:)``).
+    case list(id: RequestID)
+    /// Starts receiving a watch: a snapshot, or — when `since` is still in the server's history —
+    /// exactly the changesets after it (reply: ``ReplyResult/subscribed(_:)``).
+    case subscribe(id: RequestID, watch: String, since: Cursor?)
+    /// Stops receiving a watch (reply: ``ReplyResult/unsubscribed(watch:)``).
+    case unsubscribe(id: RequestID, watch: String)
+    /// Asks for an empty reply, for round trips and keep-alive (reply: ``ReplyResult/pong``).
+    case ping(id: RequestID)
+
+    /// The message's `type` on the wire.
+    public var type: String {
+        switch self {
+        case .hello: return "hello"
+        case .list: return "list"
+        case .subscribe: return "subscribe"
+        case .unsubscribe: return "unsubscribe"
+        case .ping: return "ping"
+        }
+    }
+
+    /// The request's id; `nil` for ``hello(_:)``, which has none.
+    public var id: RequestID? {
+        switch self {
+        case .hello: return nil
+        case .list(let id), .subscribe(let id, _, _), .unsubscribe(let id, _), .ping(let id): return id
+        }
+    }
+}
+
+/// A client's `hello`.
+public struct ClientHello: Hashable, Sendable {
+    /// The protocol versions the client speaks; the server picks the highest it also speaks.
+    public var protocols: [Int]
+    /// Free text naming the client, e.g. `listsync 0.1`, for the server's log.
+    public var client: String?
+
+    /// A hello offering `protocols`.
+    public init(protocols: [Int] = ProtocolVersion.supported, client: String? = nil) {
+        self.protocols = protocols
+        self.client = client
+    }
+}

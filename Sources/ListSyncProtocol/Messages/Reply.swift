@@ -1,0 +1,63 @@
+/// The successful answer to a request.
+public struct Reply: Hashable, Sendable {
+    /// The request's id.
+    public var id: RequestID
+    /// What the request produced.
+    public var result: ReplyResult
+
+    /// A reply to request `id`.
+    public init(id: RequestID, result: ReplyResult) {
+        self.id = id
+        self.result = result
+    }
+}
+
+/// What a request produced; on the wire, `request` names the request's type and the result's
+/// fields sit beside it.
+public enum ReplyResult: Hashable, Sendable {
+    /// For `list`: the watches.
+    case list([WatchSummary])
+    /// For `subscribe`: how the subscription starts.
+    case subscribed(Subscription)
+    /// For `unsubscribe`: the watch no longer streams.
+    case unsubscribed(watch: String)
+    /// For `ping`.
+    case pong
+
+    /// The `type` of the request this answers.
+    public var request: String {
+        switch self {
+        case .list: return "list"
+        case .subscribed: return "subscribe"
+        case .unsubscribed: return "unsubscribe"
+        case .pong: return "ping"
+        }
+    }
+
+    /// How a subscription starts.
+    public struct Subscription: Hashable, Sendable {
+        /// The watch.
+        public var watch: String
+        /// Whether the missed changesets or a snapshot follow.
+        public var mode: Mode
+        /// The watch's cursor when the subscription started: the snapshot's, or the last missed
+        /// changeset's; `nil` when the watch has no valid version yet (the snapshot follows its
+        /// first one).
+        public var cursor: Cursor?
+
+        /// A subscription start.
+        public init(watch: String, mode: Mode, cursor: Cursor?) {
+            self.watch = watch
+            self.mode = mode
+            self.cursor = cursor
+        }
+
+        /// What follows the reply.
+        public enum Mode: String, Hashable, Sendable, CaseIterable {
+            /// Exactly the changesets after `since`, in order.
+            case resume
+            /// A snapshot of the current version.
+            case snapshot
+        }
+    }
+}

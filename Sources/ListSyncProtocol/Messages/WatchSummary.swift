@@ -1,0 +1,26 @@
+/// One watch as `hello` and `list` describe it.
+public struct WatchSummary: Hashable, Sendable {
+    /// The name clients subscribe to.
+    public var name: String
+    /// The file's format: `csv`, `tsv`, `json` or `ndjson`.
+    public var format: String
+    /// Whether the list is sectioned (`section_by`, or a JSON object of arrays); `false` until
+    /// the first version is loaded.
+    public var sectioned: Bool
+    /// The file's state.
+    public var state: WatchState
+    /// The cursor of the current version; `nil` before the first valid version.
+    public var cursor: Cursor?
+    /// The number of records in the current version; `nil` before the first valid version.
+    public var rows: Int?
+
+    /// Describes a watch.
+    public init(name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?) {
+        self.name = name
+        self.format = format
+        self.sectioned = sectioned
+        self.state = state
+        self.cursor = cursor
+        self.rows = rows
+    }
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import ArgumentParser
+import ListSyncDaemon
+import Logging
+import ServiceLifecycle
+
+/// `listsyncd`: watches list files and serves their changes on a Unix socket, in the foreground.
+@main
+struct ListSyncDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listsyncd",
+        abstract: "Watch list-shaped data files and broadcast their changes to subscribers over a Unix socket.",
+        discussion: """
+            Runs in the foreground. SIGHUP reloads the configuration; SIGTERM and SIGINT shut down \
+            gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
+            serves on a socket-activated descriptor when one is passed.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
+    var config = "/etc/listsyncd/listsyncd.toml"
+
+    @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file and exit: 0 when it loads, 1 with its errors otherwise.", valueName: "file"))
+    var checkConfig: String?
+
+    mutating func run() async throws {
+        let environment = ProcessEnvironment.current()
+        // The passed sockets are ours; children must not think so.
+        SocketActivation.removeEnvironmentVariables()
+        let style = StandardErrorLogHandler.Style(environment: environment)
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, style: style) }
+        let logger = Logger(label: "listsyncd")
+
+        if let file = self.checkConfig {
+            let loaded = try Self.load(file, environment: environment)
+            print("\(file): OK, \(loaded.configuration.watches.count) watch\(loaded.configuration.watches.count == 1 ? "" : "es")")
+            return
+        }
+        let loaded = try Self.load(self.config, environment: environment)
+        for warning in loaded.warnings {
+            logger.warning("\(warning)")
+        }
+        let systemd: SystemdIntegration
+        do {
+            let activation = try SocketActivation(environment: environment)
+            systemd = SystemdIntegration(
+                notifier: try SystemdNotifier(environment: environment),
+                watchdog: try SystemdWatchdog(environment: environment),
+                listeningDescriptor: try (activation?.socket(named: "api") ?? activation?.sockets.first)?.adopt())
+        } catch {
+            logger.critical("cannot use what systemd passed: \(error)")
+            throw ExitCode.failure
+        }
+        let service = ListSyncService(
+            configuration: loaded.configuration, configurationFile: self.config, environment: environment, systemd: systemd,
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [service], gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger)
+        // Shutdown takes about a second (goodbyes); never let it hang a stop job.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(8)
+        groupConfiguration.maximumCancellationDuration = .seconds(2)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("listsyncd stopped: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Loads `file`; on failure prints every problem (`file:line:column: message`) to standard
+    /// error and exits 1. Warnings go to standard error too.
+    private static func load(_ file: String, environment: ProcessEnvironment) throws -> LoadedConfiguration {
+        do {
+            let loaded = try DaemonConfiguration.load(file: file, environment: environment)
+            for warning in loaded.warnings {
+                Self.printError("warning: \(warning)")
+            }
+            return loaded
+        } catch {
+            Self.printError(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    private static func printError(_ text: String) {
+        let bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

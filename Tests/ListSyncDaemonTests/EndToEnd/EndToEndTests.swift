@@ -1,0 +1,47 @@
+import Testing
+
+/// The real `listsyncd` binary, real files, a real socket and protocol clients over plain sockets.
+/// Serialized: each test runs a daemon, and the machine has few cores.
+@Suite(.serialized)
+struct EndToEndTests {
+    @Suite struct SaveStrategies {}
+    @Suite struct Subscribers {}
+    @Suite struct Robustness {}
+    @Suite struct Lifecycle {}
+}
+
+/// Versions of test lists, each differing from the previous one by updates, inserts, deletes,
+/// moves within and across sections.
+enum Lists {
+    /// A CSV catalogue, sectioned by `category`, keyed by `sku`.
+    static func catalogue(_ version: Int, delimiter: String = ",") -> String {
+        var rows: [[String]] = []
+        for id in 0..<(12 + version * 2) where (id + version) % 5 != 0 {
+            let category = ["fruit", "veg", "dairy"][(id + (id % 4 == 0 ? version : 0)) % 3]
+            let price = id % 3 == version % 3 ? "\(id).\(version)" : "\(id).0"
+            rows.append(["S\(id)", "item \(id)", price, category])
+        }
+        if version % 2 == 1 {
+            rows.reverse()
+        }
+        return (["sku", "name", "price", "category"] + []).joined(separator: delimiter) + "\n"
+            + rows.map { $0.joined(separator: delimiter) + "\n" }.joined()
+    }
+
+    /// A JSON object of arrays (sections by member name), keyed by `id`.
+    static func sectionedJSON(_ version: Int) -> String {
+        let names = version % 3 == 2 ? ["b", "a", "c"] : ["a", "b", "c"]
+        let sections = names.enumerated().map { index, name in
+            let records = (0..<(3 + (index + version) % 4)).map { id in
+                #"{"id": \#(index * 10 + id), "label": "v\#((id + version) % 3)", "tags": ["x", \#(id)]}"#
+            }
+            return "\"\(name)\": [\(records.joined(separator: ", "))]"
+        }
+        return "{\n" + sections.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// NDJSON, keyed by `id`, linear.
+    static func log(_ version: Int) -> String {
+        (0..<(5 + version)).map { #"{"id":\#($0),"state":"old","n":\#($0 * version)}"# + "\n" }.joined()
+    }
+}

@@ -1,0 +1,212 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+import Testing
+@testable import ListSyncDaemon
+
+extension EndToEndTests.Lifecycle {
+    @Test func aReloadStartsAddedWatchesEndsRemovedOnesAndKeepsTheOthers() throws {
+        let harness = try DaemonHarness()
+        for name in ["a", "b", "c"] {
+            try FileOperations.write(Lists.catalogue(0), to: harness.path("\(name).csv"))
+        }
+        func watch(_ name: String) -> String { "name = \"\(name)\"\npath = \"\(name).csv\"\nkey = [\"sku\"]" }
+        try harness.writeConfig([watch("a"), watch("b")])
+        try harness.start()
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
+        let onA = try harness.subscriber("a")
+        let onB = try harness.subscriber("b")
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("a.csv"))
+        #expect(try onA.waitUntilMirrors(harness.path("a.csv"), options: options))
+        #expect(try onB.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+
+        try harness.writeConfig([watch("a"), watch("c")])
+        harness.daemon?.send(SIGHUP)
+        let reloading = try harness.waitForNotification("RELOADING=1")
+        #expect(reloading.contains("MONOTONIC_USEC="))
+        try harness.waitForNotification("READY=1")
+
+        #expect(try onB.waitUntil { $0.status?.state == .removed })
+        let listed = try harness.client().request { .list(id: $0) }
+        guard case .list(let watches) = listed else { throw TestFailure(description: "not a list") }
+        #expect(watches.map(\.name) == ["a", "c"])
+        #expect(watches.first?.cursor?.seq == 1)
+        // The added watch has a history of its own: cursors of an earlier "c" never resume against it.
+        #expect(watches.last?.cursor?.epoch != watches.first?.cursor?.epoch)
+
+        // The kept watch carries on with its sequence; the added one serves a snapshot.
+        try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("a.csv"))
+        #expect(try onA.waitUntilMirrors(harness.path("a.csv"), options: options))
+        #expect(onA.changesets.map(\.seq) == [1, 2])
+        #expect(onA.snapshots == 1)
+        let onC = try harness.subscriber("c")
+        #expect(try onC.waitUntilMirrors(harness.path("c.csv"), options: options))
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aChangedWatchKeepsItsSubscribersAndPublishesTheDifference() throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
+        try FileOperations.write(Lists.catalogue(3), to: harness.path("b.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"a.csv\"\nkey = [\"sku\"]"])
+        try harness.start()
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(harness.path("a.csv"), options: options))
+
+        try harness.writeConfig(["name = \"list\"\npath = \"b.csv\"\nkey = [\"sku\"]"])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("READY=1")
+        // One changeset from the old file's list to the new file's.
+        #expect(try subscriber.waitUntilMirrors(harness.path("b.csv"), options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(subscriber.snapshots == 1)
+        // The watch now follows the new path.
+        try EndToEndTests.Subscribers.save(Lists.catalogue(4), to: harness.path("b.csv"))
+        #expect(try subscriber.waitUntilMirrors(harness.path("b.csv"), options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1, 2])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aReloadWithAnInvalidFileKeepsTheRunningConfiguration() throws {
+        let (harness, file, options) = try EndToEndTests.Subscribers.start()
+        try FileOperations.write("[[watch]]\nname = 12\n", to: harness.configPath)
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+        #expect(harness.log.contains("listsyncd.toml:2:1: 'name' must be a string, not an integer"))
+        let subscriber = try harness.subscriber("products")
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func shutdownSaysGoodbyeAndExitsZero() throws {
+        let (harness, _, _) = try EndToEndTests.Subscribers.start()
+        let subscriber = try harness.subscriber("products")
+        #expect(try subscriber.waitUntil { $0.mirror != nil })
+        let start = ContinuousClock.now
+        harness.daemon?.send(SIGTERM)
+        try harness.waitForNotification("STOPPING=1")
+        let last = try subscriber.client.messagesUntilClosed()
+        #expect(last.last == .goodbye(reason: .shutdown))
+        #expect(try harness.daemon?.waitForExit() == 0)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(access(harness.socketPath, F_OK) != 0, "the socket file is removed")
+    }
+
+    @Test func refusesToStealTheSocketOfARunningDaemon() throws {
+        let (harness, _, _) = try EndToEndTests.Subscribers.start()
+        let second = try DaemonProcess(config: harness.configPath, logPath: harness.path("second.log"))
+        #expect(try second.waitForExit() == 1)
+        #expect(second.log.contains("another process is listening on this socket"))
+        // The first daemon still serves.
+        #expect(try harness.client().request { .ping(id: $0) } == .pong)
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func checkConfigReportsErrorsWithLineNumbers() throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write("socket = 5\n[[watch]]\nname = \"x\"\npath = \"/tmp/x.unknown\"\n", to: harness.configPath)
+        let check = try DaemonProcess(executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
+        #expect(try check.waitForExit() == 1)
+        #expect(check.log.contains("listsyncd.toml:1:1: 'socket' must be a string, not an integer"))
+        #expect(check.log.contains("listsyncd.toml:4:1: cannot tell the format"))
+
+        try harness.writeConfig(["name = \"x\"\npath = \"x.csv\""])
+        let good = try DaemonProcess(executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("good.log"))
+        #expect(try good.waitForExit() == 0)
+    }
+
+    /// `systemd-socket-activate` listens, starts the daemon on the first connection with the
+    /// listening descriptor, and forwards notifications to a datagram socket standing in for systemd.
+    @Test func socketActivationNotificationsAndWatchdog() throws {
+        let harness = try DaemonHarness()
+        // Large enough that loading takes a noticeable moment.
+        var text = "sku,name,category\n"
+        for row in 0..<200_000 { text += "S\(row),item \(row),c\(row % 7)\n" }
+        try FileOperations.write(text, to: harness.path("big.csv"))
+        try harness.writeConfig(["name = \"big\"\npath = \"big.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        let activationSocket = harness.path("act.sock")
+        let daemon = try DaemonProcess(
+            executable: "/usr/bin/systemd-socket-activate",
+            arguments: [
+                "-l", activationSocket, "--fdname=api", "-E", "NOTIFY_SOCKET=\(harness.directory.path)/notify", "-E", "WATCHDOG_USEC=400000",
+                try DaemonProcess.binaryPath, "--config", harness.configPath,
+            ],
+            logPath: harness.path("daemon.log"))
+
+        // The first connection starts the daemon, which serves it on the passed descriptor.
+        let client = try ProtocolClient(socketPath: activationSocket)
+        try client.send(.hello(ClientHello()))
+        try harness.waitForNotification("READY=1")
+        guard case .hello = try client.next() else { throw TestFailure(description: "no hello") }
+        // READY=1 came only after the watch was loaded.
+        guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+        #expect(watches.map(\.state) == [.ok])
+        #expect(watches.first?.rows == 200_000)
+        #expect(access(harness.socketPath, F_OK) != 0, "the configured path is not bound when activated")
+
+        // STATUS= follows the subscriber count.
+        _ = try client.request { .subscribe(id: $0, watch: "big", since: nil) }
+        try harness.waitForNotification("STATUS=serving 1 watch to 1 subscriber on 1 connection")
+        _ = try client.request { .unsubscribe(id: $0, watch: "big") }
+        try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 1 connection")
+
+        // WATCHDOG=1 every half WATCHDOG_USEC (200 ms).
+        harness.takePendingNotifications()
+        var pings: [ContinuousClock.Instant] = []
+        while pings.count < 4 {
+            try harness.waitForNotification("WATCHDOG=1")
+            pings.append(.now)
+        }
+        let intervals = zip(pings.dropFirst(), pings).map { $0 - $1 }
+        #expect(intervals.allSatisfy { $0 > .milliseconds(100) && $0 < .milliseconds(600) }, "\(intervals)")
+
+        daemon.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+        let reloadOrder = harness.notificationLog.filter { $0.contains("RELOADING=1") || $0.contains("READY=1") }
+        #expect(reloadOrder.suffix(2).map { $0.contains("RELOADING=1") } == [true, false])
+
+        daemon.send(SIGTERM)
+        try harness.waitForNotification("STOPPING=1")
+        #expect(try daemon.waitForExit() == 0, "\(daemon.log)")
+    }
+}
+
+extension EndToEndTests.Lifecycle {
+    /// Runs a Python client as user `nobody` that says hello and prints the first line it gets.
+    static func firstLineAsNobody(_ harness: DaemonHarness) throws -> String {
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall(b'{"type":"hello","protocol":[1]}\\n')
+            print(s.makefile().readline().strip())
+            """
+        let client = try DaemonProcess(
+            executable: "/usr/bin/setpriv",
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, harness.socketPath],
+            logPath: harness.path("nobody-\(UInt32.random(in: 0...UInt32.max)).log"))
+        #expect(try client.waitForExit() == 0, "\(client.log)")
+        return client.log
+    }
+
+    @Test func peersOutsideTheAllowlistAreRefusedUntilAllowed() throws {
+        let harness = try DaemonHarness()
+        chmod(harness.directory.path, 0o755)
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
+        let watch = "name = \"a\"\npath = \"a.csv\""
+        try harness.writeConfig([watch], extra: "socket_mode = \"0666\"")
+        try harness.start()
+        #expect(try Self.firstLineAsNobody(harness).contains(#""code":"not_permitted""#))
+
+        try harness.writeConfig([watch], extra: "socket_mode = \"0666\"\nallow_uids = [65534]")
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+        #expect(try Self.firstLineAsNobody(harness).contains(#""type":"hello""#))
+        #expect(try harness.stop() == 0)
+    }
+}

@@ -1,0 +1,132 @@
+import ListFormats
+import ListSyncProtocol
+import Logging
+import NIOCore
+import NIOEmbedded
+@testable import ListSyncDaemon
+
+/// A connection's pipeline on an `EmbeddedChannel`, with feeds the test publishes to directly:
+/// every step is synchronous and time is the test's.
+final class EmbeddedConnection {
+    static let epoch = Epoch(rawValue: 0xfeed)
+
+    let channel = EmbeddedChannel()
+    let watches = WatchDirectory()
+    let context: ServerContext
+
+    init(configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength) throws {
+        var configuration = ServerConfiguration(
+            access: PeerAccess(daemonUserID: 1, allowedUserIDs: [], allowedGroups: []),
+            heartbeatInterval: .seconds(15))
+        configure(&configuration)
+        self.context = ServerContext(configuration: configuration, epoch: Self.epoch, watches: self.watches, logger: Logger(label: "test"))
+        try self.channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(LineFrameDecoder(limit: lineLimit)),
+            MessageDecoder(),
+            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), eventLoop: self.channel.eventLoop),
+        ])
+        try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).wait()
+    }
+
+    /// A connection that said hello and subscribed to watch `w`, whose version 0 has one row;
+    /// what the subscription sent so far is read.
+    static func subscribed(
+        historyLength: Int = 100, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> (EmbeddedConnection, Publisher) {
+        let connection = try EmbeddedConnection(configure: configure)
+        var publisher = Publisher(feed: connection.addFeed("w", historyLength: historyLength))
+        publisher.publish(ids: [1])
+        try connection.send(.hello(ClientHello()))
+        try connection.send(.subscribe(id: RequestID(1), watch: "w", since: nil))
+        _ = try connection.received()
+        return (connection, publisher)
+    }
+
+    /// A feed for a CSV watch called `name`, offered by the server.
+    func addFeed(_ name: String, historyLength: Int = 100) -> WatchFeed {
+        let feed = WatchFeed(
+            watch: WatchConfiguration(name: name, path: "/\(name).csv", format: .csv, key: ["id"]), epoch: Self.epoch,
+            historyLength: historyLength)
+        self.watches.replace(with: self.watches.feeds + [feed])
+        return feed
+    }
+
+    func send(_ text: String) throws {
+        try self.channel.writeInbound(ByteBuffer(string: text))
+        self.channel.embeddedEventLoop.run()
+    }
+
+    func send(_ message: ClientMessage) throws {
+        try self.channel.writeInbound(ByteBuffer(bytes: message.encoded()))
+        self.channel.embeddedEventLoop.run()
+    }
+
+    /// Everything written to the client since the last call.
+    func received() throws -> [ServerMessage] {
+        self.channel.embeddedEventLoop.run()
+        var messages: [ServerMessage] = []
+        while let buffer = try self.channel.readOutbound(as: ByteBuffer.self) {
+            var buffer = buffer
+            while let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer.readSlice(length: newline - buffer.readerIndex + 1)!
+                if let message = try MessageParser.serverMessage(ofLine: line.readableBytesView.dropLast()) {
+                    messages.append(message)
+                }
+            }
+        }
+        return messages
+    }
+
+    /// Sets the channel's writability and tells the pipeline, as NIO does when its buffer crosses a water mark.
+    func setWritable(_ writable: Bool) {
+        self.channel.isWritable = writable
+        self.channel.pipeline.fireChannelWritabilityChanged()
+        self.channel.embeddedEventLoop.run()
+    }
+}
+
+/// Publications made the tracker's way, from CSV text.
+struct Publisher {
+    var machine = FileTracker.StateMachine(watch: "w", epoch: EmbeddedConnection.epoch)
+    let feed: WatchFeed
+
+    init(feed: WatchFeed) {
+        self.feed = feed
+        self.machine = FileTracker.StateMachine(watch: feed.name, epoch: EmbeddedConnection.epoch)
+    }
+
+    /// Publishes the version whose rows are `ids` (name `n<id>-<tag>`).
+    mutating func publish(ids: [Int], tag: String = "") {
+        let text = "id,name\n" + ids.map { "\($0),n\($0)\(tag)\n" }.joined()
+        self.publish(text)
+    }
+
+    mutating func publish(_ text: String) {
+        let read: Result<FileSnapshot, FileReadError> = .success(.present(bytes: Array(text.utf8), identity: FileIdentity(fileID: FileID(device: 0, inode: 0), size: 0, modificationTime: .zero, statusChangeTime: .zero)))
+        if let publication = self.machine.ingest(read, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"])) {
+            self.feed.publish(publication)
+        }
+    }
+}
+
+extension ServerMessage {
+    var changesetSeq: UInt64? {
+        if case .changeset(let changeset) = self { return changeset.cursor.seq }
+        return nil
+    }
+
+    var snapshotChunk: SnapshotChunk? {
+        if case .snapshot(let chunk) = self { return chunk }
+        return nil
+    }
+
+    var statusState: WatchState? {
+        if case .status(let status) = self { return status.state }
+        return nil
+    }
+
+    var errorCode: ProtocolErrorCode? {
+        if case .error(let error) = self { return error.code }
+        return nil
+    }
+}

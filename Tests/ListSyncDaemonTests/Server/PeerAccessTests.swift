@@ -1,0 +1,41 @@
+import Glibc
+import Testing
+@testable import ListSyncDaemon
+
+@Suite struct PeerAccessTests {
+    static func peer(_ user: uid_t, _ group: gid_t) -> PeerAccess.Peer {
+        PeerAccess.Peer(processID: 1, userID: user, groupID: group)
+    }
+
+    @Test func rootTheDaemonsUserAndListedUsersAreAllowedAtOnce() {
+        let access = PeerAccess(daemonUserID: 990, allowedUserIDs: [1000], allowedGroups: [.id(50)])
+        #expect(access.quickDecision(for: Self.peer(0, 0)) == true)
+        #expect(access.quickDecision(for: Self.peer(990, 7)) == true)
+        #expect(access.quickDecision(for: Self.peer(1000, 7)) == true)
+        #expect(access.quickDecision(for: Self.peer(2000, 50)) == true, "primary group given by id")
+        #expect(access.quickDecision(for: Self.peer(2000, 51)) == nil, "only a lookup can tell")
+        #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: []).quickDecision(for: Self.peer(2000, 51)) == false)
+    }
+
+    @Test func groupNamesAndSupplementaryGroupsAreLookedUp() throws {
+        // `daemon` (uid 1, group 1) exists on every Debian system.
+        let daemonUser = try #require(getpwnam("daemon")?.pointee)
+        let peer = Self.peer(daemonUser.pw_uid, daemonUser.pw_gid)
+        let groupName = String(cString: try #require(getgrgid(daemonUser.pw_gid)?.pointee.gr_name))
+        #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name(groupName)]).allows(peer))
+        #expect(!PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name("no-such-group-\(getpid())")]).allows(peer))
+
+        // A supplementary membership from the group database, if this system has one.
+        setgrent()
+        defer { endgrent() }
+        while let entry = getgrent()?.pointee {
+            guard let members = entry.gr_mem, let first = members.pointee, let user = getpwnam(first)?.pointee, user.pw_gid != entry.gr_gid else {
+                continue
+            }
+            let member = Self.peer(user.pw_uid, user.pw_gid)
+            #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.id(entry.gr_gid)]).allows(member))
+            #expect(PeerAccess.groups(ofUser: user.pw_uid, primaryGroup: user.pw_gid).contains(entry.gr_gid))
+            return
+        }
+    }
+}

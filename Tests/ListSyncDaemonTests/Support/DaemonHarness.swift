@@ -1,0 +1,92 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+@testable import ListSyncDaemon
+
+/// A real `listsyncd` on real files in a scratch directory, with a notification socket standing
+/// in for systemd, for end-to-end tests.
+final class DaemonHarness {
+    let directory: ScratchDirectory
+    let notifications: DatagramListener
+    private(set) var daemon: DaemonProcess?
+    /// Every notification datagram received so far, in order.
+    private(set) var notificationLog: [String] = []
+
+    var socketPath: String { self.directory.path + "/d.sock" }
+    var configPath: String { self.directory.path + "/listsyncd.toml" }
+
+    /// Settle delays short enough for quick tests, long enough for every save strategy.
+    static let tunables = """
+        settle_after_close_ms = 10
+        settle_after_modify_ms = 100
+        settle_after_disappearance_ms = 60
+        reconcile_interval_ms = 1000
+        """
+
+    init() throws {
+        self.directory = try ScratchDirectory()
+        self.notifications = try DatagramListener(notifySocket: self.directory.path + "/notify")
+    }
+
+    func path(_ name: String) -> String {
+        self.directory.path + "/" + name
+    }
+
+    /// Writes a configuration with `watches` (TOML `[[watch]]` bodies) and the quick tunables.
+    func writeConfig(_ watches: [String], extra: String = "") throws {
+        let body = watches.map { "[[watch]]\n\($0)\n" }.joined(separator: "\n")
+        try FileOperations.write("socket = \"\(self.socketPath)\"\nstate_directory = \"\(self.path("state"))\"\n\(Self.tunables)\n\(extra)\n\n\(body)", to: self.configPath)
+    }
+
+    /// Starts the daemon on the configuration and waits for `READY=1`.
+    func start(environment: [String: String] = [:]) throws {
+        self.daemon = try DaemonProcess(
+            config: self.configPath, environment: environment.merging(["NOTIFY_SOCKET": self.directory.path + "/notify"]) { $1 },
+            logPath: self.path("daemon.log"))
+        try self.waitForNotification("READY=1")
+    }
+
+    /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.
+    @discardableResult
+    func waitForNotification(_ assignment: String) throws -> String {
+        while true {
+            let datagram: String
+            do {
+                datagram = try self.notifications.receive()
+            } catch {
+                throw TestFailure(description: "no \(assignment) (received \(self.notificationLog)); log:\n\(self.daemon?.log ?? "")")
+            }
+            self.notificationLog.append(datagram)
+            if datagram.split(separator: "\n").contains(Substring(assignment)) { return datagram }
+        }
+    }
+
+    /// Records the notifications already queued without waiting, so the next ones are timed as they arrive.
+    func takePendingNotifications() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = buffer.withUnsafeMutableBytes({ recv(self.notifications.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }), count >= 0 {
+            self.notificationLog.append(String(decoding: buffer[..<count], as: UTF8.self))
+        }
+    }
+
+    /// A subscriber to `watch`.
+    func subscriber(_ watch: String, since: Cursor? = nil) throws -> MirrorSubscriber {
+        try MirrorSubscriber(socketPath: self.socketPath, watch: watch, since: since)
+    }
+
+    /// A client that has said hello.
+    func client() throws -> ProtocolClient {
+        let client = try ProtocolClient(socketPath: self.socketPath)
+        try client.handshake()
+        return client
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit code.
+    func stop() throws -> Int32 {
+        guard let daemon = self.daemon else { return 0 }
+        daemon.send(SIGTERM)
+        return try daemon.waitForExit()
+    }
+
+    var log: String { self.daemon?.log ?? "" }
+}

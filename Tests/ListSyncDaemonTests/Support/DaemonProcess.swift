@@ -1,0 +1,109 @@
+import Glibc
+
+/// The real `listsyncd` binary, started as a child process with its output in a log file.
+final class DaemonProcess {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let pid: pid_t
+    let logPath: String
+    private var exitStatus: Int32?
+
+    /// The built `listsyncd`, next to the test bundle in the build directory.
+    static var binaryPath: String {
+        get throws {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+            guard count > 0 else { throw Failure(description: "cannot read /proc/self/exe") }
+            let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var directory = Substring(executable)
+            // The test bundle may be a directory (`*.xctest/...`) or a file in the products directory.
+            while let slash = directory.lastIndex(of: "/") {
+                directory = directory[..<slash]
+                let candidate = String(directory) + "/listsyncd"
+                if access(candidate, X_OK) == 0 { return candidate }
+            }
+            throw Failure(description: "no listsyncd next to \(executable); run `swift build` first")
+        }
+    }
+
+    /// Starts `executable` (the daemon, or a wrapper such as `systemd-socket-activate` with the
+    /// daemon among `arguments`) with `environment` added to the test's own environment.
+    init(executable: String, arguments: [String], environment: [String: String] = [:], logPath: String) throws {
+        self.logPath = logPath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var inherited: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let assignment = String(cString: pointer)
+            let name = assignment.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            if environment[name] == nil, !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"].contains(name) {
+                inherited.append(assignment)
+            }
+            entry += 1
+        }
+        let variables = inherited + environment.map { "\($0.key)=\($0.value)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw Failure(description: "posix_spawn \(executable): errno \(spawned)") }
+        self.pid = pid
+    }
+
+    /// Starts `listsyncd --config configPath`.
+    convenience init(config configPath: String, environment: [String: String] = [:], logPath: String) throws {
+        try self.init(executable: try Self.binaryPath, arguments: ["--config", configPath], environment: environment, logPath: logPath)
+    }
+
+    func send(_ signal: Int32) {
+        if self.exitStatus == nil { kill(self.pid, signal) }
+    }
+
+    /// Waits for the process to end; returns its exit code (or 128 + signal).
+    func waitForExit(timeout: Duration = .seconds(10)) throws -> Int32 {
+        if let exitStatus { return exitStatus }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            let result = waitpid(self.pid, &status, WNOHANG)
+            if result == self.pid {
+                let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                self.exitStatus = code
+                return code
+            }
+            usleep(5_000)
+        }
+        throw Failure(description: "listsyncd did not exit within \(timeout)")
+    }
+
+    /// What the process wrote to standard output and error.
+    var log: String {
+        guard let file = fopen(self.logPath, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    deinit {
+        if self.exitStatus == nil {
+            kill(self.pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(self.pid, &status, 0)
+        }
+    }
+}

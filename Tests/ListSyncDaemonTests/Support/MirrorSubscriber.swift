@@ -1,0 +1,82 @@
+import ListFormats
+import ListSyncProtocol
+
+/// A subscriber to one watch that keeps a ``TestMirror``: the daemon's behaviour as a client sees it.
+final class MirrorSubscriber {
+    let client: ProtocolClient
+    let watch: String
+    private(set) var mirror: TestMirror?
+    private(set) var status: StatusMessage?
+    /// The cursors of the changesets applied, in order.
+    private(set) var changesets: [Cursor] = []
+    /// Every snapshot completed.
+    private(set) var snapshots = 0
+    private var chunks: [SnapshotChunk] = []
+
+    /// Connects to `socketPath`, says hello and subscribes to `watch`.
+    init(socketPath: String, watch: String, since: Cursor? = nil) throws {
+        self.client = try ProtocolClient(socketPath: socketPath)
+        self.watch = watch
+        try self.client.handshake()
+        try self.subscribe(since: since)
+    }
+
+    /// The subscription's reply.
+    private(set) var reply: ReplyResult.Subscription?
+
+    func subscribe(since: Cursor?) throws {
+        guard case .subscribed(let reply) = try self.client.request({ .subscribe(id: $0, watch: self.watch, since: since) }) else {
+            throw ProtocolClient.Failure(description: "not a subscribe reply")
+        }
+        self.reply = reply
+    }
+
+    /// Handles one message from the server.
+    func handle(_ message: ServerMessage) throws {
+        switch message {
+        case .snapshot(let chunk) where chunk.watch == self.watch:
+            if chunk.chunk == 0 { self.chunks = [] }
+            self.chunks.append(chunk)
+            if chunk.last {
+                self.mirror = try TestMirror(snapshot: self.chunks)
+                self.snapshots += 1
+                self.chunks = []
+            }
+        case .changeset(let changeset) where changeset.watch == self.watch:
+            guard var mirror = self.mirror else { throw ProtocolClient.Failure(description: "a changeset before any snapshot") }
+            try mirror.apply(changeset)
+            self.mirror = mirror
+            self.changesets.append(changeset.cursor)
+        case .status(let status) where status.watch == self.watch:
+            self.status = status
+        default:
+            break
+        }
+    }
+
+    /// Handles messages until `condition` holds; `false` when it still does not after `timeout`.
+    @discardableResult
+    func waitUntil(timeout: Duration = .seconds(10), _ condition: (MirrorSubscriber) -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(self) {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            do {
+                try self.handle(try self.client.next(timeout: remaining))
+            } catch let failure as ProtocolClient.Failure where failure.description.hasPrefix("no message within") {
+                return condition(self)
+            }
+        }
+        return true
+    }
+
+    /// Waits until the mirror holds exactly what `file` holds, read with `options`.
+    func waitUntilMirrors(_ path: String, options: ReadOptions, timeout: Duration = .seconds(10)) throws -> Bool {
+        var expected: ListDocument?
+        return try self.waitUntil(timeout: timeout) { subscriber in
+            // Re-read on every message: the file may still be settling.
+            if let list = try? ListReader(options: options).read(contentsOfFile: path) { expected = list.document }
+            return subscriber.mirror?.document == expected && expected != nil
+        }
+    }
+}

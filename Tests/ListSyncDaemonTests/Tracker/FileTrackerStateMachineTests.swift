@@ -1,0 +1,151 @@
+import ListDiff
+import ListFormats
+import ListSyncProtocol
+import Testing
+@testable import ListSyncDaemon
+
+@Suite struct FileTrackerStateMachineTests {
+    static let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"], sectionBy: "group")
+    static let identity = FileIdentity(fileID: FileID(device: 1, inode: 1), size: 0, modificationTime: .zero, statusChangeTime: .zero)
+
+    static func present(_ text: String) -> Result<FileSnapshot, FileReadError> {
+        .success(.present(bytes: Array(text.utf8), identity: Self.identity))
+    }
+
+    static let version0 = "id,group,name\n1,a,one\n2,b,two\n3,a,three\n"
+    static let version1 = "id,group,name\n3,a,three!\n1,a,one\n4,c,four\n"
+
+    var machine = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: 7))
+
+    /// The changeset message a publication carries.
+    static func changeset(_ publication: WatchPublication?) throws -> ChangesetMessage {
+        let line = try #require(publication?.changesetLine)
+        guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: line.dropLast()) else {
+            throw TestFailure(description: "not a changeset line")
+        }
+        return changeset
+    }
+
+    /// A mirror of `version`, as its snapshot would build it.
+    static func mirror(of version: WatchVersion) throws -> TestMirror {
+        var encoder = SnapshotEncoder(
+            watch: "w", cursor: Cursor(epoch: Epoch(rawValue: 7), seq: version.seq), sectioned: version.list.isSectioned,
+            schema: version.list.schema, sections: version.sections, digest: version.digest)
+        var chunks: [SnapshotChunk] = []
+        while let line = encoder.nextChunk() {
+            guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else { throw TestFailure(description: "not a snapshot") }
+            chunks.append(chunk)
+        }
+        return try TestMirror(snapshot: chunks)
+    }
+
+    @Test mutating func theFirstVersionIsLiveWithoutAChangeset() throws {
+        let publication = self.machine.ingest(Self.present(Self.version0), options: Self.options)
+        #expect(publication?.version?.seq == 0)
+        #expect(publication?.version?.rowCount == 3)
+        #expect(publication?.changesetLine == nil)
+        #expect(publication?.status == StatusMessage(watch: "w", state: .ok))
+        guard case .live = self.machine.state else { throw TestFailure(description: "not live") }
+    }
+
+    @Test mutating func theSameBytesAgainPublishNothing() {
+        _ = self.machine.ingest(Self.present(Self.version0), options: Self.options)
+        #expect(self.machine.ingest(Self.present(Self.version0), options: Self.options) == nil)
+    }
+
+    @Test mutating func aNewVersionIsOneSectionedChangesetWithTheNextSeq() throws {
+        let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        let publication = self.machine.ingest(Self.present(Self.version1), options: Self.options)
+        let changeset = try Self.changeset(publication)
+        #expect(changeset.cursor == Cursor(epoch: Epoch(rawValue: 7), seq: 1))
+        #expect(changeset.prevSeq == 0)
+        #expect(changeset.schema == nil)
+        #expect(publication?.status == nil, "still ok")
+        var mirror = try Self.mirror(of: first)
+        try mirror.apply(changeset)
+        let target = try ListReader(options: Self.options).read(bytes: Array(Self.version1.utf8))
+        #expect(mirror.document == target.document)
+        #expect(changeset.digest == publication?.version?.digest)
+    }
+
+    @Test mutating func equalContentInOtherBytesPublishesNoChangeset() throws {
+        let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        // Quoting does not change content.
+        let publication = self.machine.ingest(Self.present("id,group,name\n\"1\",a,one\n2,\"b\",two\n3,a,three\n"), options: Self.options)
+        #expect(publication?.changesetLine == nil)
+        #expect(publication?.version?.seq == first.seq)
+        #expect(publication?.version?.digest == first.digest)
+    }
+
+    @Test mutating func aSchemaChangeIsPublishedWithItsChangeset() throws {
+        let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        let changeset = try Self.changeset(self.machine.ingest(Self.present("id,group,label\n1,a,one\n2,b,two\n3,a,three\n"), options: Self.options))
+        #expect(changeset.cursor.seq == first.seq + 1)
+        #expect(changeset.schema?.schema.columns == ["id", "group", "label"])
+        #expect(changeset.schema?.change.renamed == [SchemaChange.Rename(from: "name", to: "label")])
+    }
+
+    @Test mutating func invalidContentKeepsTheLastGoodVersionAndTheNextValidOneIsDiffedAgainstIt() throws {
+        let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        let invalid = self.machine.ingest(Self.present("id,group,name\n1,a,\"one\n"), options: Self.options)
+        #expect(invalid?.version == nil)
+        #expect(invalid?.status?.state == .invalid)
+        #expect(invalid?.status?.error?.position == SourcePosition(line: 2, column: 5, byteOffset: 18))
+        guard case .invalid(let lastGood, _, _) = self.machine.state else { throw TestFailure(description: "not invalid") }
+        #expect(lastGood === first)
+        // The same invalid bytes again change nothing; other invalid bytes publish their error.
+        #expect(self.machine.ingest(Self.present("id,group,name\n1,a,\"one\n"), options: Self.options) == nil)
+        let other = self.machine.ingest(Self.present("id,group,name\n1,a\n"), options: Self.options)
+        #expect(other?.status?.error?.position?.line == 2)
+
+        let recovered = self.machine.ingest(Self.present(Self.version1), options: Self.options)
+        #expect(recovered?.status == StatusMessage(watch: "w", state: .ok))
+        let changeset = try Self.changeset(recovered)
+        #expect(changeset.prevSeq == 0)
+        var mirror = try Self.mirror(of: first)
+        try mirror.apply(changeset)
+        #expect(mirror.document == (try ListReader(options: Self.options).read(bytes: Array(Self.version1.utf8)).document))
+    }
+
+    @Test mutating func theLastGoodContentAfterAnInvalidOneRestoresOkWithoutAChangeset() {
+        _ = self.machine.ingest(Self.present(Self.version0), options: Self.options)
+        _ = self.machine.ingest(Self.present("garbage\n\"\n"), options: Self.options)
+        let back = self.machine.ingest(Self.present(Self.version0), options: Self.options)
+        #expect(back?.status?.state == .ok)
+        #expect(back?.version == nil)
+    }
+
+    @Test mutating func aMissingFileKeepsTheListAndItsReturnIsDiffed() throws {
+        let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        let missing = self.machine.ingest(.success(.missing), options: Self.options)
+        #expect(missing?.status?.state == .missing)
+        #expect(missing?.version == nil)
+        guard case .missing(let lastGood) = self.machine.state else { throw TestFailure(description: "not missing") }
+        #expect(lastGood === first)
+        #expect(self.machine.ingest(.success(.missing), options: Self.options) == nil)
+        let back = self.machine.ingest(Self.present(Self.version1), options: Self.options)
+        #expect(back?.status?.state == .ok)
+        #expect(try Self.changeset(back).prevSeq == 0)
+    }
+
+    @Test mutating func aFileMissingFromTheStartHasNoVersionUntilItAppears() {
+        let missing = self.machine.ingest(.success(.missing), options: Self.options)
+        #expect(missing?.status?.state == .missing)
+        let appeared = self.machine.ingest(Self.present(Self.version0), options: Self.options)
+        #expect(appeared?.version?.seq == 0)
+        #expect(appeared?.changesetLine == nil)
+    }
+
+    @Test mutating func anUnstableReadWaitsForTheNextAnnouncement() {
+        #expect(self.machine.ingest(.failure(.unstable(path: "/x", attempts: 5)), options: Self.options) == nil)
+        guard case .loading = self.machine.state else {
+            Issue.record("left loading")
+            return
+        }
+    }
+
+    @Test mutating func anUnreadableFileIsInvalidWithTheReason() {
+        let publication = self.machine.ingest(.failure(.notARegularFile(path: "/x")), options: Self.options)
+        #expect(publication?.status == StatusMessage(watch: "w", state: .invalid, error: WatchProblem(message: "/x: not a regular file")))
+    }
+}

@@ -1,0 +1,122 @@
+import ListDiff
+import ListFormats
+import ListSyncProtocol
+import Testing
+
+@Suite struct ServerMessageCodingTests {
+    static let epoch = Epoch(rawValue: 0x5f0c_2a4e_19b7_d3a8)
+    static let digest = ListDigest(String(repeating: "0123456789abcdef", count: 4))!
+    static let watches = [
+        WatchSummary(name: "products", format: "csv", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 12), rows: 1200),
+        WatchSummary(name: "log", format: "ndjson", sectioned: false, state: .loading, cursor: nil, rows: nil),
+    ]
+
+    static let messages: [ServerMessage] = [
+        .hello(ServerHello(protocolVersion: 1, server: "listsyncd 0.1", instance: epoch, watches: watches)),
+        .hello(ServerHello(protocolVersion: 1, server: "", instance: Epoch(rawValue: 0), watches: [])),
+        .reply(Reply(id: RequestID(1), result: .list(watches))),
+        .reply(Reply(id: .string("s"), result: .subscribed(.init(watch: "products", mode: .resume, cursor: Cursor(epoch: epoch, seq: 3))))),
+        .reply(Reply(id: RequestID(2), result: .subscribed(.init(watch: "log", mode: .snapshot, cursor: nil)))),
+        .reply(Reply(id: .number("3.50"), result: .unsubscribed(watch: "products"))),
+        .reply(Reply(id: RequestID(4), result: .pong)),
+        .status(StatusMessage(watch: "products", state: .ok)),
+        .status(StatusMessage(watch: "products", state: .invalid, error: WatchProblem(message: "quoted field is never closed", position: SourcePosition(line: 14, column: 9, byteOffset: 612)))),
+        .status(StatusMessage(watch: "products", state: .missing, error: WatchProblem(message: "no such file"))),
+        .status(StatusMessage(watch: "gone", state: .removed)),
+        .heartbeat(time: 1_763_745_600_123),
+        .goodbye(reason: .shutdown),
+        .goodbye(reason: .slowConsumer),
+        .changeset(ChangesetMessage(
+            watch: "products", cursor: Cursor(epoch: epoch, seq: 13), prevSeq: 12,
+            stages: [
+                ChangesetStage(elementUpdated: [.init(path: ElementPath(element: 3, section: 0), record: .init(value: .object([.init(name: "id", value: .number("3"))]), hash: ContentHash(low: 5, high: 6)))]),
+                ChangesetStage(elementDeleted: [ElementPath(element: 1, section: 0)], elementMoved: [.init(source: ElementPath(element: 0, section: 0), target: ElementPath(element: 2, section: 0))]),
+            ], digest: digest, schema: nil)),
+        .changeset(ChangesetMessage(
+            watch: "products", cursor: Cursor(epoch: epoch, seq: 1), prevSeq: 0, stages: [], digest: digest,
+            schema: SchemaUpdate(schema: ListSchema(columns: ["sku", "title", "price"]), change: SchemaChange(
+                added: ["price"], removed: ["old"], renamed: [.init(from: "name", to: "title")], reordered: ["sku", "title"])))),
+        .snapshot(SnapshotChunk(
+            watch: "products", cursor: Cursor(epoch: epoch, seq: 12), chunk: 0, last: false, fresh: true, sectioned: true,
+            schema: ListSchema(columns: ["sku", "category"]),
+            sections: [SnapshotSection(index: 0, section: .init(model: .string("fruit"), hash: ContentHash(low: 1, high: 2)), records: [.init(value: .object([.init(name: "sku", value: .string("A1"))]), hash: ContentHash(low: 3, high: 4))])],
+            digest: nil)),
+        .snapshot(SnapshotChunk(
+            watch: "log", cursor: Cursor(epoch: epoch, seq: 0), chunk: 3, last: true, fresh: true, sectioned: false,
+            schema: ListSchema(columns: []), sections: [SnapshotSection(index: 0, section: .init(model: .null, hash: ContentHash(low: .max, high: 0)), records: [])],
+            digest: digest)),
+    ]
+
+    @Test(arguments: messages)
+    func roundTrips(_ message: ServerMessage) throws {
+        #expect(try Lines.decodeServer(message.encoded()) == message)
+    }
+
+    @Test(arguments: ProtocolErrorCode.allCases)
+    func roundTripsEveryErrorCode(_ code: ProtocolErrorCode) throws {
+        for id in [nil, RequestID(5), .string("five")] as [RequestID?] {
+            let message = ServerMessage.error(ErrorMessage(id: id, code: code, message: "what \"went\" wrong"))
+            #expect(try Lines.decodeServer(message.encoded()) == message)
+        }
+    }
+
+    @Test func marksPushedMessages() throws {
+        for message in Self.messages {
+            let value = try Lines.value(String(decoding: Lines.content(of: message.encoded()), as: UTF8.self))
+            #expect(value[member: "push"] == (message.isPush ? .bool(true) : nil), "\(message.type)")
+        }
+    }
+
+    @Test func encodesTheDocumentedStatusShape() {
+        let status = ServerMessage.status(StatusMessage(
+            watch: "products", state: .invalid,
+            error: WatchProblem(message: "unterminated quoted field", position: SourcePosition(line: 14, column: 9, byteOffset: 612))))
+        #expect(String(decoding: status.encoded(), as: UTF8.self) == #"{"type":"status","push":true,"watch":"products","state":"invalid","error":{"message":"unterminated quoted field","line":14,"column":9,"offset":612}}"# + "\n")
+    }
+
+    @Test func writesPreEncodedStagesVerbatim() throws {
+        let stages = Array(#"[{"element_deleted":[[0,0]]}]"#.utf8)
+        let line = ServerMessage.encodedChangeset(
+            watch: "w", cursor: Cursor(epoch: Self.epoch, seq: 7), digest: Self.digest, schema: nil, stagesJSON: stages)
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.contains(#""prev_seq":6,"stages":[{"element_deleted":[[0,0]]}],"digest":""#))
+        guard case .changeset(let decoded) = try Lines.decodeServer(line) else {
+            Issue.record("not a changeset")
+            return
+        }
+        #expect(decoded.prevSeq == 6)
+        #expect(decoded.stages == [ChangesetStage(elementDeleted: [ElementPath(element: 0, section: 0)])])
+    }
+
+    @Test func reportsAMalformedChangesetAsABadRequest() {
+        let line = #"{"type":"changeset","watch":"w","cursor":"0000000000000001:2","prev_seq":1,"digest":"\#(Self.digest)","stages":[{"element_deleted":[[0]]}]}"#
+        #expect(throws: ProtocolError(.badRequest, #"field "stages" is not a valid changeset: stages[0].element_deleted[0]: expected an array of two"#)) {
+            try MessageParser.serverMessage(ofLine: Array(line.utf8))
+        }
+    }
+
+    @Test func ignoresUnknownFields() throws {
+        let line = #"{"type":"heartbeat","push":true,"time":5,"extra":{"a":[null]}}"#
+        #expect(try MessageParser.serverMessage(ofLine: Array(line.utf8)) == .heartbeat(time: 5))
+    }
+
+    @Test func rejectsUnknownPushedTypes() {
+        #expect(throws: ProtocolError(.unknownType, #"unknown message type "fireworks""#)) {
+            try MessageParser.serverMessage(ofLine: Array(#"{"type":"fireworks","push":true}"#.utf8))
+        }
+    }
+
+    @Test func namesTheNestedFieldThatIsWrong() {
+        let line = #"{"type":"hello","protocol":1,"server":"s","instance":"0000000000000000","watches":[{"name":"a","format":"csv","sectioned":false,"state":"ok"},{"name":"b","format":"csv","sectioned":"no","state":"ok"}]}"#
+        #expect(throws: ProtocolError(.badRequest, #"field "watches[1].sectioned" must be true or false, not a string"#)) {
+            try MessageParser.serverMessage(ofLine: Array(line.utf8))
+        }
+    }
+
+    @Test func negotiatesTheHighestCommonVersion() {
+        #expect(ProtocolVersion.negotiate(offered: [1, 2, 3], supported: [1, 2]) == 2)
+        #expect(ProtocolVersion.negotiate(offered: [2, 3], supported: [1]) == nil)
+        #expect(ProtocolVersion.negotiate(offered: [], supported: [1]) == nil)
+        #expect(ProtocolVersion.negotiate(offered: [1]) == 1)
+    }
+}
