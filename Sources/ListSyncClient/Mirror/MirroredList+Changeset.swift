@@ -1,0 +1,76 @@
+import ListSyncProtocol
+
+extension MirroredList {
+    /// Applies a changeset: checks that it follows the mirror's version, applies its stages and
+    /// checks the list's digest against the daemon's.
+    ///
+    /// A mirror that holds only a cursor (``init(watch:following:)``) checks the sequence and
+    /// moves its cursor; it has no list to digest.
+    ///
+    /// - Throws: ``MirrorError``: ``MirrorError/sequenceGap(mirror:changeset:prevSeq:)`` when a
+    ///   changeset was missed (resume with the cursor), or another case when the changeset
+    ///   contradicts the list (resubscribe for a fresh snapshot). Either way the mirror is left at
+    ///   its last verified version.
+    /// - Complexity: O(changes) to apply, plus a copy of each section that loses or gains
+    ///   records, plus O(*n*) for the digest.
+    public mutating func apply(_ changeset: ChangesetMessage) throws(MirrorError) {
+        try self.checkWatch(changeset.watch)
+        if let pending = self.pendingSnapshot {
+            self.pendingSnapshot = nil
+            throw .snapshotOutOfOrder(
+                cursor: pending.cursor, chunk: pending.nextChunk, reason: "changeset \(changeset.cursor) arrived before the last chunk")
+        }
+        switch self.basis {
+        case .empty:
+            throw .noBase(changeset: changeset.cursor)
+        case .position(let cursor):
+            try Self.checkSequence(of: changeset, after: cursor)
+            self.basis = .position(changeset.cursor)
+        case .list(var content):
+            try Self.checkSequence(of: changeset, after: content.cursor)
+            // Moved out of the mirror so the sections are changed in place, not copied.
+            self.basis = .empty
+            defer { self.basis = .list(content) }
+            try content.apply(changeset)
+        }
+        self._checkInvariants()
+    }
+
+    private static func checkSequence(of changeset: ChangesetMessage, after cursor: Cursor) throws(MirrorError) {
+        guard changeset.cursor.epoch == cursor.epoch else {
+            throw .epochMismatch(mirror: cursor, changeset: changeset.cursor)
+        }
+        guard changeset.prevSeq == cursor.seq, changeset.cursor.seq == cursor.seq &+ 1 else {
+            throw .sequenceGap(mirror: cursor, changeset: changeset.cursor, prevSeq: changeset.prevSeq)
+        }
+    }
+}
+
+extension MirrorContent {
+    /// Applies every stage, then checks the digest; on any failure, rolls back to the list as it
+    /// was.
+    mutating func apply(_ changeset: ChangesetMessage) throws(MirrorError) {
+        var undo = MirrorUndoLog()
+        for (number, stage) in changeset.stages.enumerated() {
+            do throws(StageFailure) {
+                if !self.sectioned, stage.hasSectionOperations {
+                    throw StageFailure("a linear list has no sections to change")
+                }
+                try StageApplication.apply(stage, to: &self.sections, undo: &undo)
+            } catch {
+                undo.rollBack(&self.sections)
+                throw .invalidStage(changeset: changeset.cursor, stage: number, reason: error.reason)
+            }
+        }
+        let computed = MirrorContent.digest(of: self.sections)
+        guard computed == changeset.digest else {
+            undo.rollBack(&self.sections)
+            throw .digestMismatch(cursor: changeset.cursor, expected: changeset.digest, computed: computed)
+        }
+        self.cursor = changeset.cursor
+        self.digest = computed
+        if let update = changeset.schema {
+            self.schema = update.schema
+        }
+    }
+}

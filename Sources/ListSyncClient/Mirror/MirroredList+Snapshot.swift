@@ -1,0 +1,35 @@
+import ListSyncProtocol
+
+extension MirroredList {
+    /// Applies one chunk of a snapshot; the mirror takes the snapshot's list when its last chunk
+    /// arrives and the digest matches.
+    ///
+    /// Chunk 0 starts a new snapshot (dropping any incomplete one); every snapshot is *fresh*: it
+    /// replaces whatever the mirror held, a list or a cursor. Until the last chunk, the mirror
+    /// keeps its current list, so readers never see half a snapshot.
+    ///
+    /// - Returns: Whether the snapshot is complete and now the mirror's list.
+    /// - Throws: ``MirrorError`` for a chunk out of order, a malformed snapshot or a digest that
+    ///   does not match; the incomplete snapshot is dropped and the list stays as it was.
+    /// - Complexity: O(records in the chunk); the last chunk adds O(*n*) for the digest.
+    @discardableResult
+    public mutating func apply(_ chunk: SnapshotChunk) throws(MirrorError) -> Bool {
+        try self.checkWatch(chunk.watch)
+        if chunk.chunk == 0 {
+            self.pendingSnapshot = SnapshotAssembly(first: chunk)
+        }
+        guard var assembly = self.pendingSnapshot else {
+            throw .snapshotOutOfOrder(cursor: chunk.cursor, chunk: chunk.chunk, reason: "no snapshot was started by chunk 0")
+        }
+        // Taken out of the mirror so the chunk appends in place; dropped if anything fails.
+        self.pendingSnapshot = nil
+        try assembly.append(chunk)
+        guard chunk.last else {
+            self.pendingSnapshot = assembly
+            return false
+        }
+        self.basis = .list(try assembly.content(digest: chunk.digest))
+        self._checkInvariants()
+        return true
+    }
+}

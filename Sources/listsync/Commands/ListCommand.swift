@@ -1,0 +1,71 @@
+import ArgumentParser
+import ListFormats
+import ListSyncClient
+import ListSyncProtocol
+
+/// `listsync list`: the daemon's watches, with their cursor, row count and state.
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the daemon's watches with their cursor, row count and state.",
+        discussion: """
+            --format table prints one aligned row per watch; --format ndjson one JSON object per \
+            watch, as the protocol's watch summaries (name, format, sectioned, state, cursor, rows).
+
+            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("What to print.", valueName: "format"))
+    var format: WatchListFormat = .table
+
+    /// How `list` prints.
+    enum WatchListFormat: String, CaseIterable, ExpressibleByArgument {
+        case table
+        case ndjson
+    }
+
+    func run() async throws {
+        try await ClientFailure.exitingOnFailure {
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: .never))
+            let watches = try await client.watches()
+            var output = OutputWriter()
+            switch self.format {
+            case .table:
+                output.write(Self.table(watches))
+            case .ndjson:
+                for watch in watches {
+                    output.write(Self.object(watch).jsonText + "\n")
+                }
+            }
+            output.flush()
+        }
+    }
+
+    /// `NAME FORMAT STATE CURSOR ROWS`, aligned; `-` for what a watch does not have yet.
+    static func table(_ watches: [WatchSummary]) -> String {
+        let rows = [["NAME", "FORMAT", "STATE", "CURSOR", "ROWS"]] + watches.map { watch in
+            [watch.name, watch.format + (watch.sectioned ? " (sectioned)" : ""), watch.state.rawValue,
+             watch.cursor?.description ?? "-", watch.rows.map(String.init) ?? "-"]
+        }
+        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func object(_ watch: WatchSummary) -> ListValue {
+        .object([
+            ListValue.Member(name: "name", value: .string(watch.name)),
+            ListValue.Member(name: "format", value: .string(watch.format)),
+            ListValue.Member(name: "sectioned", value: .bool(watch.sectioned)),
+            ListValue.Member(name: "state", value: .string(watch.state.rawValue)),
+            ListValue.Member(name: "cursor", value: watch.cursor.map { .string($0.description) } ?? .null),
+            ListValue.Member(name: "rows", value: watch.rows.map { .number(String($0)) } ?? .null),
+        ])
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import ListSyncClient
+import ListSyncProtocol
+
+/// `listsync subscribe NAME`: streams a watch's changes.
+struct SubscribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Stream a watched list's changes.",
+        discussion: """
+            --format ndjson prints one JSON object per event, for jq: each as the protocol message \
+            that carries it (docs/PROTOCOL.md) — a "changeset" with its cursor, prev_seq, stages in \
+            the changeset encoding and digest; a "status"; and for a snapshot the whole list as one \
+            "snapshot" (fresh: replace what you hold). --format human prints one line per change, \
+            colored on a terminal. Connection events go to standard error.
+
+            Every snapshot and changeset is verified against the daemon's digest first. With \
+            --since, the stream resumes after that cursor: exactly the missed changesets when the \
+            daemon still has them, else a snapshot. The command reconnects by itself and resumes \
+            from the last cursor it printed.
+
+            Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
+            unreachable at start, 3 data error.
+            """
+    )
+
+    @Argument(help: "The watch's name.")
+    var name: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("Resume after this cursor (epoch:seq).", valueName: "cursor"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("What to print.", valueName: "format"))
+    var format: EventFormat = .ndjson
+
+    @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
+    var color: ColorOption = .auto
+
+    /// How `subscribe` prints.
+    enum EventFormat: String, CaseIterable, ExpressibleByArgument {
+        case ndjson
+        case human
+    }
+
+    func run() async throws {
+        try await ClientFailure.exitingOnFailure {
+            let since = try self.since.map { text throws(ClientFailure) in
+                guard let cursor = Cursor(text) else { throw .usage("\(text) is not a cursor (16 hex digits, a colon, a sequence number)") }
+                return cursor
+            }
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            try await client.withMirror(of: self.name, since: since) { updates in
+                var output = OutputWriter()
+                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: output.isTerminal))
+                for try await update in updates {
+                    switch self.format {
+                    case .ndjson:
+                        if let line = UpdateLines.line(for: update) {
+                            output.write(bytes: line)
+                        } else if let note = HumanUpdateRenderer.note(for: update) {
+                            OutputWriter.writeStandardError(note)
+                        }
+                    case .human:
+                        if let text = renderer.render(update) {
+                            output.write(text)
+                        } else if let note = HumanUpdateRenderer.note(for: update) {
+                            OutputWriter.writeStandardError(note)
+                        }
+                    }
+                    output.flush()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ListDiff
+import ListFormats
+
+/// Two versions of a list and what changed between them: the staged
+/// changeset of their records, as ``ChangesetStage`` values, and the change of
+/// their columns.
+struct ListComparison: Sendable {
+    /// The old version.
+    let old: ListFile
+
+    /// The new version.
+    let new: ListFile
+
+    /// The stages that turn the old records into the new ones. Two linear
+    /// lists give a linear changeset (paths in section 0); as soon as one
+    /// side is sectioned, a sectioned one.
+    let stages: [ChangesetStage]
+
+    /// How the columns changed; `nil` when they did not.
+    let schemaChange: SchemaChange?
+
+    /// Diffs `old` against `new`. O(*n*) expected, plus the values of the
+    /// records inserted and updated.
+    init(old: ListFile, new: ListFile) {
+        self.old = old
+        self.new = new
+        if old.list.isSectioned || new.list.isSectioned {
+            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.sections, target: new.list.sections))
+        } else {
+            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.records, target: new.list.records))
+        }
+        schemaChange = Self.schemaChange(from: old.list, to: new.list)
+    }
+
+    /// How the columns changed. The order of JSON members means nothing
+    /// (RFC 8259 objects are unordered, and content equality ignores it), so
+    /// between two JSON lists a new order alone is no change; between CSV
+    /// files it is a header change.
+    private static func schemaChange(from old: ParsedList, to new: ParsedList) -> SchemaChange? {
+        guard old.schema != new.schema else { return nil }
+        var change = new.schema.changes(from: old.schema)
+        if !old.format.isCSV && !new.format.isCSV {
+            change.reordered = []
+        }
+        return change.isEmpty ? nil : change
+    }
+
+    /// Whether the versions hold the same records, in the same order, with
+    /// the same columns.
+    var isIdentical: Bool {
+        stages.isEmpty && schemaChange == nil
+    }
+}
+
+extension ListFormat {
+    /// Whether the format has a header whose order is part of the file.
+    fileprivate var isCSV: Bool {
+        if case .csv = self { return true }
+        return false
+    }
+}

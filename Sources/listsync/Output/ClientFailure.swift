@@ -1,0 +1,55 @@
+import ArgumentParser
+import ListSyncClient
+
+/// Why a command that talks to the daemon failed, and the exit status it gives: 1 usage or
+/// configuration error, 2 daemon unreachable, 3 data error.
+///
+/// Commands run their work through ``exitingOnFailure(_:)``, which prints the failure on standard
+/// error as `listsync: error: …` and exits with its status.
+enum ClientFailure: Error, CustomStringConvertible {
+    /// The command line or the configuration is wrong (an unknown watch, a bad cursor).
+    case usage(String)
+    /// The client library gave up.
+    case client(ClientError)
+    /// The data could not be mirrored: the watch has no valid version, or the output could not
+    /// be written.
+    case data(String)
+
+    /// The exit status.
+    var exitCode: ExitCode {
+        switch self {
+        case .usage: return ExitCode(1)
+        case .data: return ExitCode(3)
+        case .client(let error):
+            switch error {
+            case .unknownWatch, .watchRemoved: return ExitCode(1)
+            case .refused(let message) where message.code == .badCursor: return ExitCode(1)
+            case .unreachable, .connectionLost, .refused: return ExitCode(2)
+            case .protocolViolation, .inconsistentData: return ExitCode(3)
+            case .cancelled: return ExitCode(130)
+            }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .usage(let message), .data(let message): return "listsync: error: \(message)"
+        case .client(let error): return "listsync: error: \(error)"
+        }
+    }
+
+    /// Runs `body`; a ``ClientFailure`` or ``ClientError`` it throws is printed and becomes the
+    /// command's exit status.
+    static func exitingOnFailure(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let failure as ClientFailure {
+            OutputWriter.writeStandardError("\(failure)\n")
+            throw failure.exitCode
+        } catch let error as ClientError {
+            let failure = ClientFailure.client(error)
+            OutputWriter.writeStandardError("\(failure)\n")
+            throw failure.exitCode
+        }
+    }
+}

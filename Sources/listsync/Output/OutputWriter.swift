@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered writes to a file descriptor with write(2): whole outputs of
+/// hundreds of megabytes go out in large blocks, without Foundation.
+struct OutputWriter: ~Copyable {
+    /// The descriptor written to.
+    let descriptor: Int32
+
+    private var buffer: [UInt8] = []
+
+    /// Bytes kept before they are written out.
+    private static let blockSize = 1 << 16
+
+    /// A writer to `descriptor` (standard output by default).
+    init(descriptor: Int32 = STDOUT_FILENO) {
+        self.descriptor = descriptor
+        buffer.reserveCapacity(Self.blockSize)
+    }
+
+    /// Whether the descriptor is a terminal.
+    var isTerminal: Bool {
+        isatty(descriptor) == 1
+    }
+
+    /// Appends `text`'s UTF-8 bytes.
+    mutating func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.blockSize { flush() }
+    }
+
+    /// Writes `bytes`, directly when they are larger than a block.
+    mutating func write(bytes: [UInt8]) {
+        if bytes.count >= Self.blockSize {
+            flush()
+            Self.writeAll(bytes, to: descriptor)
+        } else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.blockSize { flush() }
+        }
+    }
+
+    /// Writes out what is buffered.
+    mutating func flush() {
+        Self.writeAll(buffer, to: descriptor)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit {
+        Self.writeAll(buffer, to: descriptor)
+    }
+
+    /// Writes `text` to standard error at once (diagnostics are not buffered).
+    static func writeStandardError(_ text: String) {
+        writeAll(Array(text.utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes every byte, retrying after interruptions and short writes. A
+    /// reader that went away (EPIPE) ends the output silently, as for other
+    /// Unix tools.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count, let base = raw.baseAddress {
+                let written = systemWrite(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// write(2); named apart from ``OutputWriter/write(_:)``.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}

@@ -1,0 +1,42 @@
+import ListFormats
+
+/// A list file as a command reads it: where it came from and what ListFormats
+/// made of it.
+struct ListFile: Sendable {
+    /// The path given on the command line.
+    let path: String
+
+    /// The parsed list.
+    let list: ParsedList
+
+    /// Whether records are identified by a key (rather than by their content).
+    let isKeyed: Bool
+
+    /// Reads the file at `path`; a failure names the file and the place in it.
+    init(path: String, options: ReadOptions) throws(CommandFailure) {
+        self.path = path
+        self.isKeyed = !options.key.isEmpty
+        do {
+            list = try ListReader(options: options).read(contentsOfFile: path)
+        } catch {
+            throw .unreadableList(path: path, error)
+        }
+    }
+
+    /// What the reader noticed that a user should know, as
+    /// `file:line:column: warning: message` lines: keys that repeat (records
+    /// without a key may repeat freely).
+    var warnings: [String] {
+        let report = list.report
+        guard isKeyed, report.duplicateCount > 0, let offset = report.firstDuplicateOffset else { return [] }
+        let records = report.duplicateCount == 1 ? "record repeats the key" : "records repeat the key"
+        return ["\(path):\(list.position(ofByteOffset: offset)): warning: \(report.duplicateCount) \(records) of an earlier one; the first is here"]
+    }
+
+    /// Writes ``warnings`` to standard error.
+    func reportWarnings() {
+        for warning in warnings {
+            OutputWriter.writeStandardError(warning + "\n")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Glibc
+import Testing
+
+extension ClientEndToEnd {
+    /// `listsync mirror NAME --output FILE`: the file follows the watched one.
+    @Suite struct MirrorCommandTests {
+        /// After every edit, made with each save strategy, the mirror file holds exactly what the
+        /// watched file holds.
+        @Test(arguments: SaveStrategy.allCases) func theMirrorFollowsEverySave(strategy: SaveStrategy) async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.csv")
+            for version in 1...4 {
+                try await harness.save(ProductVersions.csv(version), by: strategy)
+                try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version \(version), saved by \(strategy)")
+                #expect(harness.document("mirror.csv") == harness.document("products.csv"))
+            }
+            #expect(mirror.exitStatus == nil, "the mirror keeps running: \(mirror.errorOutput)")
+            // Each version replaced the file whole: no temporary file is left behind.
+            #expect(access(harness.path(".mirror.csv.listsync-\(mirror.pid)"), F_OK) != 0)
+        }
+
+        /// An invalid version leaves the mirror at the last good one; the next valid one is
+        /// mirrored.
+        @Test func anInvalidWriteKeepsTheLastGoodVersion() async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.json")
+            let good = harness.document("products.csv")
+
+            try await harness.save(ProductVersions.invalid)
+            try await harness.waitForState(.invalid)
+            // The mirror has received the status (it reports it), and its file is unchanged.
+            try await eventually("the mirror reports the invalid file") { mirror.errorOutput.contains("✗ products invalid") }
+            #expect(harness.document("mirror.json") == good)
+            #expect(mirror.errorOutput.contains("2:4"), "the status carries the error's position: \(mirror.errorOutput)")
+
+            try await harness.save(ProductVersions.csv(1))
+            try await harness.waitUntilMirrored("mirror.json", equals: "products.csv", "the valid version after the invalid one")
+            #expect(harness.document("mirror.json") != good)
+        }
+
+        /// A deleted file keeps the mirror as it was (a vanished file is not a mass delete); the
+        /// recreated file is mirrored.
+        @Test func aDeletedThenRecreatedFile() async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.ndjson")
+            let before = readFile(harness.path("mirror.ndjson"))
+            try FileContent.unlink(harness.watched)
+            try await eventually("the mirror reports the missing file") { mirror.errorOutput.contains("✗ products missing") }
+            #expect(readFile(harness.path("mirror.ndjson")) == before)
+            try FileContent.write(ProductVersions.csv(3), to: harness.watched)
+            try await harness.waitUntilMirrored("mirror.ndjson", equals: "products.csv", "the recreated file")
+        }
+
+        /// `--once` exits 0 as soon as the file reflects the daemon's current version.
+        @Test func onceExitsWhenTheMirrorIsCurrent() async throws {
+            let harness = try await EndToEndHarness.running()
+            for version in 1...2 {
+                try await harness.save(ProductVersions.csv(version))
+                try await harness.waitForVersion(UInt64(version))
+            }
+            let result = try await harness.run("mirror", ["products", "--output", harness.path("once.csv"), "--once"])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(harness.document("once.csv") == harness.document("products.csv"))
+            #expect(readFile(harness.path("once.csv")).hasPrefix(ProductVersions.header + "\n"), "CSV keeps the file's header")
+        }
+
+        /// The daemon restarted (a new history): the mirror reconnects by itself and takes the
+        /// fresh snapshot, including a change made while the daemon was down.
+        @Test func theMirrorSurvivesADaemonRestart() async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.csv")
+            let epoch = try await harness.watchSummaries().first?.cursor?.epoch
+
+            try await harness.stopDaemon()
+            try await harness.save(ProductVersions.csv(5))
+            try await harness.startDaemon()
+            #expect(try await harness.watchSummaries().first?.cursor?.epoch != epoch, "a restarted daemon has a new epoch")
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "the version saved while the daemon was down")
+            try await harness.save(ProductVersions.csv(6))
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "a change after the restart")
+            #expect(mirror.exitStatus == nil)
+            #expect(mirror.errorOutput.contains("reconnecting"), "\(mirror.errorOutput)")
+        }
+
+        @Test func exitStatuses() async throws {
+            let harness = try EndToEndHarness()
+            try FileContent.write(ProductVersions.csv(0), to: harness.path("products.csv"))
+            // Nobody listens yet: daemon unreachable.
+            let unreachable = try await harness.run("mirror", ["products", "--output", harness.path("m.csv")])
+            #expect(unreachable.status == 2, "\(unreachable.error)")
+            #expect(unreachable.error.contains("cannot reach listsyncd"))
+            try await harness.startDaemon()
+            let unknown = try await harness.run("mirror", ["nothing", "--output", harness.path("m.csv")])
+            #expect(unknown.status == 1 && unknown.error.contains("no watch named \"nothing\""), "\(unknown.error)")
+            let noFormat = try await harness.run("mirror", ["products", "--output", harness.path("m.txt")])
+            #expect(noFormat.status == 1 && noFormat.error.contains("--output-format"), "\(noFormat.error)")
+            let unwritable = try await harness.run("mirror", ["products", "--output", harness.path("no/such/dir/m.csv")])
+            #expect(unwritable.status == 3 && unwritable.error.contains("cannot create"), "\(unwritable.error)")
+        }
+    }
+}

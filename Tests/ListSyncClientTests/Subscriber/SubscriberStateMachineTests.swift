@@ -1,0 +1,197 @@
+import ListDiff
+import ListFormats
+import ListSyncProtocol
+import Testing
+
+@testable import ListSyncClient
+
+/// The subscriber's logic, driven by hand: what it sends, emits and waits for at each step.
+@Suite struct SubscriberStateMachineTests {
+    let configuration = ClientConfiguration(
+        socketPath: "/run/test.sock", clientName: "tests",
+        reconnect: ReconnectPolicy(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(80), jitter: 0))
+    let v0: ParsedList
+    let v1: ParsedList
+    let v2: ParsedList
+
+    init() throws {
+        self.v0 = try Versions.read(Versions.json([(1, "a", 0), (2, "a", 0), (3, "b", 0)]))
+        self.v1 = try Versions.read(Versions.json([(2, "a", 1), (3, "b", 0), (4, "b", 0)]))
+        self.v2 = try Versions.read(Versions.json([(3, "b", 0), (4, "b", 7)]))
+    }
+
+    var hello: ServerMessage {
+        .hello(ServerHello(protocolVersion: 1, server: "listsyncd test", instance: Versions.epoch, watches: []))
+    }
+
+    func reply(_ request: Int, mode: ReplyResult.Subscription.Mode, seq: UInt64?) -> ServerMessage {
+        .reply(Reply(id: RequestID(request), result: .subscribed(ReplyResult.Subscription(
+            watch: Versions.watch, mode: mode, cursor: seq.map { Cursor(epoch: Versions.epoch, seq: $0) }))))
+    }
+
+    /// A machine that connected, subscribed (request 1) and applied the snapshot of `v0` at seq 3.
+    func streamingMachine() throws -> SubscriberStateMachine {
+        var machine = SubscriberStateMachine(mirror: MirroredList(watch: Versions.watch), configuration: self.configuration, random: { 0 })
+        guard case .connect = machine.start() else { throw TestFailure("no connect") }
+        #expect(sent(machine.connected()) == [.hello(ClientHello(protocols: [1], client: "tests"))])
+        #expect(sent(machine.received(self.hello)) == [.subscribe(id: RequestID(1), watch: Versions.watch, since: nil)])
+        let subscribed = machine.received(self.reply(1, mode: .snapshot, seq: 3))
+        #expect(emitted(subscribed).map(\.isCurrent) == [false])
+        var updates: [MirrorUpdate] = []
+        for chunk in try Versions.snapshot(self.v0, seq: 3) {
+            updates += emitted(machine.received(.snapshot(chunk)))
+        }
+        #expect(updates.count == 1 && updates.allSatisfy(\.isCurrent))
+        #expect(machine.mirror.document == self.v0.document)
+        #expect(machine.phase == .streaming)
+        return machine
+    }
+
+    @Test func handshakeSubscribeAndSnapshot() throws {
+        var machine = try self.streamingMachine()
+        let actions = machine.received(.changeset(try Versions.changeset(from: self.v0, to: self.v1, seq: 4)))
+        guard case .changeset(let changeset) = emitted(actions).first?.event else { throw TestFailure("no changeset update") }
+        #expect(changeset.cursor.seq == 4)
+        #expect(machine.mirror.document == self.v1.document)
+    }
+
+    @Test func aDigestMismatchResubscribesForAFreshSnapshot() throws {
+        var machine = try self.streamingMachine()
+        var changeset = try Versions.changeset(from: self.v0, to: self.v1, seq: 4)
+        changeset.digest = ListDigest(sections: self.v2.sections)
+        let actions = machine.received(.changeset(changeset))
+        #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: nil)])
+        guard case .resyncing(.digestMismatch) = emitted(actions).first?.event else { throw TestFailure("no resync update") }
+        #expect(machine.phase == .resyncing)
+        #expect(machine.mirror.document == self.v0.document, "the mirror stays at its verified version")
+        // The old subscription's pushes are dropped until the reply.
+        #expect(machine.received(.changeset(try Versions.changeset(from: self.v1, to: self.v2, seq: 5))).isEmpty)
+        #expect(emitted(machine.received(self.reply(2, mode: .snapshot, seq: 5))).count == 1)
+        for chunk in try Versions.snapshot(self.v2, seq: 5) { _ = machine.received(.snapshot(chunk)) }
+        #expect(machine.mirror.document == self.v2.document && machine.isCurrent)
+    }
+
+    @Test func aMissedChangesetResumesFromTheCursor() throws {
+        var machine = try self.streamingMachine()
+        let actions = machine.received(.changeset(try Versions.changeset(from: self.v1, to: self.v2, seq: 5)))
+        #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: Cursor(epoch: Versions.epoch, seq: 3))])
+        _ = machine.received(self.reply(2, mode: .resume, seq: 5))
+        _ = machine.received(.changeset(try Versions.changeset(from: self.v0, to: self.v1, seq: 4)))
+        #expect(!machine.isCurrent)
+        _ = machine.received(.changeset(try Versions.changeset(from: self.v1, to: self.v2, seq: 5)))
+        #expect(machine.isCurrent && machine.mirror.document == self.v2.document)
+    }
+
+    @Test func aLostConnectionBacksOffAndResumesFromTheCursor() throws {
+        var machine = try self.streamingMachine()
+        let lost = machine.connectionFailed(reason: "the daemon closed the connection")
+        guard case .disconnected(.connectionLost, let retryIn) = emitted(lost).first?.event, case .wait(let delay) = lost.last else {
+            throw TestFailure("no backoff after a lost connection: \(lost)")
+        }
+        #expect(retryIn == .milliseconds(10) && delay == retryIn)
+        #expect(machine.phase == .backingOff(delay: .milliseconds(10)))
+        // Two failed attempts double the wait each time.
+        var delays: [Duration] = []
+        for _ in 0..<2 {
+            guard case .connect = machine.backoffElapsed().first else { throw TestFailure("no reconnect") }
+            if case .wait(let delay) = machine.connectionFailed(reason: "Connection refused").last { delays.append(delay) }
+        }
+        #expect(delays == [.milliseconds(20), .milliseconds(40)])
+        _ = machine.backoffElapsed()
+        _ = machine.connected()
+        #expect(sent(machine.received(self.hello)) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: Cursor(epoch: Versions.epoch, seq: 3))])
+        #expect(machine.mirror.document == self.v0.document, "the mirror is kept across connections")
+    }
+
+    @Test func aNewServerHistoryGetsAFreshSnapshot() throws {
+        var machine = try self.streamingMachine()
+        _ = machine.connectionFailed(reason: "shutdown")
+        _ = machine.backoffElapsed()
+        _ = machine.connected()
+        let restarted = Epoch(rawValue: 42)
+        _ = machine.received(.hello(ServerHello(protocolVersion: 1, server: "listsyncd", instance: restarted, watches: [])))
+        _ = machine.received(.reply(Reply(id: RequestID(2), result: .subscribed(ReplyResult.Subscription(
+            watch: Versions.watch, mode: .snapshot, cursor: Cursor(epoch: restarted, seq: 0))))))
+        #expect(!machine.isCurrent, "the mirror is from the old history")
+        var encoder = SnapshotEncoder(
+            watch: Versions.watch, cursor: Cursor(epoch: restarted, seq: 0), sectioned: false, schema: self.v2.schema,
+            sections: self.v2.sections, digest: ListDigest(sections: self.v2.sections))
+        while let line = encoder.nextChunk() {
+            _ = machine.received(try #require(try MessageParser.serverMessage(ofLine: line.dropLast())))
+        }
+        #expect(machine.isCurrent && machine.mirror.cursor == Cursor(epoch: restarted, seq: 0))
+        #expect(machine.mirror.document == self.v2.document)
+    }
+
+    @Test func anUnreachableDaemonEndsTheSubscriptionWhenThePolicySaysSo() {
+        var configuration = self.configuration
+        configuration.reconnect.initialAttempts = 2
+        var machine = SubscriberStateMachine(mirror: MirroredList(watch: Versions.watch), configuration: configuration, random: { 0 })
+        _ = machine.start()
+        #expect(machine.connectionFailed(reason: "No such file or directory").last.isWait)
+        _ = machine.backoffElapsed()
+        guard case .finish(.unreachable(let path, let reason))? = machine.connectionFailed(reason: "Connection refused").last else {
+            Issue.record("the subscription did not end")
+            return
+        }
+        #expect(path == "/run/test.sock" && reason == "Connection refused")
+        #expect(machine.phase == .closed)
+    }
+
+    @Test func anUnknownWatchOrARemovedOneEndsTheSubscription() throws {
+        var machine = SubscriberStateMachine(mirror: MirroredList(watch: Versions.watch), configuration: self.configuration)
+        _ = machine.start()
+        _ = machine.connected()
+        _ = machine.received(self.hello)
+        let refused = machine.received(.error(ErrorMessage(id: RequestID(1), code: .unknownWatch, message: "no watch")))
+        guard case .finish(.unknownWatch(Versions.watch))? = refused.last else { throw TestFailure("\(refused)") }
+
+        var streaming = try self.streamingMachine()
+        let removed = streaming.received(.status(StatusMessage(watch: Versions.watch, state: .removed)))
+        guard case .finish(.watchRemoved(Versions.watch))? = removed.last else { throw TestFailure("\(removed)") }
+        #expect(emitted(removed).first?.mirror.watchState == .removed)
+    }
+
+    @Test func dataThatNeverVerifiesEndsTheSubscription() throws {
+        var machine = try self.streamingMachine()
+        var changeset = try Versions.changeset(from: self.v0, to: self.v1, seq: 4)
+        changeset.digest = ListDigest(sections: self.v2.sections)
+        var request = 1
+        for _ in 0..<self.configuration.maximumConsecutiveResyncs {
+            #expect(!sent(machine.received(.changeset(changeset))).isEmpty)
+            request += 1
+            _ = machine.received(self.reply(request, mode: .resume, seq: 3))
+        }
+        guard case .finish(.inconsistentData(.digestMismatch))? = machine.received(.changeset(changeset)).last else {
+            throw TestFailure("the subscription did not give up")
+        }
+    }
+
+    @Test func undecodableLinesResyncButUnknownTypesAreSkipped() throws {
+        var machine = try self.streamingMachine()
+        #expect(machine.receivedUndecodable(ProtocolError(.unknownType, "unknown message type \"future\"")).isEmpty)
+        let actions = machine.receivedUndecodable(ProtocolError(.badRequest, "field \"stages\" is not a valid changeset"))
+        #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: nil)])
+    }
+}
+
+private func sent(_ actions: [SubscriberStateMachine.Action]) -> [ClientMessage] {
+    actions.compactMap { action in
+        if case .send(let message) = action { return message }
+        return nil
+    }
+}
+
+private func emitted(_ actions: [SubscriberStateMachine.Action]) -> [MirrorUpdate] {
+    actions.compactMap { action in
+        if case .emit(let update) = action { return update }
+        return nil
+    }
+}
+
+extension SubscriberStateMachine.Action? {
+    fileprivate var isWait: Bool {
+        if case .wait? = self { return true }
+        return false
+    }
+}

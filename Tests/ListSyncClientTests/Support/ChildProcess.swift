@@ -1,0 +1,104 @@
+import Glibc
+
+/// A child process of the tests — the real `listsyncd` or `listsync` — with its standard output
+/// and error in files (which never fill up the way pipes do), stopped when the value goes away.
+final class ChildProcess {
+    let pid: pid_t
+    let outputPath: String
+    let errorPath: String
+    let arguments: [String]
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments`, standard input from `/dev/null`.
+    init(_ executable: String, _ arguments: [String], outputPath: String, errorPath: String) throws {
+        self.outputPath = outputPath
+        self.errorPath = errorPath
+        self.arguments = [executable] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let argv = self.arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard result == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
+        self.pid = pid
+    }
+
+    /// The exit status once the process has ended (128 + signal when killed); `nil` while it runs.
+    var exitStatus: Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(self.pid, &raw, WNOHANG) == self.pid else { return nil }
+        let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        self.status = status
+        return status
+    }
+
+    /// Waits for the process to exit; fails after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
+        try await eventually("\(self.arguments.joined(separator: " ")) exits", timeout: timeout) { self.exitStatus != nil }
+        return self.exitStatus ?? -1
+    }
+
+    /// Sends `signal` while the process runs.
+    func send(_ signal: Int32) {
+        if self.exitStatus == nil { kill(self.pid, signal) }
+    }
+
+    /// Stops the process with SIGTERM (SIGKILL if it lingers) and returns its status.
+    @discardableResult
+    func stop() async throws -> Int32 {
+        self.send(SIGTERM)
+        do {
+            return try await self.waitForExit(timeout: .seconds(5))
+        } catch {
+            self.send(SIGKILL)
+            return try await self.waitForExit(timeout: .seconds(5))
+        }
+    }
+
+    /// What the process wrote to standard output so far.
+    var output: String { readFile(self.outputPath) }
+    /// What the process wrote to standard error so far.
+    var errorOutput: String { readFile(self.errorPath) }
+
+    /// The complete lines of standard output so far.
+    var outputLines: [Substring] {
+        let output = self.output
+        guard let lastNewline = output.lastIndex(of: "\n") else { return [] }
+        return output[..<lastNewline].split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    deinit {
+        if self.exitStatus == nil {
+            kill(self.pid, SIGKILL)
+            var raw: Int32 = 0
+            waitpid(self.pid, &raw, 0)
+        }
+    }
+}
+
+/// The file's content as text; empty when it cannot be read.
+func readFile(_ path: String) -> String {
+    guard let file = fopen(path, "r") else { return "" }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
+        bytes += buffer[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Polls `condition` every 10 ms until it holds; fails with `what` after `timeout`.
+func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw TestFailure("timed out after \(timeout) waiting until \(what)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

@@ -1,0 +1,199 @@
+import Glibc
+import ListFormats
+import ListSyncClient
+import ListSyncProtocol
+import Testing
+
+/// A real `listsyncd` on real files in a scratch directory, and real `listsync` clients of it,
+/// for end-to-end tests. Everything it started is killed and the directory removed when it goes
+/// away.
+final class EndToEndHarness {
+    /// A watched file.
+    struct Watch {
+        var name = "products"
+        var file = "products.csv"
+        var key = ["sku"]
+        var sectionBy: String? = "category"
+
+        /// How the daemon reads the file, and how the tests read it and the mirrors.
+        var readOptions: ReadOptions {
+            ReadOptions(format: ListFormat(path: self.file) ?? .json, key: self.key, sectionBy: self.sectionBy)
+        }
+    }
+
+    let directory: String
+    let watches: [Watch]
+    private(set) var daemon: ChildProcess?
+    private var clients: [ChildProcess] = []
+    private var started = 0
+
+    var socketPath: String { self.path("d.sock") }
+
+    /// A scratch directory with a configuration for `watches`; the daemon is not started yet.
+    init(watches: [Watch] = [Watch()]) throws {
+        var template = Array("/tmp/listsync-e2e-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp: \(String(cString: strerror(errno)))") }
+        self.directory = String(cString: made)
+        self.watches = watches
+        let body = watches.map { watch in
+            var lines = ["[[watch]]", "name = \"\(watch.name)\"", "path = \"\(self.path(watch.file))\""]
+            lines.append("key = [" + watch.key.map { "\"\($0)\"" }.joined(separator: ", ") + "]")
+            if let sectionBy = watch.sectionBy { lines.append("section_by = \"\(sectionBy)\"") }
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n\n")
+        try FileContent.write(
+            """
+            socket = "\(self.socketPath)"
+            state_directory = "\(self.path("state"))"
+            settle_after_close_ms = 10
+            settle_after_modify_ms = 100
+            settle_after_disappearance_ms = 60
+            reconcile_interval_ms = 1000
+
+            \(body)
+
+            """, to: self.path("listsyncd.toml"))
+    }
+
+    /// A harness whose daemon runs on version 0 of the products file (``ProductVersions``).
+    static func running() async throws -> EndToEndHarness {
+        let harness = try EndToEndHarness()
+        try FileContent.write(ProductVersions.csv(0), to: harness.watched)
+        try await harness.startDaemon()
+        return harness
+    }
+
+    /// The first watch's file.
+    var watched: String { self.path(self.watches[0].file) }
+
+    /// Saves `text` as the first watch's file, by `strategy`.
+    func save(_ text: String, by strategy: SaveStrategy = .writeTemporaryAndRename) async throws {
+        try await strategy.save(text, to: self.watched, scratch: self.directory)
+    }
+
+    deinit {
+        for client in self.clients { client.send(SIGKILL) }
+        self.daemon?.send(SIGKILL)
+        if let remove = try? ChildProcess("/bin/rm", ["-rf", self.directory], outputPath: "/dev/null", errorPath: "/dev/null") {
+            var raw: Int32 = 0
+            waitpid(remove.pid, &raw, 0)
+        }
+    }
+
+    func path(_ name: String) -> String {
+        self.directory + "/" + name
+    }
+
+    /// A built product next to this test bundle; fails with what to do when it is missing.
+    static func binary(_ name: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { throw TestFailure("cannot read /proc/self/exe") }
+        let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var directory = Substring(executable)
+        while let slash = directory.lastIndex(of: "/") {
+            directory = directory[..<slash]
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return String(candidate) }
+        }
+        throw TestFailure("no \(name) binary next to \(executable): build the products first (swift build --build-tests)")
+    }
+
+    // MARK: The daemon
+
+    /// Starts `listsyncd` and waits until it answers with every watch loaded.
+    func startDaemon() async throws {
+        self.started += 1
+        self.daemon = try ChildProcess(
+            try Self.binary("listsyncd"), ["--config", self.path("listsyncd.toml")],
+            outputPath: self.path("daemon-\(self.started).log"), errorPath: self.path("daemon-\(self.started).log"))
+        try await eventually("listsyncd serves its watches") {
+            guard let watches = try? await self.watchSummaries() else { return false }
+            return watches.allSatisfy { $0.state != .loading }
+        }
+    }
+
+    /// Stops `listsyncd` with SIGTERM.
+    func stopDaemon() async throws {
+        let status = try await self.daemon?.stop()
+        expectDaemonExit(status)
+    }
+
+    /// The daemon's watches, asked through the client library.
+    func watchSummaries() async throws -> [WatchSummary] {
+        try await ListSyncClient(configuration: ClientConfiguration(socketPath: self.socketPath, reconnect: .never)).watches()
+    }
+
+    /// Waits until the daemon has published version `seq` of `watch`.
+    func waitForVersion(_ seq: UInt64, of watch: String = "products") async throws {
+        try await eventually("the daemon publishes version \(seq) of \(watch)") {
+            try await self.watchSummaries().first { $0.name == watch }?.cursor?.seq == seq
+        }
+    }
+
+    /// Waits until the daemon reports `state` for `watch`.
+    func waitForState(_ state: WatchState, of watch: String = "products") async throws {
+        try await eventually("\(watch) is \(state)") {
+            try await self.watchSummaries().first { $0.name == watch }?.state == state
+        }
+    }
+
+    var daemonLog: String { readFile(self.path("daemon-\(self.started).log")) }
+
+    // MARK: Clients
+
+    /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` (without `--socket` for the commands
+    /// that read files, `parse` and `diff`).
+    func client(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
+        let number = self.clients.count
+        let socket = ["parse", "diff"].contains(subcommand) ? [] : ["--socket", self.socketPath]
+        let client = try ChildProcess(
+            try Self.binary("listsync"), [subcommand] + socket + arguments,
+            outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
+        self.clients.append(client)
+        return client
+    }
+
+    /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end.
+    func run(_ subcommand: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        let client = try self.client(subcommand, arguments)
+        let status = try await client.waitForExit()
+        return (status, client.output, client.errorOutput)
+    }
+
+    // MARK: Files
+
+    /// The list in `file` — a watched file or a mirror of the first watch, in the format its
+    /// extension names — read with the watch's key and sections; `nil` while it does not parse
+    /// (or is missing).
+    func document(_ file: String) -> ListDocument? {
+        var options = self.watches[0].readOptions
+        options.format = ListFormat(path: file) ?? options.format
+        if options.format == .json {
+            // A sectioned list written as JSON is an object of arrays, sectioned by member name.
+            options.sectionBy = nil
+        }
+        return try? ListReader(options: options).read(contentsOfFile: file.hasPrefix("/") ? file : self.path(file)).document
+    }
+
+    /// Starts `listsync mirror products --output FILE` and waits until FILE holds the first
+    /// version.
+    func startMirror(_ file: String) async throws -> ChildProcess {
+        let mirror = try self.client("mirror", [self.watches[0].name, "--output", self.path(file)])
+        try await self.waitUntilMirrored(file, equals: self.watches[0].file, "the first snapshot")
+        return mirror
+    }
+
+    /// Waits until `mirror` holds exactly what `file` holds.
+    func waitUntilMirrored(_ mirror: String, equals file: String, _ what: String) async throws {
+        try await eventually("\(mirror) mirrors \(file) (\(what))") {
+            guard let expected = self.document(file) else { return false }
+            return self.document(mirror) == expected
+        }
+    }
+}
+
+/// The daemon exits 0 on SIGTERM.
+func expectDaemonExit(_ status: Int32?, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(status == 0, "listsyncd exit status", sourceLocation: sourceLocation)
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+@Suite("listsync diff")
+struct DiffCommandTests {
+    @Test("lists that differ only in JSON whitespace and member order are identical: exit 0, no output")
+    func identical() throws {
+        let files = try ScratchFiles()
+        try files.write("old.json", #"[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]"#)
+        try files.write("new.json", "[\n  {\"name\":\"Ann\",\"id\":1},\n  {\"id\":2,   \"name\":\"Bob\"}\n]\n")
+        for format in ["human", "ndjson"] {
+            let result = try files.listsync("diff", "old.json", "new.json", "--key", "id", "--format", format)
+            #expect(result.status == 0)
+            #expect(result.standardOutput == "")
+            #expect(result.standardError == "")
+        }
+    }
+
+    @Test("--ignore leaves a field out of the comparison; the other fields still count")
+    func ignoredField() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "id,name,updated_at\n1,Ann,2024-01-01\n2,Bob,2024-01-01\n")
+        try files.write("new.csv", "id,name,updated_at\n1,Ann,2024-02-02\n2,Bo,2024-02-02\n")
+        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--ignore", "updated_at")
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "~ 2  name: \"Bob\" → \"Bo\"; updated_at: \"2024-01-01\" → \"2024-02-02\"\n")
+        try files.write("same.csv", "id,name,updated_at\n1,Ann,2025-01-01\n2,Bob,2025-01-01\n")
+        let same = try files.listsync("diff", "old.csv", "same.csv", "--key", "id", "--ignore", "updated_at")
+        #expect(same.status == 0)
+        #expect(same.standardOutput == "")
+    }
+
+    @Test("human output: one line per update, deletion, insertion and move, plain when not a terminal")
+    func humanOutput() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "id,name,city\n1,Ann,Oslo\n2,Bob,Lima\n3,Cy,Rome\n4,Di,Kyiv\n")
+        try files.write("new.csv", "id,name,city\n4,Di,Kyiv\n1,Ann,Bergen\n3,Cy,Rome\n5,Ed,Pune\n")
+        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id")
+        #expect(result.status == 1)
+        #expect(result.standardError == "")
+        #expect(result.standardOutput == """
+            ~ 1  city: "Oslo" → "Bergen"
+            − 2  {"id":"2","name":"Bob","city":"Lima"}
+            + 5  {"id":"5","name":"Ed","city":"Pune"}
+            → 4  line 5 → line 2
+
+            """)
+    }
+
+    @Test("--color always paints each line; --color never and pipes do not")
+    func colors() throws {
+        let files = try ScratchFiles()
+        try files.write("old.ndjson", "{\"id\":1}\n")
+        try files.write("new.ndjson", "{\"id\":2}\n")
+        let colored = try files.listsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "always")
+        #expect(colored.standardOutput == "\u{1B}[31m− 1  {\"id\":1}\u{1B}[0m\n\u{1B}[32m+ 2  {\"id\":2}\u{1B}[0m\n")
+        let plain = try files.listsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "never")
+        #expect(plain.standardOutput == "− 1  {\"id\":1}\n+ 2  {\"id\":2}\n")
+    }
+
+    @Test("without a key, records are named by their line and an edit is a deletion and an insertion")
+    func keylessNames() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "v\na\nb\n")
+        try files.write("new.csv", "v\na\nc\n")
+        let result = try files.listsync("diff", "old.csv", "new.csv")
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "− line 3  {\"v\":\"b\"}\n+ line 3  {\"v\":\"c\"}\n")
+    }
+
+    @Test("ndjson output is the changeset encoding, one stage per line")
+    func ndjsonStages() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "id,name\n1,Ann\n2,Bob\n3,Cy\n")
+        try files.write("new.csv", "id,name\n1,Anna\n3,Cy\n4,Di\n")
+        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
+        #expect(result.status == 1)
+        let stages = try #require(try JSONText.lines(result.standardOutput) as? [[String: Any]])
+        try #require(stages.count == 3)
+        // Stage 1: the update, at its old path, with the new value.
+        #expect(Set(stages[0].keys) == ["element_updated"])
+        let updated = try #require(stages[0]["element_updated"] as? [[String: Any]])
+        #expect(updated.count == 1)
+        #expect(updated.first?["at"] as? [Int] == [0, 0])
+        #expect(updated.first?["value"] as? [String: String] == ["id": "1", "name": "Anna"])
+        #expect((updated.first?["hash"] as? String)?.isEmpty == false)
+        // Stage 2: the deletion of Bob, at his old path.
+        #expect(stages[1]["element_deleted"] as? [[Int]] == [[0, 1]])
+        // Stage 3: Di's insertion at her new path.
+        let inserted = try #require(stages[2]["element_inserted"] as? [[String: Any]])
+        #expect(inserted.first?["at"] as? [Int] == [0, 2])
+        #expect(inserted.first?["value"] as? [String: String] == ["id": "4", "name": "Di"])
+    }
+
+    @Test("a header change is reported before the record changes, in both formats")
+    func schemaChange() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "id,mail\n1,a@x\n")
+        try files.write("new.csv", "id,email,note\n1,a@x,hi\n")
+        let human = try files.listsync("diff", "old.csv", "new.csv", "--key", "id")
+        #expect(human.status == 1)
+        #expect(human.standardOutput == """
+            ~ header: added: note; renamed: mail → email
+            ~ 1  +email: "a@x"; +note: "hi"; −mail
+
+            """)
+
+        let ndjson = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
+        #expect(ndjson.status == 1)
+        let first = try #require(try JSONText.lines(ndjson.standardOutput).first as? [String: [String: Any]])
+        let schema = try #require(first["schema"])
+        #expect(schema["columns"] as? [String] == ["id", "email", "note"])
+        #expect(schema["added"] as? [String] == ["note"])
+        #expect(schema["renamed"] as? [[String: String]] == [["from": "mail", "to": "email"]])
+    }
+
+    @Test("sections are inserted and deleted with their records")
+    func sections() throws {
+        let files = try ScratchFiles()
+        try files.write("old.csv", "id,team\n1,red\n2,red\n3,blue\n")
+        try files.write("new.csv", "id,team\n1,red\n2,green\n3,red\n")
+        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--section-by", "team")
+        #expect(result.status == 1)
+        // blue is deleted with 3; green is inserted with 2, which leaves red; 3 arrives in red from the
+        // deleted section, so it is an insertion there (ListDiff: a record goes with its section).
+        #expect(result.standardOutput == """
+            − section "blue" (1 record)
+              − 3  {"id":"3","team":"blue"}
+            − 2  {"id":"2","team":"red"}
+            + section "green" (1 record)
+              + 2  {"id":"2","team":"green"}
+            + 3  {"id":"3","team":"red"}
+
+            """)
+    }
+
+    @Test("records that change section and sections that change place are moves, with old and new places")
+    func moves() throws {
+        let files = try ScratchFiles()
+        try files.write("old.json", """
+            {
+            "red": [
+            {"id": 1},
+            {"id": 2}
+            ],
+            "blue": [
+            {"id": 3}
+            ],
+            "gold": []
+            }
+            """)
+        try files.write("new.json", """
+            {
+            "gold": [],
+            "red": [
+            {"id": 1}
+            ],
+            "blue": [
+            {"id": 3},
+            {"id": 2}
+            ]
+            }
+            """)
+        let result = try files.listsync("diff", "old.json", "new.json", "--key", "id")
+        #expect(result.status == 1)
+        #expect(result.standardOutput == """
+            → section "gold" (0 records)  position 3 → 1
+            → 2  section "red" line 4 → section "blue" line 8
+
+            """)
+    }
+
+    @Test("an error in the new file names the new file and the position; exit 2, nothing on standard output")
+    func errorInNewFile() throws {
+        let files = try ScratchFiles()
+        try files.write("old.json", "[{\"id\": 1}]")
+        try files.write("new.json", "[{\"id\": 1}, {\"id\": NaN}]")
+        let result = try files.listsync("diff", "old.json", "new.json", "--key", "id")
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError == "new.json:1:20: error: NaN and Infinity are not allowed in JSON\n")
+    }
+
+    @Test("a missing argument is a usage error with exit status 2")
+    func usageError() throws {
+        let files = try ScratchFiles()
+        let result = try files.listsync("diff", "old.csv")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("Missing expected argument '<new>'"))
+    }
+}

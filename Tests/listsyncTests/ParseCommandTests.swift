@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@Suite("listsync parse")
+struct ParseCommandTests {
+    @Test("CSV becomes a JSON array of objects of strings, in header order")
+    func csvToJSON() throws {
+        let files = try ScratchFiles()
+        try files.write("people.csv", "id,name,note\r\n1,Ann,\"a, \"\"b\"\"\nc\"\r\n2,Zoë,\r\n")
+        let result = try files.listsync("parse", "people.csv")
+        #expect(result.status == 0)
+        #expect(result.standardError == "")
+        let records = try #require(try JSONText.value(result.standardOutput) as? [[String: String]])
+        #expect(records == [
+            ["id": "1", "name": "Ann", "note": "a, \"b\"\nc"],
+            ["id": "2", "name": "Zoë", "note": ""],
+        ])
+        // Member order is the header's.
+        let first = try #require(result.standardOutput.split(separator: "\n").dropFirst().first)
+        #expect(first.hasPrefix("{\"id\":\"1\",\"name\":\"Ann\",\"note\":"))
+    }
+
+    @Test("--section-by makes a JSON object of arrays, sections in order of first appearance")
+    func sectionedJSON() throws {
+        let files = try ScratchFiles()
+        try files.write("cities.csv", "id,city\n1,Oslo\n2,Lima\n3,Oslo\n")
+        let result = try files.listsync("parse", "cities.csv", "--section-by", "city")
+        #expect(result.status == 0)
+        let sections = try #require(try JSONText.value(result.standardOutput) as? [String: [[String: String]]])
+        #expect(sections == [
+            "Oslo": [["id": "1", "city": "Oslo"], ["id": "3", "city": "Oslo"]],
+            "Lima": [["id": "2", "city": "Lima"]],
+        ])
+        let oslo = try #require(result.standardOutput.range(of: "\"Oslo\":"))
+        let lima = try #require(result.standardOutput.range(of: "\"Lima\":"))
+        #expect(oslo.lowerBound < lima.lowerBound)
+    }
+
+    @Test("JSON converts to CSV with RFC 4180 quoting only where needed, numbers as written")
+    func jsonToCSV() throws {
+        let files = try ScratchFiles()
+        try files.write("items.json", #"[{"id": 12345678901234567890123, "name": "B, C"}, {"id": 2.50, "name": "say \"hi\""}]"#)
+        let result = try files.listsync("parse", "items.json", "--output-format", "csv")
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "id,name\n12345678901234567890123,\"B, C\"\n2.50,\"say \"\"hi\"\"\"\n")
+    }
+
+    @Test("NDJSON output has one compact record per line")
+    func ndjsonOutput() throws {
+        let files = try ScratchFiles()
+        try files.write("list.tsv", "k\tv\nx\t1\ny\t2\n")
+        let result = try files.listsync("parse", "list.tsv", "--output-format", "ndjson")
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "{\"k\":\"x\",\"v\":\"1\"}\n{\"k\":\"y\",\"v\":\"2\"}\n")
+    }
+
+    @Test("--input-format and --delimiter override the extension")
+    func explicitFormat() throws {
+        let files = try ScratchFiles()
+        try files.write("export.txt", "a;b\n1;2\n")
+        let result = try files.listsync("parse", "export.txt", "--input-format", "csv", "--delimiter", "semicolon")
+        #expect(result.status == 0)
+        #expect(try JSONText.value(result.standardOutput) as? [[String: String]] == [["a": "1", "b": "2"]])
+    }
+
+    @Test("--ragged-rows pad fills short rows; the default refuses them with a position")
+    func raggedRows() throws {
+        let files = try ScratchFiles()
+        try files.write("short.csv", "a,b,c\n1,2,3\n4,5\n")
+        let refused = try files.listsync("parse", "short.csv")
+        #expect(refused.status == 2)
+        #expect(refused.standardError.hasPrefix("short.csv:3:"))
+        #expect(refused.standardError.contains("error: row has 2 fields, the header has 3"))
+        let padded = try files.listsync("parse", "short.csv", "--ragged-rows", "pad", "--output-format", "csv")
+        #expect(padded.status == 0)
+        #expect(padded.standardOutput == "a,b,c\n1,2,3\n4,5,\n")
+    }
+
+    @Test("a CSV error exits 2 with file:line:column on standard error and nothing on standard output")
+    func csvErrorPosition() throws {
+        let files = try ScratchFiles()
+        try files.write("bad.csv", "id,name\n1,Ann\n2,\"Bob\n")
+        let result = try files.listsync("parse", "bad.csv")
+        #expect(result.status == 2)
+        #expect(result.standardOutput == "")
+        #expect(result.standardError == "bad.csv:3:3: error: quoted field is never closed\n")
+    }
+
+    @Test("a JSON error exits 2 with file:line:column")
+    func jsonErrorPosition() throws {
+        let files = try ScratchFiles()
+        try files.write("bad.json", "[\n  {\"id\": 1},\n  {\"id\": 2},\n]\n")
+        let result = try files.listsync("parse", "bad.json")
+        #expect(result.status == 2)
+        #expect(result.standardError == "bad.json:3:12: error: trailing comma\n")
+    }
+
+    @Test("a record without its key field is a positioned error")
+    func missingKey() throws {
+        let files = try ScratchFiles()
+        try files.write("list.ndjson", "{\"id\": 1}\n{\"name\": \"x\"}\n")
+        let result = try files.listsync("parse", "list.ndjson", "--key", "id")
+        #expect(result.status == 2)
+        #expect(result.standardError == "list.ndjson:2:1: error: record has no field \"id\"\n")
+    }
+
+    @Test("repeated keys are read and warned about, with the first repeat's position")
+    func duplicateKeyWarning() throws {
+        let files = try ScratchFiles()
+        try files.write("dup.csv", "id,v\n1,a\n2,b\n1,c\n1,d\n")
+        let result = try files.listsync("parse", "dup.csv", "--key", "id", "--output-format", "ndjson")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.split(separator: "\n").count == 4)
+        #expect(result.standardError == "dup.csv:4:1: warning: 2 records repeat the key of an earlier one; the first is here\n")
+    }
+
+    @Test("files it cannot read or name exit 2")
+    func unreadableFiles() throws {
+        let files = try ScratchFiles()
+        let missing = try files.listsync("parse", "nowhere.csv")
+        #expect(missing.status == 2)
+        #expect(missing.standardError == "nowhere.csv: error: cannot read: No such file or directory\n")
+
+        try files.write("list.dat", "a\n1\n")
+        let unknown = try files.listsync("parse", "list.dat")
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.hasPrefix("list.dat: error: cannot tell the format"))
+    }
+
+    @Test("usage errors exit 2 too")
+    func usageErrors() throws {
+        let files = try ScratchFiles()
+        try files.write("list.json", "[]")
+        let result = try files.listsync("parse", "list.json", "--output-format", "xml")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("xml"))
+        let delimiter = try files.listsync("parse", "list.json", "--delimiter", "tab")
+        #expect(delimiter.status == 2)
+        #expect(delimiter.standardError == "listsync: error: --delimiter applies to csv and tsv input only\n")
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A fresh temporary directory for one test's files, removed when the test
+/// is done.
+final class ScratchFiles {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Writes `contents` to `name` in the directory and returns `name`.
+    @discardableResult
+    func write(_ name: String, _ contents: String) throws -> String {
+        try Data(contents.utf8).write(to: directory.appendingPathComponent(name))
+        return name
+    }
+
+    /// Runs `listsync` with `arguments` in the directory.
+    func listsync(_ arguments: String...) throws -> ListSyncProcess.Result {
+        try ListSyncProcess.run(arguments, in: directory)
+    }
+}
+
+/// The JSON values of a text: one document, or one per line for NDJSON.
+enum JSONText {
+    static func value(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+
+    static func lines(_ text: String) throws -> [Any] {
+        try text.split(separator: "\n").map { try value(String($0)) }
+    }
+}
