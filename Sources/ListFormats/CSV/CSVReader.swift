@@ -1,16 +1,19 @@
+import CListFormatsScan
+
 /// Reads a CSV (or TSV) file into a ``ParsedList``.
 ///
 /// One pass over the bytes: each row is split into field ranges, its key and
 /// section are taken from their columns, and its content is hashed — the raw
-/// row bytes when the row has no quotes and no ignored columns (the common
-/// case, and already canonical), otherwise the row re-encoded with minimal
-/// quoting. No value is built.
+/// row bytes when they are canonical (no quotes, or only quotes that are
+/// needed) and no column is ignored, the common case; otherwise the row
+/// re-encoded with minimal quoting. No value is built.
 struct CSVReader {
     let options: ReadOptions
     let delimiter: UInt8
 
-    /// Reads the bytes of `bytes`, which `buffer` points to (checked UTF-8);
-    /// `report` has what the check found.
+    /// Reads the bytes of `bytes`, which `buffer` points to; `report` has
+    /// what ``ListReader`` found (the byte-order mark). The scanner checks
+    /// that the rows are well-formed UTF-8 as it goes.
     func read(
         _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], report: ReadReport
     ) throws(ListFormatError) -> ParsedList {
@@ -18,111 +21,183 @@ struct CSVReader {
         guard let base = buffer.baseAddress else {
             throw .missingHeader(at: SourcePosition(line: 1, column: 1, byteOffset: 0))
         }
-        let scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter)
-        var fields = ScratchArray<CSVField>()
+        var scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter)
 
-        var index = scanner.skipBlankLines(from: report.hadByteOrderMark ? 3 : 0, skipped: &report.blankLineCount)
-        guard index < buffer.count else { throw .missingHeader(at: scanner.position(of: index)) }
-        let headerStart = index
-        let headerRow = try scanner.scanRow(at: index, into: &fields)
-        index = headerRow.next
+        let headerBatch = scanner.scan(from: report.hadByteOrderMark ? 3 : 0, rowLimit: 1)
+        report.blankLineCount += headerBatch.blankLineCount
+        if let error = headerBatch.error { throw error }
+        guard headerBatch.rowCount == 1 else { throw .missingHeader(at: scanner.position(of: headerBatch.next)) }
+        let headerRow = scanner.row(0)
         let columns = try CSVColumns(
-            header: try header(of: fields, scanner: scanner), options: options,
-            headerPosition: { scanner.position(of: headerStart) })
+            header: try header(of: headerRow, scanner: scanner), options: options,
+            headerPosition: { scanner.position(of: headerRow.start) })
 
         let storage = ListStorage(
             source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header)),
             keyFieldCount: columns.key.count)
+        let estimatedCount = ListAssembler.estimatedCount(
+            of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: headerRow.next)
         var assembler = ListAssembler(
-            storage: storage, source: buffer, isSectioned: columns.section != nil,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: index))
-        var scratch = ByteScratch()
-        var fieldValue = ByteScratch()
-        while true {
-            index = scanner.skipBlankLines(from: index, skipped: &report.blankLineCount)
-            guard index < buffer.count else { break }
-            let row = try scanner.scanRow(at: index, into: &fields)
-            index = row.next
-
-            if fields.count != columns.count {
-                try checkRaggedRow(row, fields: fields, columns: columns, scanner: scanner, report: &report)
+            storage: storage, source: buffer, isSectioned: columns.section != nil, estimatedCount: estimatedCount)
+        var start = headerRow.next
+        if columns.section == nil, SplitRead.isWorthIt(buffer.count - start) {
+            let split = Int(listsync_csv_split_point(base, Int64(buffer.count), Int64(start)))
+            if split > start {
+                start = try readRowsInHalves(
+                    from: start, split: split, scanner: &scanner, columns: columns, estimatedCount: estimatedCount,
+                    into: &assembler, report: &report)
             }
-            let available = min(fields.count, columns.count)
-
-            var section = 0
-            if let column = columns.section {
-                guard column < available else {
-                    throw .missingField(columns.sectionName ?? "", at: scanner.position(of: row.start))
-                }
-                let field = fields[column]
-                let mark = scratch.count
-                scanner.appendValue(of: field, to: &scratch)
-                section = assembler.section(forCanonical: scratch.bytes(from: mark)) {
-                    .string(scanner.string(of: field))
-                }.index
-                scratch.truncate(to: mark)
-            }
-
-            let content: ContentHash
-            if !row.hasQuote, !columns.hasIgnored, fields.count == columns.count {
-                content = StableHash.hash128(base + row.start, count: row.end - row.start)
-            } else {
-                var isFirst = true
-                for column in 0..<columns.count where !columns.ignored[column] {
-                    if !isFirst { scratch.append(delimiter) }
-                    isFirst = false
-                    guard column < available else { continue }
-                    let field = fields[column]
-                    if !row.hasQuote {
-                        scratch.append(scanner.rawBytes(of: field))
-                    } else if field.quoting == .quotedWithEscapes {
-                        fieldValue.truncate(to: 0)
-                        scanner.appendValue(of: field, to: &fieldValue)
-                        CSVFieldEncoding.append(fieldValue.bytes(), delimiter: delimiter, to: &scratch)
-                    } else {
-                        CSVFieldEncoding.append(scanner.rawBytes(of: field), delimiter: delimiter, to: &scratch)
-                    }
-                }
-                content = scratch.hash128(from: 0)
-                scratch.truncate(to: 0)
-            }
-
-            switch columns.key.count {
-            case 0:
-                assembler.append(start: row.start, end: row.end, key: .content, content: content, section: section)
-            case 1 where columns.key[0] < available && fields[columns.key[0]].quoting != .quotedWithEscapes:
-                let field = fields[columns.key[0]]
-                assembler.append(
-                    start: row.start, end: row.end, key: .source(start: field.start, end: field.end),
-                    content: content, section: section)
-            default:
-                for (part, column) in columns.key.enumerated() {
-                    guard column < available else {
-                        throw .missingField(columns.keyNames[part], at: scanner.position(of: row.start))
-                    }
-                    let prefix = columns.key.count > 1 ? KeyCanonicalForm.beginField(in: &scratch) : nil
-                    scanner.appendValue(of: fields[column], to: &scratch)
-                    if let prefix { KeyCanonicalForm.endField(startedAt: prefix, in: &scratch) }
-                }
-                assembler.append(
-                    start: row.start, end: row.end, key: .bytes(scratch.bytes()), content: content, section: section)
-                scratch.truncate(to: 0)
-            }
+        }
+        if start < buffer.count {
+            try readRows(from: start, until: buffer.count, scanner: &scanner, columns: columns, into: &assembler, report: &report)
         }
         return assembler.finish(schema: ListSchema(columns: columns.header), format: options.format, report: report)
     }
 
+    /// Reads the rows from `start` in two halves at once (``SplitRead``), the
+    /// second one from `split`; returns where reading must go on: the end of
+    /// the file when the first half stopped right at `split` and the second
+    /// half's rows were added, else where the first half stopped.
+    private func readRowsInHalves(
+        from start: Int, split: Int, scanner: inout CSVScanner, columns: CSVColumns, estimatedCount: Int,
+        into assembler: inout ListAssembler, report: inout ReadReport
+    ) throws(ListFormatError) -> Int {
+        let count = scanner.count
+        let base = scanner.base
+        var second = ListAssembler(secondHalfOf: assembler.storage, source: assembler.source, estimatedCount: estimatedCount / 2)
+        var secondReport = ReadReport()
+        var firstResult: Result<Int, ListFormatError> = .success(start)
+        var secondError: ListFormatError?
+        SplitRead.both(
+            {
+                firstResult = Result { () throws(ListFormatError) in
+                    try readRows(from: start, until: split, scanner: &scanner, columns: columns, into: &assembler, report: &report)
+                }
+            },
+            {
+                var scanner = CSVScanner(base: base, count: count, delimiter: delimiter)
+                do throws(ListFormatError) {
+                    try readRows(
+                        from: split, until: count, scanner: &scanner, columns: columns, into: &second, report: &secondReport)
+                } catch {
+                    secondError = error
+                }
+            })
+        let stop = try firstResult.get()
+        guard stop == split else { return stop }
+        if let secondError { throw secondError }
+        assembler.append(second)
+        report.add(secondReport)
+        return count
+    }
+
+    /// Reads the rows from `start` (where a row or blank lines start) into
+    /// `assembler`, up to the first row that starts at or after `limit`;
+    /// returns where that row starts (or the end of the file).
+    @discardableResult
+    private func readRows(
+        from start: Int, until limit: Int, scanner: inout CSVScanner, columns: CSVColumns,
+        into assembler: inout ListAssembler, report: inout ReadReport
+    ) throws(ListFormatError) -> Int {
+        var scratch = ByteScratch()
+        var fieldValue = ByteScratch()
+        var index = start
+        while true {
+            let batch = scanner.scan(from: index, until: limit)
+            report.blankLineCount += batch.blankLineCount
+            scanner.hashRows(
+                fieldCount: columns.count, keyColumn: columns.key.count == 1 ? columns.key[0] : nil,
+                hashesContent: !columns.hasIgnored)
+            for rowIndex in 0..<batch.rowCount {
+                let row = scanner.row(rowIndex)
+                let hashes = scanner.hashes(ofRow: rowIndex)
+                if row.fieldCount != columns.count {
+                    try checkRaggedRow(row, columns: columns, scanner: scanner, report: &report)
+                }
+                let available = min(row.fieldCount, columns.count)
+
+                var section = 0
+                if let column = columns.section {
+                    guard column < available else {
+                        throw .missingField(columns.sectionName ?? "", at: scanner.position(of: row.start))
+                    }
+                    let field = scanner.field(column, of: row)
+                    let mark = scratch.count
+                    scanner.appendValue(of: field, to: &scratch)
+                    section = assembler.section(forCanonical: scratch.bytes(from: mark)) {
+                        .string(scanner.string(of: field))
+                    }.index
+                    scratch.truncate(to: mark)
+                }
+
+                let content: ContentHash
+                if hashes.has_content {
+                    content = ContentHash(low: hashes.content_low, high: hashes.content_high)
+                } else {
+                    var isFirst = true
+                    for column in 0..<columns.count where !columns.ignored[column] {
+                        if !isFirst { scratch.append(delimiter) }
+                        isFirst = false
+                        guard column < available else { continue }
+                        let field = scanner.field(column, of: row)
+                        if !row.hasQuote {
+                            scratch.append(scanner.rawBytes(of: field))
+                        } else if field.quoting == .quotedWithEscapes {
+                            fieldValue.truncate(to: 0)
+                            scanner.appendValue(of: field, to: &fieldValue)
+                            CSVFieldEncoding.append(fieldValue.bytes(), delimiter: delimiter, to: &scratch)
+                        } else {
+                            CSVFieldEncoding.append(scanner.rawBytes(of: field), delimiter: delimiter, to: &scratch)
+                        }
+                    }
+                    content = scratch.hash128(from: 0)
+                    scratch.truncate(to: 0)
+                }
+
+                switch columns.key.count {
+                case 0:
+                    assembler.append(start: row.start, end: row.end, key: .content, content: content, section: section)
+                case 1 where hashes.has_key:
+                    assembler.append(
+                        start: row.start, end: row.end,
+                        key: .hashedSource(start: Int(hashes.key_start), end: Int(hashes.key_end), hash: hashes.key_hash),
+                        content: content, section: section)
+                default:
+                    for (part, column) in columns.key.enumerated() {
+                        guard column < available else {
+                            throw .missingField(columns.keyNames[part], at: scanner.position(of: row.start))
+                        }
+                        let prefix = columns.key.count > 1 ? KeyCanonicalForm.beginField(in: &scratch) : nil
+                        scanner.appendValue(of: scanner.field(column, of: row), to: &scratch)
+                        if let prefix { KeyCanonicalForm.endField(startedAt: prefix, in: &scratch) }
+                    }
+                    assembler.append(
+                        start: row.start, end: row.end, key: .bytes(scratch.bytes()), content: content,
+                        section: section)
+                    scratch.truncate(to: 0)
+                }
+            }
+            if let error = batch.error { throw error }
+            guard batch.hasMore else { return scanner.count }
+            index = batch.next
+            if index >= limit { return index }
+        }
+    }
+
     /// The header's names; empty and repeated names are errors.
-    private func header(of fields: borrowing ScratchArray<CSVField>, scanner: CSVScanner) throws(ListFormatError) -> [String] {
+    private func header(of row: CSVScanner.Row, scanner: borrowing CSVScanner) throws(ListFormatError) -> [String] {
         var names: [String] = []
         var columnOfName: [String: Int] = [:]
-        for column in 0..<fields.count {
-            let field = fields[column]
+        for column in 0..<row.fieldCount {
+            let field = scanner.field(column, of: row)
             let name = scanner.string(of: field)
-            let position = { scanner.position(of: scanner.startOfField(field)) }
-            guard !name.isEmpty else { throw .emptyHeaderName(column: column + 1, at: position()) }
+            guard !name.isEmpty else {
+                throw .emptyHeaderName(column: column + 1, at: scanner.position(of: scanner.startOfField(field)))
+            }
             if let first = columnOfName[name] {
-                throw .duplicateHeaderName(name, column: column + 1, firstColumn: first + 1, at: position())
+                throw .duplicateHeaderName(
+                    name, column: column + 1, firstColumn: first + 1,
+                    at: scanner.position(of: scanner.startOfField(field)))
             }
             columnOfName[name] = column
             names.append(name)
@@ -133,18 +208,17 @@ struct CSVReader {
     /// Applies the ragged-row policy to a row whose field count differs from
     /// the header's.
     private func checkRaggedRow(
-        _ row: CSVScanner.Row, fields: borrowing ScratchArray<CSVField>, columns: CSVColumns, scanner: CSVScanner,
-        report: inout ReadReport
+        _ row: CSVScanner.Row, columns: CSVColumns, scanner: borrowing CSVScanner, report: inout ReadReport
     ) throws(ListFormatError) {
-        let isShort = fields.count < columns.count
+        let isShort = row.fieldCount < columns.count
         switch (options.raggedRows, isShort) {
         case (.pad, true):
             report.paddedRowCount += 1
         case (.truncate, false):
             report.truncatedRowCount += 1
         default:
-            let offset = isShort ? row.end : scanner.startOfField(fields[columns.count])
-            throw .raggedRow(expected: columns.count, found: fields.count, at: scanner.position(of: offset))
+            let offset = isShort ? row.end : scanner.startOfField(scanner.field(columns.count, of: row))
+            throw .raggedRow(expected: columns.count, found: row.fieldCount, at: scanner.position(of: offset))
         }
     }
 }

@@ -9,14 +9,14 @@ struct CSVRecordDecoder {
         guard let base = row.baseAddress else {
             return .object(layout.header.map { ListValue.Member(name: $0, value: .string("")) })
         }
-        let scanner = CSVScanner(base: base, count: row.count, delimiter: layout.delimiter)
-        var fields = ScratchArray<CSVField>()
+        var scanner = CSVScanner(base: base, count: row.count, delimiter: layout.delimiter, rowCapacity: 1)
         // The row was scanned without error when the list was read.
-        _ = try? scanner.scanRow(at: 0, into: &fields)
+        let scanned = scanner.scan(from: 0, rowLimit: 1).rowCount == 1 ? scanner.row(0) : nil
         var members: [ListValue.Member] = []
         members.reserveCapacity(layout.header.count)
         for (column, name) in layout.header.enumerated() {
-            let value = column < fields.count ? scanner.string(of: fields[column]) : ""
+            var value = ""
+            if let scanned, column < scanned.fieldCount { value = scanner.string(of: scanner.field(column, of: scanned)) }
             members.append(ListValue.Member(name: name, value: .string(value)))
         }
         return .object(members)

@@ -1,31 +1,37 @@
-/// Splits CSV rows into fields, over the file's bytes.
+import CListFormatsScan
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Splits CSV rows into fields, over the file's bytes, many rows per call.
 ///
 /// The scanner never copies: a field is a byte range of the file, marked with
-/// how it was quoted, and values are built only when someone asks. It looks
-/// for the next delimiter, quote or line end eight bytes at a time
-/// (``ByteWord``), which keeps it near memory speed on typical rows.
+/// how it was quoted, and values are built only when someone asks. The
+/// splitting itself is `listsync_csv_scan` (C, SIMD: quotes, delimiters and
+/// line ends found 64 bytes at a time, UTF-8 checked on the way), which fills
+/// a batch of rows and where their fields end; `listsync_csv_hash_rows`
+/// hashes what it can of the batch; the reader then goes through it.
 ///
 /// Grammar (RFC 4180, as Python's `csv` reads it): a field is either quoted —
 /// `"` … `"` with `""` for a quote, line breaks allowed inside — or unquoted,
 /// running to the next delimiter or line end (a quote inside an unquoted
-/// field is an ordinary character). A row ends at LF, CRLF or a lone CR.
-struct CSVScanner {
-    private let base: UnsafePointer<UInt8>
+/// field is an ordinary character). A row ends at LF, CRLF or a lone CR;
+/// blank lines between rows are skipped.
+struct CSVScanner: ~Copyable {
+    let base: UnsafePointer<UInt8>
     let count: Int
     let delimiter: UInt8
-    private let delimiterPattern: UInt64
-    private static let quotePattern = ByteWord.splat(ASCII.quote)
-    private static let lineFeedPattern = ByteWord.splat(ASCII.lineFeed)
-    private static let carriageReturnPattern = ByteWord.splat(ASCII.carriageReturn)
+    private var rows: UnsafeMutableBufferPointer<listsync_csv_row>
+    /// Where each field of the batch's rows ends (see `listsync_csv_row`).
+    private var separators: UnsafeMutableBufferPointer<UInt32>
+    /// The hashes of the batch's rows, after ``hashRows(fieldCount:keyColumn:hashesContent:)``.
+    private var hashes: UnsafeMutableBufferPointer<listsync_csv_row_hashes>
+    private var rowCount = 0
 
-    init(base: UnsafePointer<UInt8>, count: Int, delimiter: UInt8) {
-        self.base = base
-        self.count = count
-        self.delimiter = delimiter
-        self.delimiterPattern = ByteWord.splat(delimiter)
-    }
-
-    /// A row found by ``scanRow(at:into:)``.
+    /// A row of the last batch.
     struct Row {
         /// The row's first byte.
         var start: Int
@@ -33,115 +39,111 @@ struct CSVScanner {
         var end: Int
         /// Where the next row starts (after the line ending).
         var next: Int
-        /// Whether any field of the row contains or is wrapped in quotes.
+        /// Whether the row holds a quote anywhere.
         var hasQuote: Bool
+        /// The row's fields end at the batch's separators
+        /// `firstSeparator..<firstSeparator + fieldCount`.
+        var firstSeparator: Int
+        var fieldCount: Int
     }
 
-    /// The index of the first delimiter, quote, CR or LF at or after `start`,
-    /// or `count`.
-    @inline(__always)
-    private func nextSpecial(from start: Int) -> Int {
-        var index = start
-        while index + 8 <= count {
-            let word = ByteWord(loadingFrom: base, at: index)
-            let terms =
-                word.equalityTerm(delimiterPattern) & word.equalityTerm(Self.quotePattern)
-                & word.equalityTerm(Self.lineFeedPattern) & word.equalityTerm(Self.carriageReturnPattern)
-            let mask = ByteWord.mask(fromAnded: terms)
-            if mask != 0 { return index + ByteWord.firstByte(in: mask) }
-            index += 8
-        }
-        while index < count {
-            let byte = base[index]
-            if byte == delimiter || byte == ASCII.quote || byte == ASCII.lineFeed || byte == ASCII.carriageReturn {
-                return index
-            }
-            index += 1
-        }
-        return count
+    /// What one ``scan(from:rowLimit:)`` found.
+    struct Batch {
+        /// The rows, ``row(_:)`` `0..<rowCount`.
+        var rowCount: Int
+        /// Blank lines skipped.
+        var blankLineCount: Int
+        /// Where to continue, or the end of the file.
+        var next: Int
+        /// Whether rows remain after `next`.
+        var hasMore: Bool
+        /// The error found after the batch's rows.
+        var error: ListFormatError?
     }
 
-    /// The index of the first quote at or after `start`, or `count`.
-    @inline(__always)
-    private func nextQuote(from start: Int) -> Int {
-        var index = start
-        while index + 8 <= count {
-            let mask = ByteWord.mask(fromAnded: ByteWord(loadingFrom: base, at: index).equalityTerm(Self.quotePattern))
-            if mask != 0 { return index + ByteWord.firstByte(in: mask) }
-            index += 8
-        }
-        while index < count, base[index] != ASCII.quote { index += 1 }
-        return index
+    /// A scanner over `count` bytes at `base`, with room for `rowCapacity`
+    /// rows per batch.
+    init(base: UnsafePointer<UInt8>, count: Int, delimiter: UInt8, rowCapacity: Int = 1024) {
+        self.base = base
+        self.count = count
+        self.delimiter = delimiter
+        rows = .allocate(capacity: max(rowCapacity, 1))
+        separators = .allocate(capacity: max(rowCapacity, 1) * 16 + Int(LISTSYNC_CSV_SEPARATOR_SLACK) + 64)
+        hashes = .allocate(capacity: max(rowCapacity, 1))
     }
 
-    /// Skips line endings (empty lines) from `start`; returns the first index
-    /// that starts a row, or `count`, and adds the lines skipped to `skipped`.
-    func skipBlankLines(from start: Int, skipped: inout Int) -> Int {
-        var index = start
-        while index < count, base[index] == ASCII.lineFeed || base[index] == ASCII.carriageReturn {
-            index = endOfLineEnding(at: index)
-            skipped += 1
-        }
-        return index
+    deinit {
+        rows.deallocate()
+        separators.deallocate()
+        hashes.deallocate()
     }
 
-    /// The index after the line ending (LF, CRLF or CR) at `index`.
-    @inline(__always)
-    private func endOfLineEnding(at index: Int) -> Int {
-        if base[index] == ASCII.carriageReturn, index + 1 < count, base[index + 1] == ASCII.lineFeed {
-            return index + 2
-        }
-        return index + 1
-    }
-
-    /// Scans the row starting at `start` (which must not be at a line end or
-    /// at the end), replacing the contents of `fields` with its fields.
-    /// O(row length).
-    func scanRow(at start: Int, into fields: inout ScratchArray<CSVField>) throws(ListFormatError) -> Row {
-        fields.truncate(to: 0)
-        var index = start
-        var hasQuote = false
+    /// Scans at most `rowLimit` rows from `start`, skipping blank lines
+    /// before each, up to the first row or blank line that starts at or
+    /// after `limit`. O(bytes scanned).
+    mutating func scan(from start: Int, until limit: Int = .max, rowLimit: Int = .max) -> Batch {
+        var batch = listsync_csv_batch()
         while true {
-            if index < count, base[index] == ASCII.quote {
-                hasQuote = true
-                let opening = index
-                index += 1
-                let valueStart = index
-                var hasEscapes = false
-                while true {
-                    index = nextQuote(from: index)
-                    guard index < count else { throw .unterminatedQuote(at: position(of: opening)) }
-                    guard index + 1 < count, base[index + 1] == ASCII.quote else { break }
-                    hasEscapes = true
-                    index += 2
-                }
-                fields.append(CSVField(start: valueStart, end: index, quoting: hasEscapes ? .quotedWithEscapes : .quoted))
-                index += 1
-                guard index < count else { break }
-                let byte = base[index]
-                if byte == delimiter {
-                    index += 1
-                    continue
-                }
-                guard byte == ASCII.lineFeed || byte == ASCII.carriageReturn else {
-                    throw .characterAfterClosingQuote(at: position(of: index))
-                }
-                break
-            } else {
-                let fieldStart = index
-                index = nextSpecial(from: index)
-                while index < count, base[index] == ASCII.quote {
-                    hasQuote = true
-                    index = nextSpecial(from: index + 1)
-                }
-                fields.append(CSVField(start: fieldStart, end: index, quoting: .none))
-                guard index < count, base[index] == delimiter else { break }
-                index += 1
-            }
+            listsync_csv_scan(
+                base, Int64(count), Int64(start), Int64(min(limit, Int(Int64.max))), delimiter, rows.baseAddress,
+                Int64(min(rowLimit, rows.count)), separators.baseAddress, Int64(separators.count), &batch)
+            // A row with more fields than the buffer holds: grow it and scan again.
+            guard batch.status == LISTSYNC_CSV_FULL, batch.row_count == 0 else { break }
+            let larger = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: separators.count * 2)
+            separators.deallocate()
+            separators = larger
         }
-        let end = index
-        let next = index < count ? endOfLineEnding(at: index) : index
-        return Row(start: start, end: end, next: next, hasQuote: hasQuote)
+        let error: ListFormatError? =
+            switch Int(batch.status) {
+            case LISTSYNC_CSV_UNTERMINATED_QUOTE: .unterminatedQuote(at: position(of: Int(batch.error_offset)))
+            case LISTSYNC_CSV_CHARACTER_AFTER_CLOSING_QUOTE:
+                .characterAfterClosingQuote(at: position(of: Int(batch.error_offset)))
+            case LISTSYNC_CSV_INVALID_UTF8: UTF8Validation.error(in: UnsafeBufferPointer(start: base, count: count))
+            default: nil
+            }
+        rowCount = Int(batch.row_count)
+        return Batch(
+            rowCount: rowCount, blankLineCount: Int(batch.blank_line_count), next: Int(batch.next),
+            hasMore: Int(batch.status) == LISTSYNC_CSV_FULL, error: error)
+    }
+
+    /// Hashes the rows of the last batch that can be hashed as they are in
+    /// the file (see `listsync_csv_hash_rows`): their content when
+    /// `hashesContent` and they have `fieldCount` fields, the value of field
+    /// `keyColumn` (if any). O(bytes of the batch).
+    mutating func hashRows(fieldCount: Int, keyColumn: Int?, hashesContent: Bool) {
+        listsync_csv_hash_rows(
+            base, delimiter, rows.baseAddress, Int64(rowCount), separators.baseAddress, Int64(fieldCount),
+            Int64(keyColumn ?? -1), hashesContent, hashes.baseAddress)
+    }
+
+    /// The hashes of row `index` of the last batch.
+    @inline(__always)
+    func hashes(ofRow index: Int) -> listsync_csv_row_hashes {
+        hashes[index]
+    }
+
+    /// Row `index` of the last batch.
+    @inline(__always)
+    func row(_ index: Int) -> Row {
+        let row = rows[index]
+        return Row(
+            start: Int(row.start), end: Int(row.end), next: Int(row.next), hasQuote: row.has_quote, firstSeparator: Int(row.first_separator), fieldCount: Int(row.field_count))
+    }
+
+    /// Field `column` of `row` (which must have it).
+    @inline(__always)
+    func field(_ column: Int, of row: Row) -> CSVField {
+        precondition(column >= 0 && column < row.fieldCount, "field outside its row")
+        let end = Int(separators[row.firstSeparator + column])
+        let start = column == 0 ? row.start : Int(separators[row.firstSeparator + column - 1]) + 1
+        // A field that starts with a quote is quoted: its value ends before
+        // the closing quote, which is right before the separator.
+        guard row.hasQuote, start < end, base[start] == ASCII.quote else {
+            return CSVField(start: start, end: end, quoting: .none)
+        }
+        let hasEscapes = memchr(base + start + 1, Int32(ASCII.quote), end - start - 2) != nil
+        return CSVField(start: start + 1, end: end - 1, quoting: hasEscapes ? .quotedWithEscapes : .quoted)
     }
 
     /// The bytes of `field` as they are in the file (inside the quotes for a
@@ -159,8 +161,8 @@ struct CSVScanner {
         }
         var index = field.start
         while index < field.end {
-            let quote = nextQuote(from: index)
-            let runEnd = min(quote, field.end)
+            let found = memchr(base + index, Int32(ASCII.quote), field.end - index)
+            let runEnd = found.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? field.end
             output.append(base + index, count: runEnd - index)
             guard runEnd < field.end else { break }
             output.append(ASCII.quote)

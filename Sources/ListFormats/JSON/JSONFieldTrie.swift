@@ -106,6 +106,16 @@ struct JSONFieldTrie: Sendable {
         }
     }
 
+    /// The fields when they are all top-level members (paths of one
+    /// token), as the fast path takes them; `nil` when a path goes deeper.
+    var topLevelFields: [(name: [UInt8], capture: Int, isIgnored: Bool)]? {
+        guard building[0].children.allSatisfy({ building[buildingChildren[$0].node].children.isEmpty }) else { return nil }
+        return building[0].children.map { child in
+            let node = building[buildingChildren[child].node]
+            return (buildingChildren[child].name, node.capture, node.isIgnored)
+        }
+    }
+
     private static func arrayIndex(_ token: [UInt8]) -> Int? {
         guard let first = token.first, token.allSatisfy(ASCII.isDigit), first != ASCII.zero || token.count == 1,
             token.count < 18

@@ -1,3 +1,5 @@
+import CListFormatsScan
+
 /// Reads a JSON or NDJSON file into a ``ParsedList``.
 ///
 /// Accepted shapes: a top-level array of records; a top-level object whose
@@ -8,10 +10,12 @@
 struct JSONReader {
     let options: ReadOptions
 
-    /// Reads the bytes of `bytes`, which `buffer` points to (checked UTF-8);
-    /// `report` has what the check found.
+    /// Reads the bytes of `bytes`, which `buffer` points to; `report` has
+    /// what ``ListReader`` found (the byte-order mark), `validation` checks
+    /// UTF-8 just ahead of the records.
     func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], report: ReadReport
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], report: ReadReport,
+        validation: inout UTF8Validation
     ) throws(ListFormatError) -> ParsedList {
         var report = report
 
@@ -27,18 +31,18 @@ struct JSONReader {
         let assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: options.sectionBy != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: 0))
-        guard let base = buffer.baseAddress else {
+        guard buffer.baseAddress != nil else {
             guard options.format == .ndjson else {
                 throw .unexpectedEndOfInput(
                     expected: "an array of records or an object of arrays",
                     at: SourcePosition(line: 1, column: 1, byteOffset: 0))
             }
-            var empty = assembler
-            return empty.finish(schema: ListSchema(columns: []), format: options.format, report: report)
+            try validation.validateAll()
+            return assembler.finish(schema: ListSchema(columns: []), format: options.format, report: report)
         }
         var state = ReadState(
-            scanner: JSONScanner(base: base, count: buffer.count, fields: fields, maxDepth: options.maxNestingDepth),
-            assembler: assembler, keySlots: keySlots, sectionSlot: sectionSlot, options: options)
+            bytes: buffer, storage: storage, fields: fields, assembler: assembler, validation: validation,
+            keySlots: keySlots, sectionSlot: sectionSlot, options: options)
         var index = report.hadByteOrderMark ? 3 : 0
         switch options.format {
         case .ndjson:
@@ -46,28 +50,105 @@ struct JSONReader {
         default:
             try state.readDocument(from: &index)
         }
+        try state.validation.validateAll()
+        validation = state.validation
         return state.assembler.finish(
             schema: ListSchema(columns: state.scanner.schema.columns), format: options.format, report: report)
     }
 }
 
-/// The state of one JSON read: the scanner, the records collected so far,
+/// The state of one JSON read: the scanners, the records collected so far,
 /// and the capture slots of the key and section fields.
 private struct ReadState: ~Copyable {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let storage: ListStorage
+    let fields: JSONFieldTrie
     var scanner: JSONScanner
+    /// The fast path, when the options allow it.
+    var flatRecords: JSONFlatRecordScanner?
     var assembler: ListAssembler
+    var validation: UTF8Validation
     let keySlots: [Int]
     let sectionSlot: Int?
     let options: ReadOptions
     /// Canonical key and section bytes.
     var canonical = ByteScratch(capacity: 256)
 
-    init(scanner: consuming JSONScanner, assembler: ListAssembler, keySlots: [Int], sectionSlot: Int?, options: ReadOptions) {
-        self.scanner = scanner
+    /// The state of a read of `bytes` (not empty) into `assembler`.
+    init(
+        bytes: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: JSONFieldTrie,
+        assembler: consuming ListAssembler, validation: UTF8Validation, keySlots: [Int], sectionSlot: Int?,
+        options: ReadOptions
+    ) {
+        self.bytes = bytes
+        self.storage = storage
+        self.fields = fields
+        // A non-empty buffer has a base address.
+        scanner = JSONScanner(
+            base: bytes.baseAddress.unsafelyUnwrapped, count: bytes.count, fields: fields,
+            maxDepth: options.maxNestingDepth)
+        flatRecords = JSONFlatRecordScanner(fields: fields)
         self.assembler = assembler
+        self.validation = validation
         self.keySlots = keySlots
         self.sectionSlot = sectionSlot
         self.options = options
+    }
+
+    // MARK: Halves
+
+    /// A state for reading the records from `start` on another thread (see
+    /// ``SplitRead``): the same options, its own scanners and assembler.
+    func secondHalf(from start: Int, estimatedCount: Int) -> ReadState {
+        ReadState(
+            bytes: bytes, storage: storage, fields: fields,
+            assembler: ListAssembler(secondHalfOf: storage, source: bytes, estimatedCount: estimatedCount),
+            validation: UTF8Validation(bytes: bytes, from: start), keySlots: keySlots, sectionSlot: sectionSlot,
+            options: options)
+    }
+
+    /// Reads the records from `index` up to `split` here, and those from
+    /// `split` on with `second`, at the same time, with `readHalf` (given
+    /// the state, the index, where to stop and a blank-line count; it says
+    /// whether it read to the end rather than stopping there). When the
+    /// first half stopped right at `split`, adds the second half's records
+    /// and leaves `index` where it ended; otherwise the first half reads on
+    /// alone. Returns the blank lines counted.
+    mutating func readInHalves(
+        from index: inout Int, split: Int, second: consuming ReadState,
+        _ readHalf: (inout ReadState, inout Int, Int, inout Int) throws(ListFormatError) -> Bool
+    ) throws(ListFormatError) -> Int {
+        var second = second
+        var secondIndex = split
+        var firstBlankLines = 0
+        var secondBlankLines = 0
+        var firstResult: Result<Bool, ListFormatError> = .success(false)
+        var secondError: ListFormatError?
+        SplitRead.both(
+            {
+                firstResult = Result { () throws(ListFormatError) in try readHalf(&self, &index, split, &firstBlankLines) }
+            },
+            {
+                do throws(ListFormatError) {
+                    _ = try readHalf(&second, &secondIndex, .max, &secondBlankLines)
+                } catch {
+                    secondError = error
+                }
+            })
+        // Read to the end before `split` (the guess was past the records): done.
+        guard try !firstResult.get() else { return firstBlankLines }
+        guard index == split else {
+            // The guess was wrong: read on alone.
+            _ = try readHalf(&self, &index, .max, &firstBlankLines)
+            return firstBlankLines
+        }
+        if let secondError { throw secondError }
+        try validation.validate(upTo: split)
+        validation = second.validation
+        scanner.schema.add(columnsOf: second.scanner.schema)
+        assembler.append(second.assembler)
+        index = secondIndex
+        return firstBlankLines + secondBlankLines
     }
 
     // MARK: Shapes
@@ -99,10 +180,31 @@ private struct ReadState: ~Copyable {
         }
     }
 
-    /// Reads NDJSON: one record per line, blank lines skipped.
+    /// Reads NDJSON: one record per line, blank lines skipped. A large file
+    /// is read in two halves split at a line start.
     mutating func readLines(from index: inout Int, blankLines: inout Int) throws(ListFormatError) {
+        let count = bytes.count
+        let split =
+            sectionSlot == nil && SplitRead.isWorthIt(count - index)
+            ? Int(listsync_json_split_point(bytes.baseAddress, Int64(count), Int64(index), Int32(LISTSYNC_JSON_LINES)))
+            : -1
+        guard split > index else {
+            try readLines(from: &index, until: .max, blankLines: &blankLines)
+            return
+        }
+        let second = secondHalf(from: split, estimatedCount: assembler.estimatedRecordCount / 2)
+        blankLines += try readInHalves(from: &index, split: split, second: second) {
+            state, index, limit, blankLines throws(ListFormatError) in
+            try state.readLines(from: &index, until: limit, blankLines: &blankLines)
+            return index >= state.bytes.count
+        }
+    }
+
+    /// Reads the lines from `index` (a line start) up to the first line that
+    /// starts at or after `limit` (`.max`: all of them).
+    private mutating func readLines(from index: inout Int, until limit: Int, blankLines: inout Int) throws(ListFormatError) {
         var lineIsEmpty = true
-        while index < scanner.lexer.count {
+        while index < min(limit, bytes.count) {
             switch scanner.lexer.byte(at: index) {
             case ASCII.lineFeed:
                 if lineIsEmpty { blankLines += 1 }
@@ -116,12 +218,20 @@ private struct ReadState: ~Copyable {
                     if case .comment = error { throw error }
                     throw .trailingContent(at: scanner.lexer.position(of: index))
                 }
+                lineIsEmpty = false
+                switch try readFlatRecords(from: &index, until: limit, mode: .lines, section: nil, blankLines: &blankLines) {
+                case .atEnd: return
+                case .afterRecord: continue
+                case .atRecord:
+                    // A line at the limit, or a record the complete scanner reads.
+                    guard index < limit else { return }
+                }
                 let (record, content) = try scanner.scanRecord(at: &index)
                 if let lineFeed = scanner.lexer.firstLineFeed(from: record.start, to: record.end) {
                     throw .recordSpansLines(at: scanner.lexer.position(of: lineFeed))
                 }
-                try add(record, content: content, section: nil)
-                lineIsEmpty = false
+                try validation.validate(upTo: record.end)
+                try add(record, content: content, captures: .scanner, section: nil)
             }
         }
     }
@@ -159,12 +269,83 @@ private struct ReadState: ~Copyable {
         }
     }
 
-    /// Reads `[record, …]`, all in `section` (or by `section_by`).
+    /// Reads `[record, …]`, all in `section` (or by `section_by`). A large
+    /// array of a linear list is read in two halves split at a record.
     private mutating func readRecordArray(from index: inout Int, section: Int?) throws(ListFormatError) {
         index += 1
-        try readSequence(from: &index, closing: ASCII.closeBracket) { state, index throws(ListFormatError) in
-            let (record, content) = try state.scanner.scanRecord(at: &index)
-            try state.add(record, content: content, section: section)
+        guard scanner.lexer.moveToFirstItem(&index, closing: ASCII.closeBracket) else { return }
+        let count = bytes.count
+        let split =
+            section == nil && sectionSlot == nil && SplitRead.isWorthIt(count - index)
+            ? Int(listsync_json_split_point(bytes.baseAddress, Int64(count), Int64(index), Int32(LISTSYNC_JSON_ARRAY)))
+            : -1
+        guard split > index else {
+            try readRecords(from: &index, until: .max, section: section)
+            return
+        }
+        let second = secondHalf(from: split, estimatedCount: assembler.estimatedRecordCount / 2)
+        _ = try readInHalves(from: &index, split: split, second: second) { state, index, limit, _ throws(ListFormatError) in
+            try state.readRecords(from: &index, until: limit, section: section)
+        }
+    }
+
+    /// Reads the records of an array from `index` (the start of a record):
+    /// up to its `]` (returns `true`, `index` after it), or up to the first
+    /// record that starts at or after `limit` (returns `false`, `index` at
+    /// its start; `.max`: no limit).
+    @discardableResult
+    private mutating func readRecords(from index: inout Int, until limit: Int, section: Int?) throws(ListFormatError) -> Bool {
+        var blankLines = 0
+        while index < limit {
+            // Flat records as far as they go; then one record the complete
+            // scanner reads — unless the fast path stopped after a record.
+            switch try readFlatRecords(from: &index, until: limit, mode: .array, section: section, blankLines: &blankLines) {
+            case .atRecord:
+                guard index < limit else { return false }
+                let (record, content) = try scanner.scanRecord(at: &index)
+                try validation.validate(upTo: record.end)
+                try add(record, content: content, captures: .scanner, section: section)
+            case .afterRecord, .atEnd:
+                break
+            }
+            guard try scanner.lexer.moveToNextItem(&index, closing: ASCII.closeBracket) else { return true }
+        }
+        return false
+    }
+
+    /// Reads the flat records from `index` (the start of a record) with the
+    /// fast path, for as long as it reads them; returns where it stopped.
+    private mutating func readFlatRecords(
+        from index: inout Int, until limit: Int, mode: JSONFlatRecordScanner.Mode, section: Int?, blankLines: inout Int
+    ) throws(ListFormatError) -> JSONFlatRecordScanner.Stop {
+        while true {
+            guard let batch = flatRecords?.scan(bytes, from: index, until: limit, mode: mode) else { return .atRecord }
+            blankLines += batch.blankLineCount
+            // The fast path checked the UTF-8 of what it read.
+            if batch.recordCount > 0 {
+                try validation.validate(upTo: index)
+                validation.skip(to: batch.next)
+            }
+            for number in 0..<batch.recordCount {
+                guard let (record, content) = flatRecords?.record(number) else { break }
+                // One key whose bytes are canonical in the file, no sections:
+                // the usual case, added without going through the captures.
+                if sectionSlot == nil, keySlots.count == 1,
+                    let key = flatRecords?.canonicalRange(keySlots[0], ofRecord: number)
+                {
+                    assembler.append(
+                        start: record.start, end: record.end, key: .source(start: key.lowerBound, end: key.upperBound),
+                        content: content, section: section ?? 0)
+                    continue
+                }
+                try add(record, content: content, captures: .flat(record: number), section: section)
+            }
+            if batch.hasNewShape {
+                flatRecords?.forEachName(of: bytes) { scanner.schema.add($0, isEscaped: false) }
+            }
+            index = batch.next
+            // Another batch when this one only ran out of room.
+            guard batch.stop == .atRecord, batch.recordCount > 0, index < limit else { return batch.stop }
         }
     }
 
@@ -181,11 +362,21 @@ private struct ReadState: ~Copyable {
 
     // MARK: Records
 
+    /// Where the captured values of a record are.
+    private enum Captures {
+        /// In ``JSONScanner/captures``.
+        case scanner
+        /// In the fast path's last batch, for its record `record`.
+        case flat(record: Int)
+    }
+
     /// Adds a scanned record: its section and key.
-    private mutating func add(_ record: ValueDigest, content: ContentHash, section fixedSection: Int?) throws(ListFormatError) {
+    private mutating func add(
+        _ record: ValueDigest, content: ContentHash, captures: Captures, section fixedSection: Int?
+    ) throws(ListFormatError) {
         var section = fixedSection ?? 0
         if let sectionSlot {
-            let value = try captured(sectionSlot, name: options.sectionBy ?? "", record: record)
+            let value = try captured(sectionSlot, name: options.sectionBy ?? "", record: record, from: captures)
             canonical.truncate(to: 0)
             scanner.appendCanonical(value, to: &canonical)
             let bytes = scanner.lexer.buffer(value.start, value.end)
@@ -195,7 +386,7 @@ private struct ReadState: ~Copyable {
         case 0:
             assembler.append(start: record.start, end: record.end, key: .content, content: content, section: section)
         case 1:
-            let value = try captured(keySlots[0], name: options.key[0], record: record)
+            let value = try captured(keySlots[0], name: options.key[0], record: record, from: captures)
             if value.isCanonicalInFile {
                 assembler.append(
                     start: record.start, end: record.end, key: .source(start: value.start, end: value.end),
@@ -209,7 +400,7 @@ private struct ReadState: ~Copyable {
         default:
             canonical.truncate(to: 0)
             for (part, slot) in keySlots.enumerated() {
-                let value = try captured(slot, name: options.key[part], record: record)
+                let value = try captured(slot, name: options.key[part], record: record, from: captures)
                 let prefix = KeyCanonicalForm.beginField(in: &canonical)
                 scanner.appendCanonical(value, to: &canonical)
                 KeyCanonicalForm.endField(startedAt: prefix, in: &canonical)
@@ -219,8 +410,14 @@ private struct ReadState: ~Copyable {
         }
     }
 
-    private func captured(_ slot: Int, name: String, record: ValueDigest) throws(ListFormatError) -> ValueDigest {
-        let value = scanner.captures[slot]
+    private func captured(
+        _ slot: Int, name: String, record: ValueDigest, from captures: Captures
+    ) throws(ListFormatError) -> ValueDigest {
+        let value: ValueDigest
+        switch captures {
+        case .scanner: value = scanner.captures[slot]
+        case .flat(let number): value = flatRecords?.captured(slot, ofRecord: number) ?? .absent
+        }
         guard !value.isAbsent else { throw .missingField(name, at: scanner.lexer.position(of: record.start)) }
         return value
     }

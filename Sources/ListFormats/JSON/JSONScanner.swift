@@ -35,8 +35,9 @@ struct JSONScanner: ~Copyable {
     private var memberOrder = JSONMemberOrder()
     /// The values captured for the current record, by slot (or ``ValueDigest/absent``).
     private(set) var captures: ScratchArray<ValueDigest>
-    /// The member names of object records.
-    private(set) var schema = JSONSchemaCollector()
+    /// The member names of object records (including those of the records
+    /// the fast path reads, see ``JSONFlatRecordScanner``).
+    var schema = JSONSchemaCollector()
     /// Where the current record's canonical text starts in the scratch buffer.
     private var recordTextStart = 0
 

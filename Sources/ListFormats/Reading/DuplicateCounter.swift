@@ -1,70 +1,133 @@
 /// Counts records whose identity equals an earlier record's.
 ///
-/// Runs once, after the scan, over the records' identity hashes: they are
-/// first partitioned by their top bits into buckets small enough for the
-/// cache, then each bucket goes through a small open-addressing table. A
-/// single table over a million records would miss the cache on every insert;
-/// this stays O(*n*) with sequential memory traffic. Records whose 64-bit
-/// hashes match are compared byte for byte by `isEqual`.
-struct DuplicateCounter {
-    /// Records whose identity appeared before.
-    private(set) var duplicateCount = 0
+/// While a file is read, each record's 64-bit identity hash goes into one of
+/// 256 runs, by its top 8 bits (256 write streams, which the cache absorbs).
+/// At the end each run goes through a small open-addressing table that stays
+/// in the cache: O(*n*) with sequential memory traffic and 8 bytes per
+/// record, where a single table over a million records would miss the cache
+/// on every insert. Hashes that occur more than once are then checked record
+/// by record, comparing identities, in one more pass — only when there are
+/// any.
+struct DuplicateCounter: ~Copyable {
+    private static let runBits = 8
+    private static let runCount = 1 << runBits
 
-    /// The number of the first record whose identity appeared before.
-    private(set) var firstDuplicate: Int?
+    /// Run *r* is `hashes[r * runCapacity ..< r * runCapacity + runCounts[r]]`.
+    private var hashes: UnsafeMutablePointer<UInt64>
+    private var runCapacity: Int
+    private let runCounts: UnsafeMutablePointer<Int>
 
-    private static let bucketBits = 8
+    /// A counter sized for about `estimatedCount` records (it grows past that).
+    init(estimatedCount: Int) {
+        runCapacity = max(estimatedCount / Self.runCount * 5 / 4, 16)
+        hashes = .allocate(capacity: runCapacity * Self.runCount)
+        HugePages.advise(hashes, byteCount: runCapacity * Self.runCount * 8)
+        runCounts = .allocate(capacity: Self.runCount)
+        runCounts.initialize(repeating: 0, count: Self.runCount)
+    }
 
-    /// Counts the duplicates among records `0..<hashes.count`, whose identity
-    /// hashes are `hashes`; `isEqual` says whether two records with equal
-    /// hashes have equal identities.
-    init(hashes: [UInt64], isEqual: (Int, Int) -> Bool) {
-        let count = hashes.count
-        guard count > 1 else { return }
-        let shift = UInt64(64 - Self.bucketBits)
-        var bucketStarts = Array(repeating: 0, count: (1 << Self.bucketBits) + 1)
-        for hash in hashes {
-            bucketStarts[Int(hash >> shift) + 1] += 1
+    deinit {
+        hashes.deallocate()
+        runCounts.deallocate()
+    }
+
+    /// Takes note of the next record's identity hash.
+    @inline(__always)
+    mutating func add(_ hash: UInt64) {
+        let run = Int(truncatingIfNeeded: hash >> UInt64(64 - Self.runBits))
+        let count = runCounts[run]
+        if count == runCapacity { grow() }
+        hashes[run &* runCapacity &+ count] = hash
+        runCounts[run] = count &+ 1
+    }
+
+    /// Takes note of the hashes `other` has.
+    mutating func append(contentsOf other: borrowing DuplicateCounter) {
+        for run in 0..<Self.runCount {
+            for entry in 0..<other.runCounts[run] {
+                let count = runCounts[run]
+                if count == runCapacity { grow() }
+                hashes[run &* runCapacity &+ count] = other.hashes[run &* other.runCapacity &+ entry]
+                runCounts[run] = count &+ 1
+            }
         }
-        for bucket in 1..<bucketStarts.count {
-            bucketStarts[bucket] += bucketStarts[bucket - 1]
+    }
+
+    private mutating func grow() {
+        let capacity = runCapacity * 2
+        let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * Self.runCount)
+        for run in 0..<Self.runCount {
+            (larger + run * capacity).moveInitialize(from: hashes + run * runCapacity, count: runCounts[run])
         }
-        // Records by bucket, in file order within each bucket.
-        var entries = [(hash: UInt64, number: Int)](repeating: (0, 0), count: count)
-        var next = bucketStarts
-        for (number, hash) in hashes.enumerated() {
-            let bucket = Int(hash >> shift)
-            entries[next[bucket]] = (hash, number)
-            next[bucket] += 1
+        hashes.deallocate()
+        hashes = larger
+        runCapacity = capacity
+    }
+
+    /// The number of records of `sections` (which are the records whose
+    /// hashes were added, in order) whose identity appeared before, and the
+    /// number of the first of them (numbered through the sections in order).
+    func duplicates(in sections: [[ListRecord]]) -> (count: Int, first: Int?) {
+        let repeatedHashes = repeatedHashes()
+        guard !repeatedHashes.isEmpty else { return (0, nil) }
+        // The records with those hashes, in file order; each is a duplicate
+        // when an earlier one has the same identity.
+        var earlier: [UInt64: [RecordIdentity]] = [:]
+        var count = 0
+        var first: Int?
+        var number = 0
+        for records in sections {
+            for record in records {
+                defer { number += 1 }
+                let hash = record.slot.keyHash
+                guard repeatedHashes.contains(hash) else { continue }
+                let identity = record.differenceIdentifier
+                if earlier[hash, default: []].contains(identity) {
+                    count += 1
+                    first = first ?? number
+                } else {
+                    earlier[hash, default: []].append(identity)
+                }
+            }
         }
-        var table: [Int32] = []
-        for bucket in 0..<(1 << Self.bucketBits) {
-            let range = bucketStarts[bucket]..<bucketStarts[bucket + 1]
-            guard range.count > 1 else { continue }
-            var size = 4
-            while size < range.count * 2 { size *= 2 }
-            table.removeAll(keepingCapacity: true)
-            table.append(contentsOf: repeatElement(-1, count: size))
-            let mask = size - 1
-            for entry in range {
-                let (hash, number) = entries[entry]
+        return (count, first)
+    }
+
+    /// The hashes added more than once.
+    private func repeatedHashes() -> Set<UInt64> {
+        var repeated: Set<UInt64> = []
+        var table = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: 16)
+        defer { table.deallocate() }
+        for run in 0..<Self.runCount {
+            let size = runCounts[run]
+            guard size > 1 else { continue }
+            let hashes = self.hashes + run * runCapacity
+            var tableSize = 16
+            while tableSize < size * 2 { tableSize *= 2 }
+            if table.count < tableSize {
+                table.deallocate()
+                table = .allocate(capacity: tableSize)
+            }
+            let mask = tableSize - 1
+            // Entries are positions in the run plus one; 0 is empty.
+            table.initialize(repeating: 0)
+            for entry in 0..<size {
+                let hash = hashes[entry]
                 var slot = Int(truncatingIfNeeded: hash) & mask
-                var isDuplicate = false
-                while table[slot] >= 0 {
-                    let other = entries[range.lowerBound + Int(table[slot])]
-                    if other.hash == hash, isEqual(other.number, number) {
-                        isDuplicate = true
+                while true {
+                    let other = Int(table[slot])
+                    if other == 0 {
+                        table[slot] = UInt32(truncatingIfNeeded: entry + 1)
+                        break
+                    }
+                    if hashes[other - 1] == hash {
+                        repeated.insert(hash)
                         break
                     }
                     slot = (slot + 1) & mask
                 }
-                if isDuplicate {
-                    duplicateCount += 1
-                    firstDuplicate = min(firstDuplicate ?? number, number)
-                } else {
-                    table[slot] = Int32(entry - range.lowerBound)
-                }
             }
         }
+        return repeated
     }
 }

@@ -8,19 +8,38 @@ import ListDiff
 /// go straight into their section's array; the arrays are reserved from an
 /// estimate of the record count so that they rarely grow (reserved pages that
 /// are never written cost no memory).
-struct ListAssembler {
-    private let storage: ListStorage
-    private let source: UnsafeRawBufferPointer
+///
+/// When a list is read in two halves (``SplitRead``), the second half has an
+/// assembler of its own (``init(secondHalfOf:source:estimatedCount:)``),
+/// which keeps plain slots and its own key arena, and is then appended.
+struct ListAssembler: ~Copyable {
+    let storage: ListStorage
+    /// The file's bytes, for the duration of the read.
+    let source: UnsafeBufferPointer<UInt8>
     private var isSectioned: Bool
-    private var recordsBySection: [[ListRecord]]
+    /// Where built keys go: the storage's arena, or a second half's own.
+    private let arena: KeyArena
+    /// The records of a linear list.
+    private var records: [ListRecord] = []
+    /// The records of a second half, until they are appended to the first.
+    private var slots = RecordSlotChunks()
+    private let isSecondHalf: Bool
+    /// The records of a sectioned list, by section.
+    private var recordsBySection: [[ListRecord]] = []
     private var recordCount = 0
     private var sections = SectionTable()
     private let estimatedCount: Int
+
+    /// The number of records the assembler was sized for.
+    var estimatedRecordCount: Int { estimatedCount }
+    private var duplicates: DuplicateCounter
 
     /// Where the key of the next record comes from.
     enum KeySource {
         /// A slice of the file: already canonical.
         case source(start: Int, end: Int)
+        /// A slice of the file whose stable hash the reader already took.
+        case hashedSource(start: Int, end: Int, hash: UInt64)
         /// Canonical bytes the reader built; copied into the arena.
         case bytes(UnsafeRawBufferPointer)
         /// No key: the identity is the content hash.
@@ -32,13 +51,48 @@ struct ListAssembler {
     /// record arrays.
     init(storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, estimatedCount: Int) {
         self.storage = storage
-        self.source = UnsafeRawBufferPointer(source)
+        self.source = source
         self.isSectioned = isSectioned
+        arena = storage.arena
+        isSecondHalf = false
         self.estimatedCount = max(estimatedCount, 16)
-        recordsBySection = []
-        if !isSectioned {
-            recordsBySection.append([])
-            recordsBySection[0].reserveCapacity(self.estimatedCount)
+        duplicates = DuplicateCounter(estimatedCount: self.estimatedCount)
+        if !isSectioned { Self.reserve(&records, self.estimatedCount) }
+    }
+
+    /// An assembler for the second half of a linear list of `storage`, to be
+    /// appended to the first half's (``append(_:)``).
+    init(secondHalfOf storage: ListStorage, source: UnsafeBufferPointer<UInt8>, estimatedCount: Int) {
+        self.storage = storage
+        self.source = source
+        isSectioned = false
+        arena = KeyArena()
+        isSecondHalf = true
+        self.estimatedCount = max(estimatedCount, 16)
+        duplicates = DuplicateCounter(estimatedCount: self.estimatedCount)
+    }
+
+    /// Adds the records of `second`, the assembler of the records that
+    /// follow this one's. O(records of `second`).
+    mutating func append(_ second: consuming ListAssembler) {
+        precondition(!isSectioned && !isSecondHalf && second.isSecondHalf, "appending other than a second half")
+        let keys = second.arena.bytes
+        let arenaOffset = keys.isEmpty ? 0 : arena.append(keys)
+        records.reserveCapacity(records.count + second.slots.count)
+        duplicates.append(contentsOf: second.duplicates)
+        recordCount += second.recordCount
+        second.slots.drain { slot in
+            records.append(ListRecord(storage: storage, slot: slot.movingArenaKey(by: arenaOffset)))
+        }
+    }
+
+    /// Reserves room for `count` records in `records` (backed by huge pages).
+    private static func reserve(_ records: inout [ListRecord], _ count: Int) {
+        records.reserveCapacity(count)
+        let capacity = records.capacity
+        records.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: capacity * MemoryLayout<ListRecord>.stride)
         }
     }
 
@@ -60,7 +114,7 @@ struct ListAssembler {
     mutating func useSections() {
         precondition(recordCount == 0, "sections must be chosen before the first record")
         isSectioned = true
-        recordsBySection = []
+        records = []
     }
 
     /// The section whose value has the canonical bytes `bytes`, creating it
@@ -71,7 +125,7 @@ struct ListAssembler {
         let result = sections.index(forCanonical: bytes, makeValue: makeValue)
         if result.isNew {
             recordsBySection.append([])
-            if recordsBySection.count == 1 { recordsBySection[0].reserveCapacity(estimatedCount) }
+            if recordsBySection.count == 1 { Self.reserve(&recordsBySection[0], estimatedCount) }
         }
         return result
     }
@@ -84,74 +138,65 @@ struct ListAssembler {
         switch key {
         case .source(let keyStart, let keyEnd) where keyEnd - keyStart <= KeyReference.maximumCount:
             reference = .source(offset: keyStart, count: keyEnd - keyStart)
-            keyHash = StableHash.hash64(UnsafeRawBufferPointer(rebasing: source[keyStart..<keyEnd]))
-        case .source(let keyStart, let keyEnd):
-            (reference, keyHash) = Self.hashedKey(UnsafeRawBufferPointer(rebasing: source[keyStart..<keyEnd]))
+            keyHash = StableHash.hash64(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[keyStart..<keyEnd])))
+        case .hashedSource(let keyStart, let keyEnd, let hash) where keyEnd - keyStart <= KeyReference.maximumCount:
+            reference = .source(offset: keyStart, count: keyEnd - keyStart)
+            keyHash = hash
+        case .source(let keyStart, let keyEnd), .hashedSource(let keyStart, let keyEnd, _):
+            (reference, keyHash) = hashedKey(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[keyStart..<keyEnd])))
         case .bytes(let bytes) where bytes.count <= KeyReference.maximumCount:
-            reference = .arena(offset: storage.arena.append(bytes), count: bytes.count)
+            reference = .arena(slot: arena.append(bytes), count: bytes.count)
             keyHash = StableHash.hash64(bytes)
         case .bytes(let bytes):
-            (reference, keyHash) = Self.hashedKey(bytes)
+            (reference, keyHash) = hashedKey(bytes)
         case .content:
-            reference = .hashed(high: content.high)
+            reference = .content
             keyHash = content.low
         }
         let slot = RecordSlot(start: start, length: end - start, key: reference, keyHash: keyHash, content: content)
-        recordsBySection[section].append(ListRecord(storage: storage, slot: slot))
+        // Made where it is stored, so that the storage is retained once.
+        if isSecondHalf {
+            slots.append(slot)
+        } else if isSectioned {
+            recordsBySection[section].append(ListRecord(storage: storage, slot: slot))
+        } else {
+            records.append(ListRecord(storage: storage, slot: slot))
+        }
+        duplicates.add(keyHash)
         recordCount += 1
     }
 
-    private static func hashedKey(_ bytes: UnsafeRawBufferPointer) -> (KeyReference, UInt64) {
-        let hash = StableHash.hash128(bytes)
-        return (.hashed(high: hash.high), hash.low)
+    /// A key too long to reference: its 128-bit hash, the high half kept in
+    /// the arena.
+    private func hashedKey(_ bytes: UnsafeRawBufferPointer) -> (KeyReference, UInt64) {
+        var hash = StableHash.hash128(bytes)
+        let slot = withUnsafeBytes(of: &hash.high) { arena.append($0) }
+        return (.hashed(slot: slot), hash.low)
     }
 
     /// Builds the list: records, sections and report.
-    mutating func finish(schema: ListSchema, format: ListFormat, report: ReadReport) -> ParsedList {
+    consuming func finish(schema: ListSchema, format: ListFormat, report: ReadReport) -> ParsedList {
+        precondition(!isSecondHalf, "finishing a second half")
         storage.arena.seal()
         var report = report
         report.recordCount = recordCount
-        // Record numbers run through the sections in order.
-        var starts = [0]
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(recordCount)
-        for records in recordsBySection {
-            starts.append(starts[starts.count - 1] + records.count)
-            // Through a buffer, so that reading a hash does not retain the record's storage.
-            records.withUnsafeBufferPointer { records in
-                for index in records.indices { hashes.append(records[index].slot.keyHash) }
+        let recordsBySection = isSectioned ? self.recordsBySection : [records]
+        let duplicates = duplicates.duplicates(in: recordsBySection)
+        report.duplicateCount = duplicates.count
+        report.firstDuplicateOffset = duplicates.first.map { number in
+            var number = number
+            for records in recordsBySection {
+                if number < records.count { return records[number].byteOffset }
+                number -= records.count
             }
-        }
-        let sectionStarts = starts
-        let recordsBySection = self.recordsBySection
-        func locate(_ number: Int) -> (section: Int, index: Int) {
-            var low = 0
-            var high = recordsBySection.count - 1
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if sectionStarts[middle] <= number { low = middle } else { high = middle - 1 }
-            }
-            return (low, number - sectionStarts[low])
-        }
-        let duplicates = DuplicateCounter(
-            hashes: hashes,
-            isEqual: { lhs, rhs in
-                let (lhsSection, lhsIndex) = locate(lhs)
-                let (rhsSection, rhsIndex) = locate(rhs)
-                return recordsBySection[lhsSection][lhsIndex].differenceIdentifier
-                    == recordsBySection[rhsSection][rhsIndex].differenceIdentifier
-            })
-        report.duplicateCount = duplicates.duplicateCount
-        report.firstDuplicateOffset = duplicates.firstDuplicate.map { number in
-            let (section, index) = locate(number)
-            return recordsBySection[section][index].byteOffset
+            return 0
         }
         let layout: ListLayout
         if isSectioned {
             layout = .sectioned(zip(sections.models, recordsBySection).map { ArraySection(model: $0, elements: $1) })
             report.sectionCount = sections.count
         } else {
-            layout = .linear(recordsBySection.first ?? [])
+            layout = .linear(records)
         }
         let list = ParsedList(format: format, schema: schema, layout: layout, report: report, storage: storage)
         list._checkInvariants()

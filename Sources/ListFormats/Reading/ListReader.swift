@@ -5,9 +5,11 @@
 ///     let list = try reader.read(contentsOfFile: "people.csv")
 ///     let changes = StagedChangeset(source: old.sections, target: list.sections)
 ///
-/// Reading is one pass over the bytes after a UTF-8 check, O(*n*); records
+/// Reading is one pass over the bytes, UTF-8 checked on the way, O(*n*); records
 /// are slices of the file, with their identity and content hashed on the way,
-/// and values are only decoded on demand.
+/// and values are only decoded on demand. The byte-level work is vectorized C
+/// (`CListFormatsScan`); a large list without sections is read in two halves
+/// at once on a machine with two cores (``SplitRead``), with the same result.
 public struct ListReader: Sendable {
     /// How to read.
     public var options: ReadOptions
@@ -18,21 +20,31 @@ public struct ListReader: Sendable {
     }
 
     /// Reads a list from bytes. The list keeps `bytes` (no copy is made).
+    ///
+    /// Ill-formed UTF-8 anywhere in `bytes` is the error, whatever else is
+    /// wrong with the file; the readers check it as they go (see
+    /// ``UTF8Validation``), so an error they find first is only reported once
+    /// the rest of the file is known to be well-formed.
     public func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
         let limit = options.effectiveSizeLimit
         guard bytes.count <= limit else { throw .fileTooLarge(size: bytes.count, limit: limit) }
         return try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-            if let offset = UTF8Validation.firstInvalidOffset(in: buffer) {
-                throw .invalidUTF8(at: SourceLocator.position(ofByteOffset: offset, in: buffer))
-            }
             var report = ReadReport()
             report.hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
-            switch options.format {
-            case .csv(let delimiter):
-                return try CSVReader(options: options, delimiter: delimiter.rawValue)
-                    .read(buffer, keeping: bytes, report: report)
-            case .json, .ndjson:
-                return try JSONReader(options: options).read(buffer, keeping: bytes, report: report)
+            var validation = UTF8Validation(bytes: buffer)
+            do throws(ListFormatError) {
+                switch options.format {
+                case .csv(let delimiter):
+                    return try CSVReader(options: options, delimiter: delimiter.rawValue)
+                        .read(buffer, keeping: bytes, report: report)
+                case .json, .ndjson:
+                    return try JSONReader(options: options)
+                        .read(buffer, keeping: bytes, report: report, validation: &validation)
+                }
+            } catch {
+                if case .invalidUTF8 = error { throw error }
+                try validation.validateAll()
+                throw error
             }
         }
     }

@@ -15,19 +15,18 @@ extension ParsedList {
             precondition(Set(sections.map(\.model)).count == sections.count, "two sections have the same model")
         }
         precondition(report.duplicateCount < max(recordCount, 1), "more duplicates than records")
-        storage.withBuffers { source, arena in
-            for section in sections {
-                for record in section.elements {
-                    precondition(record.storage === storage, "a record of another list")
-                    precondition(
-                        record.slot.start >= 0 && record.slot.start + Int(record.slot.length) <= source.count,
-                        "a record outside the file")
-                    let key = record.slot.key
-                    if !key.isHashed {
-                        let bound = key.isInArena ? arena.count : source.count
-                        precondition(key.offset >= 0 && key.offset + key.count <= bound, "a key outside its buffer")
-                        precondition(StableHash.hash64(key.bytes(source: source, arena: arena)) == record.slot.keyHash, "a key hash that is not its bytes' hash")
-                    }
+        let sourceCount = storage.source.count
+        let arenaCount = storage.arena.bytes.count
+        for section in sections {
+            for record in section.elements {
+                precondition(record.storage === storage, "a record of another list")
+                precondition(record.slot.range.upperBound <= sourceCount, "a record outside the file")
+                let key = record.slot.key
+                if !key.isHash {
+                    let end = key.isInArena ? Int(key.offset) * 8 + key.count : Int(key.offset) + key.count
+                    precondition(end <= (key.isInArena ? arenaCount : sourceCount), "a key outside its buffer")
+                    let hash = record.differenceIdentifier.keyBytes.withUnsafeBytes { StableHash.hash64($0) }
+                    precondition(hash == record.slot.keyHash, "a key hash that is not its bytes' hash")
                 }
             }
         }

@@ -28,4 +28,12 @@ public struct ReadReport: Hashable, Sendable {
 
     /// Creates an empty report.
     public init() {}
+
+    /// Adds the line and row counts of `other`, the report of a later part
+    /// of the same file (``SplitRead``).
+    mutating func add(_ other: ReadReport) {
+        blankLineCount += other.blankLineCount
+        paddedRowCount += other.paddedRowCount
+        truncatedRowCount += other.truncatedRowCount
+    }
 }

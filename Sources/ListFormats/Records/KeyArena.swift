@@ -3,18 +3,23 @@
 ///
 /// The reader appends while it scans and seals the arena when the list is
 /// complete; from then on it never changes, which is what makes sharing it
-/// between threads safe (hence `@unchecked Sendable`). The bytes live behind
-/// a pointer, so reading them costs no reference counting and no
-/// exclusivity check — identities read them on every equality test.
+/// between threads safe (hence `@unchecked Sendable`), and what lets
+/// identities point into it. Keys start on 8-byte boundaries and are found
+/// by their slot (offset / 8), which a 32-bit reference holds for arenas up
+/// to 32 GiB.
+@usableFromInline
 final class KeyArena: @unchecked Sendable {
-    private struct Header {
-        var base: UnsafeMutableRawPointer?
+    @usableFromInline
+    struct Header {
+        @usableFromInline var base: UnsafeMutableRawPointer?
         var count = 0
         var capacity = 0
         var isSealed = false
+
+        init() {}
     }
 
-    private let header: UnsafeMutablePointer<Header>
+    @usableFromInline let header: UnsafeMutablePointer<Header>
 
     init() {
         header = .allocate(capacity: 1)
@@ -27,18 +32,19 @@ final class KeyArena: @unchecked Sendable {
         header.deallocate()
     }
 
-    /// Appends `bytes`; returns their offset. Only before ``seal()``.
-    func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Appends `bytes`; returns their slot. Only before ``seal()``.
+    func append(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         precondition(!header.pointee.isSealed, "appending to a sealed key arena")
-        let offset = header.pointee.count
-        if offset + bytes.count > header.pointee.capacity {
+        let offset = (header.pointee.count + 7) & ~7
+        precondition(offset / 8 <= Int(UInt32.max), "key arena beyond 32 GiB")
+        if header.pointee.base == nil || offset + bytes.count > header.pointee.capacity {
             grow(to: offset + bytes.count)
         }
         if let source = bytes.baseAddress, let base = header.pointee.base {
             (base + offset).copyMemory(from: source, byteCount: bytes.count)
         }
-        header.pointee.count += bytes.count
-        return offset
+        header.pointee.count = offset + bytes.count
+        return UInt32(offset / 8)
     }
 
     private func grow(to needed: Int) {
@@ -56,6 +62,13 @@ final class KeyArena: @unchecked Sendable {
     /// Ends appending: the arena is immutable from now on.
     func seal() {
         header.pointee.isSealed = true
+    }
+
+    /// The first byte of slot `slot`; only after ``seal()``.
+    @inlinable
+    func address(ofSlot slot: UInt32) -> UnsafeRawPointer {
+        // Slots exist only in an arena that has bytes.
+        UnsafeRawPointer(header.pointee.base.unsafelyUnwrapped) + Int(slot) &* 8
     }
 
     /// All bytes appended so far.

@@ -1,77 +1,54 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Where the bytes of a record's identity are, packed into 12 bytes.
+/// Where the bytes of a record's identity are, packed into 8 bytes.
 ///
 /// - `source`: a slice of the file (an unquoted CSV field, a JSON string
 ///   without escapes) — nothing copied.
 /// - `arena`: canonical bytes the reader built (composite keys, decoded
-///   escapes), stored in the list's key arena.
-/// - `hashed`: no bytes at all; the identity is a 128-bit hash whose high
-///   half is kept in `offset` (records without a key, whose identity is their
-///   content, and keys too long to reference).
+///   escapes), stored in the list's ``KeyArena``.
+/// - `content`: no key; the identity is the record's content hash.
+/// - `hashed`: a key too long to reference (2 GiB or more); the identity is
+///   a 128-bit hash of its bytes, whose high half is in the arena.
 @usableFromInline
 struct KeyReference: Hashable, Sendable {
-    /// Byte offset in the source or arena, or the high half of a 128-bit hash.
-    @usableFromInline let offset: Int
+    /// The byte offset in the file, or the arena slot (see ``KeyArena``).
+    @usableFromInline let offset: UInt32
 
-    /// `UInt32.max` for `hashed`; otherwise bit 31 set for `arena`, and the
-    /// byte count in bits 0–30.
+    /// Bit 31 set for `arena`, the byte count in bits 0–30; or one of the
+    /// markers for `content` and `hashed`.
     @usableFromInline let packed: UInt32
 
-    private static let arenaBit: UInt32 = 1 << 31
-    private static let hashedMarker = UInt32.max
+    @usableFromInline static let arenaBit: UInt32 = 1 << 31
+    @usableFromInline static let contentMarker = UInt32.max
+    @usableFromInline static let hashedMarker = UInt32.max - 1
 
-    /// The longest key that is referenced rather than hashed.
-    static let maximumCount = Int(arenaBit - 1)
+    /// The longest key that is referenced rather than hashed (its packed form
+    /// stays clear of the markers).
+    static let maximumCount = Int(arenaBit) - 3
 
     @usableFromInline
-    init(offset: Int, packed: UInt32) {
+    init(offset: UInt32, packed: UInt32) {
         self.offset = offset
         self.packed = packed
     }
 
     static func source(offset: Int, count: Int) -> KeyReference {
+        precondition(count <= maximumCount && offset <= Int(UInt32.max), "key outside what a reference holds")
+        return KeyReference(offset: UInt32(offset), packed: UInt32(count))
+    }
+
+    static func arena(slot: UInt32, count: Int) -> KeyReference {
         precondition(count <= maximumCount, "key too long to reference")
-        return KeyReference(offset: offset, packed: UInt32(count))
+        return KeyReference(offset: slot, packed: UInt32(count) | arenaBit)
     }
 
-    static func arena(offset: Int, count: Int) -> KeyReference {
-        precondition(count <= maximumCount, "key too long to reference")
-        return KeyReference(offset: offset, packed: UInt32(count) | arenaBit)
+    static let content = KeyReference(offset: 0, packed: contentMarker)
+
+    static func hashed(slot: UInt32) -> KeyReference {
+        KeyReference(offset: slot, packed: hashedMarker)
     }
 
-    static func hashed(high: UInt64) -> KeyReference {
-        KeyReference(offset: Int(bitPattern: UInt(high)), packed: hashedMarker)
-    }
-
-    var isHashed: Bool { packed == Self.hashedMarker }
-    var isInArena: Bool { !isHashed && packed & Self.arenaBit != 0 }
-    var count: Int { isHashed ? 0 : Int(packed & ~Self.arenaBit) }
-
-    /// The key's bytes, given the file and the arena; empty for `hashed`.
-    @inline(__always)
-    func bytes(source: UnsafeRawBufferPointer, arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        guard !isHashed else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let buffer = isInArena ? arena : source
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
-    }
-
-    /// Whether two keys with equal 64-bit hashes are the same key.
-    static func equal(
-        _ lhs: KeyReference, in lhsSource: UnsafeRawBufferPointer, _ lhsArena: UnsafeRawBufferPointer,
-        _ rhs: KeyReference, in rhsSource: UnsafeRawBufferPointer, _ rhsArena: UnsafeRawBufferPointer
-    ) -> Bool {
-        if lhs.isHashed || rhs.isHashed {
-            return lhs.isHashed && rhs.isHashed && lhs.offset == rhs.offset
-        }
-        guard lhs.count == rhs.count else { return false }
-        let left = lhs.bytes(source: lhsSource, arena: lhsArena)
-        let right = rhs.bytes(source: rhsSource, arena: rhsArena)
-        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
-        return memcmp(leftBase, rightBase, left.count) == 0
-    }
+    /// Whether the identity is a hash (`content` or `hashed`), not bytes.
+    @inlinable var isHash: Bool { packed >= Self.hashedMarker }
+    @inlinable var isContent: Bool { packed == Self.contentMarker }
+    @inlinable var isInArena: Bool { !isHash && packed & Self.arenaBit != 0 }
+    @inlinable var count: Int { isHash ? 0 : Int(packed & ~Self.arenaBit) }
 }

@@ -1,10 +1,11 @@
 import ListDiff
 
 extension ListRecord: Differentiable {
-    /// The record's identity: its key, or its content when the list has no key.
+    /// The record's identity: its key, or its content when the list has no
+    /// key. O(1), no reference counting.
     @inlinable
     public var differenceIdentifier: RecordIdentity {
-        RecordIdentity(storage: storage, stableHash: slot.keyHash, key: slot.key)
+        RecordIdentity(slot: slot, storage: storage)
     }
 
     /// Whether the records' content hashes are equal. O(1).

@@ -1,7 +1,7 @@
 /// One record of a list: a slice of the file with a stable identity and a
 /// content hash, diffable by `ListDiff` as is.
 ///
-/// A record is 56 bytes whatever its size: identity and content are hashed
+/// A record is 48 bytes whatever its size: identity and content are hashed
 /// while the file is read, and the record's value is decoded from the file
 /// only when ``value`` is asked for — the diff engine never needs it.
 public struct ListRecord: Sendable {
@@ -22,26 +22,25 @@ public struct ListRecord: Sendable {
 
     /// The offset of the record's first byte in the file.
     public var byteOffset: Int {
-        slot.start
+        Int(slot.start)
     }
 
     /// The record's bytes in the file (for CSV, the row without its line
     /// ending).
     public var sourceBytes: ArraySlice<UInt8> {
-        storage.source[slot.start..<slot.start + Int(slot.length)]
+        storage.source[slot.range]
     }
 
     /// The record's value, decoded from the file: for CSV an object of
     /// strings in header order, for JSON the JSON value with numbers as
     /// written. O(record length).
     public var value: ListValue {
-        storage.source.withUnsafeBufferPointer { source in
-            let bytes = UnsafeBufferPointer(rebasing: source[slot.start..<slot.start + Int(slot.length)])
+        storage.withRecordBytes(slot) { bytes in
             switch storage.encoding {
             case .csv(let layout):
-                return CSVRecordDecoder(layout: layout).value(ofRow: bytes)
+                CSVRecordDecoder(layout: layout).value(ofRow: bytes)
             case .json:
-                return JSONValueDecoder.value(of: bytes)
+                JSONValueDecoder.value(of: bytes)
             }
         }
     }

@@ -43,12 +43,6 @@ struct ByteWord {
         ~terms & high1
     }
 
-    /// The high bit of every byte that is not ASCII.
-    @inline(__always)
-    var nonASCIIMask: UInt64 {
-        bits & Self.high1
-    }
-
     /// The offset (0–7) of the lowest byte flagged in a non-zero `mask`.
     @inline(__always)
     static func firstByte(in mask: UInt64) -> Int {

@@ -19,6 +19,7 @@ enum FileLoader {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             initialized = 0
             guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: size)
             while initialized < size {
                 // read(2) returns at most about 2 GiB per call on Linux.
                 let result = read(descriptor, base + initialized, min(size - initialized, 1 << 30))

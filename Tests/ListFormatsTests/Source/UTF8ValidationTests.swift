@@ -22,6 +22,59 @@ import Testing
         #expect(firstInvalid([]) == nil)
     }
 
+    /// Text of mostly ASCII and well-formed sequences, with now and then a
+    /// byte that breaks it: a stray continuation, a cut sequence, an
+    /// overlong form, a surrogate.
+    static let damagedText = Generator<[UInt8], Shrink.None<[UInt8]>> { rng in
+        let pieces: [[UInt8]] = [
+            Array("plain, \"text\"\n".utf8), Array("é".utf8), Array("中".utf8), Array("😀".utf8), Array("Zoë".utf8),
+        ]
+        let damage: [[UInt8]] = [[0x80], [0xC3], [0xE2, 0x82], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF]]
+        var bytes: [UInt8] = []
+        for _ in 0..<Int.random(in: 0...60, using: &rng) {
+            let isDamage = Int.random(in: 0..<40, using: &rng) == 0
+            bytes += (isDamage ? damage : pieces).randomElement(using: &rng) ?? []
+        }
+        return bytes
+    }
+
+    @Test func theVectorizedCheckAgreesWithTheScalarOne() async {
+        await propertyCheck(count: 2000, input: Self.damagedText) { bytes in
+            let error = bytes.withUnsafeBufferPointer { buffer -> ListFormatError? in
+                var validation = UTF8Validation(bytes: buffer)
+                do throws(ListFormatError) {
+                    try validation.validateAll()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            #expect(error?.position?.byteOffset == firstInvalid(bytes), "\(bytes)")
+        }
+    }
+
+    @Test func readersReportTheFirstIllFormedByte() async {
+        // The CSV scanner checks as it splits rows, the JSON reader a chunk
+        // ahead of its records: both must find the first ill-formed byte.
+        await propertyCheck(count: 500, input: Self.damagedText) { text in
+            let field = text.filter { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 >= 0x20 }
+            let quoted = text.flatMap { $0 == UInt8(ascii: "\"") ? [$0, $0] : [$0] }
+            let csvBytes = Array("id,text\n1,\"".utf8) + quoted + Array("\"\n2,x\n".utf8)
+            let jsonBytes = Array("[{\"id\": 1, \"text\": \"".utf8) + field + Array("\"}]".utf8)
+            for (bytes, format) in [(csvBytes, csv), (jsonBytes, .json), (Array(jsonBytes.dropFirst().dropLast()), .ndjson)] {
+                let expected = firstInvalid(bytes)
+                let error = readError(bytes, format)
+                if let expected {
+                    #expect(error == .invalidUTF8(at: bytes.withUnsafeBufferPointer {
+                        SourceLocator.position(ofByteOffset: expected, in: $0)
+                    }), "\(format) \(bytes)")
+                } else {
+                    #expect(error == nil, "\(format) \(bytes)")
+                }
+            }
+        }
+    }
+
     @Test func agreesWithTheStandardLibrary() async {
         // Mostly ASCII with some multi-byte lead and continuation bytes mixed in.
         let byte = Gen<UInt8>.value(in: 0...255).map { $0 < 128 ? $0 : ($0 < 200 ? $0 : UInt8(ascii: "a")) }
