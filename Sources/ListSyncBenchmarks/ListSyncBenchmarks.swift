@@ -2,11 +2,11 @@ import ArgumentParser
 
 /// Benchmarks of ListSync, each side by side with a baseline in the same run.
 @main
-struct ListSyncBenchmarks: ParsableCommand {
+struct ListSyncBenchmarks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listsync-benchmarks",
         abstract: "Measure ListSync against baselines in the same run.",
-        subcommands: [Engine.self, Profile.self, MemoryProbeCommand.self],
+        subcommands: [Engine.self, Formats.self, Latency.self, Profile.self, FormatsProfile.self, MemoryProbeCommand.self, FormatsMemoryProbe.self],
         defaultSubcommand: Engine.self
     )
 

@@ -34,6 +34,9 @@ struct EngineBenchmark {
                 flatSource: source.flatMap(\.elements),
                 flatTarget: target.flatMap(\.elements)
             )
+        case .oneUpdate1M:
+            let (source, target) = EngineWorkload.oneUpdate()
+            return measure(workload, diff: { StagedChangeset(source: source, target: target) }, flatSource: source, flatTarget: target)
         }
     }
 
@@ -79,6 +82,15 @@ struct EngineBenchmark {
                     blackHole(target.difference(from: source))
                 }
             }
+        case .oneUpdate1M:
+            let (source, target) = EngineWorkload.oneUpdate()
+            return PeakMemory.growth {
+                if engine == "listdiff" {
+                    blackHole(StagedChangeset(source: source, target: target))
+                } else {
+                    blackHole(target.difference(from: source))
+                }
+            }
         case .sectioned100x1000:
             let (source, target) = EngineWorkload.sectioned()
             let flatSource = source.flatMap(\.elements)
@@ -103,6 +115,9 @@ struct EngineBenchmark {
             return Stopwatch.median(runs: runs) { StagedChangeset(source: source, target: target) }.seconds
         case .sectioned100x1000:
             let (source, target) = EngineWorkload.sectioned()
+            return Stopwatch.median(runs: runs) { StagedChangeset(source: source, target: target) }.seconds
+        case .oneUpdate1M:
+            let (source, target) = EngineWorkload.oneUpdate()
             return Stopwatch.median(runs: runs) { StagedChangeset(source: source, target: target) }.seconds
         }
     }

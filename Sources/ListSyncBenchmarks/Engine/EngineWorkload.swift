@@ -27,6 +27,7 @@ enum EngineWorkload: String, CaseIterable {
     case linear5k = "linear-5k"
     case linear100k = "linear-100k"
     case sectioned100x1000 = "sectioned-100x1000"
+    case oneUpdate1M = "one-update-1m"
 
     var summary: String {
         switch self {
@@ -35,6 +36,7 @@ enum EngineWorkload: String, CaseIterable {
         case .sectioned100x1000:
             "100 sections × 1,000 rows: 5 sections deleted, 5 inserted, 5 moved, 5 models changed; "
                 + "per kept section 50 deleted, 50 inserted, 20 updated, first 10 shuffled; 95 cross-section moves"
+        case .oneUpdate1M: "1,000,000 rows, the content of the one in the middle changed (a daemon's typical save)"
         }
     }
 
@@ -53,6 +55,15 @@ enum EngineWorkload: String, CaseIterable {
         for _ in 0..<inserted {
             target.insert(UUID(using: &generator), at: Int.random(in: 0...target.count, using: &generator))
         }
+        return (source, target)
+    }
+
+    /// A million rows, one of which changes content.
+    static func oneUpdate() -> (source: [Row], target: [Row]) {
+        var generator = SplitMix64(seed: 1_000_000)
+        let source = (0..<1_000_000).map { _ in Row(id: UUID(using: &generator), content: 0) }
+        var target = source
+        target[target.count / 2].content += 1
         return (source, target)
     }
 

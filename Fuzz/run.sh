@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets for the CSV and JSON readers of ListFormats
+# (with AddressSanitizer) and runs each for RUNS iterations (default 1M).
+#
+#   Fuzz/run.sh                 # build, then run both targets
+#   RUNS=100000 Fuzz/run.sh csv # one target, fewer iterations
+#   Fuzz/run.sh --build-only
+#
+# ListDiff and ListFormats (and its C targets) are compiled from Sources/ with
+# the same instrumentation as the fuzz targets, straight with swiftc and clang
+# (a SwiftPM product would need a main function in normal builds). Crashes are saved under
+# Fuzz/crashes/ as <target>-crash-<sha1>; rerun one with
+#   Fuzz/.build/fuzz-csv Fuzz/crashes/csv-crash-<sha1>
+# Not part of CI.
+set -euo pipefail
+
+fuzz_dir=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$fuzz_dir")
+build="$fuzz_dir/.build"
+runs=${RUNS:-1000000}
+flags=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -use-ld=lld)
+
+targets=()
+build_only=no
+for argument in "$@"; do
+    case "$argument" in
+        --build-only) build_only=yes ;;
+        csv | json) targets+=("$argument") ;;
+        *) echo "usage: $0 [--build-only] [csv] [json]" >&2; exit 2 ;;
+    esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(csv json)
+
+mkdir -p "$build"
+cd "$build"
+
+echo "fuzz: building ListDiff and ListFormats (instrumented)" >&2
+# ListFormats' C targets (SwiftPM layout: sources, and headers in include/):
+# compiled with the same instrumentation, imported through a module map.
+c_objects=()
+module_paths=(-I . -I "$root/Sources/CXXHash")
+for c_target in CListFormatsScan; do
+    c_dir="$root/Sources/$c_target"
+    [ -d "$c_dir" ] || continue
+    mkdir -p "$c_target"
+    printf 'module %s {\n    umbrella header "%s"\n    export *\n}\n' \
+        "$c_target" "$c_dir/include/$c_target.h" >"$c_target/module.modulemap"
+    module_paths+=(-I "$build/$c_target")
+    for source in "$c_dir"/*.c; do
+        object="$c_target/$(basename "$source" .c).o"
+        clang -O2 -g -fsanitize=fuzzer-no-link,address -I "$c_dir/include" -c "$source" -o "$object"
+        c_objects+=("$build/$object")
+    done
+done
+swiftc "${flags[@]}" -module-name ListDiff -emit-module -emit-library -static \
+    -emit-module-path ListDiff.swiftmodule -o libListDiff.a \
+    $(find "$root/Sources/ListDiff" -name '*.swift' | sort)
+swiftc "${flags[@]}" -module-name ListFormats -emit-module -emit-library -static \
+    "${module_paths[@]}" -emit-module-path ListFormats.swiftmodule -o libListFormats.a \
+    $(find "$root/Sources/ListFormats" -name '*.swift' | sort)
+
+for target in "${targets[@]}"; do
+    case "$target" in
+        csv) entry=CSVReaderFuzzer.swift ;;
+        json) entry=JSONReaderFuzzer.swift ;;
+    esac
+    echo "fuzz: building fuzz-$target" >&2
+    swiftc "${flags[@]}" -module-name Fuzz "${module_paths[@]}" \
+        "$fuzz_dir/Sources/ReaderCheck.swift" "$fuzz_dir/Sources/$entry" \
+        libListFormats.a libListDiff.a "${c_objects[@]}" -o "fuzz-$target"
+done
+[ "$build_only" = yes ] && exit 0
+
+mkdir -p "$fuzz_dir/crashes"
+# libFuzzer reports crashes itself; Swift's backtracer would only add noise (and ASan reports about itself).
+export SWIFT_BACKTRACE=enable=no
+status=0
+for target in "${targets[@]}"; do
+    # A working corpus, seeded from the committed one, so the seeds stay small.
+    corpus="$build/corpus-$target"
+    mkdir -p "$corpus"
+    cp -n "$fuzz_dir/corpus/$target"/* "$corpus"/ 2>/dev/null || true
+    echo "fuzz: running fuzz-$target for $runs iterations (log: $build/fuzz-$target.log)" >&2
+    start=$(date +%s)
+    set +e
+    "./fuzz-$target" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -dict="$fuzz_dir/$target.dict" -artifact_prefix="$fuzz_dir/crashes/$target-" \
+        "$corpus" >"$build/fuzz-$target.log" 2>&1
+    result=$?
+    set -e
+    grep -E '^(Done |stat::|SUMMARY|==[0-9]+==ERROR|artifact_prefix|Test unit written)|Fatal error|Precondition failed' \
+        "$build/fuzz-$target.log" | head -n 30 || true
+    echo "fuzz: fuzz-$target exited $result after $(( $(date +%s) - start )) s" >&2
+    [ "$result" -eq 0 ] || status=1
+done
+exit $status

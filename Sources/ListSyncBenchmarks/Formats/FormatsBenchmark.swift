@@ -1,0 +1,154 @@
+import Foundation
+import ListDiff
+import ListFormats
+
+/// ListFormats' readers against Foundation's `JSONSerialization` and
+/// CSV.swift on the same generated files, in the same run: median times,
+/// MB/s, peak memory growth in a fresh process; then `listsync diff` of two
+/// 1M-row CSV files that differ in 1% of rows, run as a subprocess.
+struct FormatsBenchmark {
+    /// Timed reads per file for ListFormats (the median is reported).
+    var runs: Int
+    /// Timed reads per file for the baselines.
+    var baselineRuns: Int
+    /// Timed runs of `listsync diff`.
+    var diffRuns: Int
+    /// Where the generated files go.
+    var directory: URL
+    /// The `listsync` binary to time.
+    var listsync: URL
+
+    /// One reader on one file.
+    struct ReadResult {
+        var size: FormatsWorkload.Size
+        var reader: FormatsReader
+        var fileSize: Int
+        var seconds: Double
+        var memory: Int?
+
+        var megabytesPerSecond: Double {
+            Double(fileSize) / seconds / 1e6
+        }
+    }
+
+    /// One timed step of the diff.
+    struct DiffResult {
+        var step: String
+        var seconds: Double
+    }
+
+    /// The path of a generated file.
+    func path(_ size: FormatsWorkload.Size, _ format: FormatsFileWriter.Format, changed: Bool = false) -> String {
+        let name = "rows-\(size.rawValue)\(changed ? "-changed" : "").\(format == .csv ? "csv" : "json")"
+        return directory.appendingPathComponent(name).path
+    }
+
+    /// Writes the CSV and JSON files of `size` (and for 1M rows the changed
+    /// CSV version), the same bytes on every run.
+    func writeFiles(_ size: FormatsWorkload.Size) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for format in [FormatsFileWriter.Format.csv, .json] {
+            var writer = FormatsFileWriter(format: format, expectedRows: size.rowCount)
+            for index in 0..<size.rowCount { writer.append(FormatsWorkload.row(index)) }
+            try Data(writer.finish()).write(to: URL(fileURLWithPath: path(size, format)))
+        }
+        if size == .rows1M {
+            var writer = FormatsFileWriter(format: .csv, expectedRows: size.rowCount)
+            FormatsWorkload.changedRows(count: size.rowCount) { writer.append($0) }
+            try Data(writer.finish()).write(to: URL(fileURLWithPath: path(size, .csv, changed: true)))
+        }
+    }
+
+    /// Times every reader on the files of `size` and probes its memory.
+    func measureReads(_ size: FormatsWorkload.Size, readers: [FormatsReader]) throws -> [ReadResult] {
+        try readers.map { reader in
+            let file = path(size, reader.format)
+            let read = try reader.prepare(path: file)
+            guard read() == size.rowCount else { throw FormatsBenchmarkError.wrongRecordCount(reader: reader.name, file: file) }
+            let timed = Stopwatch.median(runs: reader.isListFormats ? runs : baselineRuns, read)
+            let fileSize = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+            return ReadResult(
+                size: size, reader: reader, fileSize: fileSize, seconds: timed.seconds,
+                memory: MemoryProbe.run(["formats-memory-probe", reader.rawValue, file]))
+        }
+    }
+
+    /// Times `listsync diff` on the 1M-row CSV files, run as a subprocess
+    /// (wall time of the whole process, output to /dev/null), once per
+    /// output format; then the same steps in this process, one at a time, to
+    /// show where the time goes.
+    func measureDiff() throws -> [DiffResult] {
+        let old = path(.rows1M, .csv)
+        let new = path(.rows1M, .csv, changed: true)
+        var results: [DiffResult] = []
+        for format in ["ndjson", "human"] {
+            let arguments = ["diff", old, new, "--key", "id", "--format", format]
+            let timed = Stopwatch.median(runs: diffRuns) { (try? runListSync(arguments)) ?? -1 }
+            guard timed.result == 1 else {
+                throw FormatsBenchmarkError.unexpectedStatus(timed.result, command: "listsync " + arguments.joined(separator: " "))
+            }
+            results.append(DiffResult(step: "`listsync diff --key id --format \(format)` (subprocess, wall)", seconds: timed.seconds))
+        }
+        let reader = ListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
+        let oldList = try reader.read(contentsOfFile: old)
+        let newList = try reader.read(contentsOfFile: new)
+        let readOld = Stopwatch.median(runs: diffRuns) { try? reader.read(contentsOfFile: old) }
+        results.append(DiffResult(step: "in process: read the old file (load + parse)", seconds: readOld.seconds))
+        let diff = Stopwatch.median(runs: diffRuns) { StagedChangeset(source: oldList.records, target: newList.records) }
+        results.append(DiffResult(step: "in process: `StagedChangeset(source:target:)`", seconds: diff.seconds))
+        let encode = Stopwatch.median(runs: diffRuns) { ChangesetEncoder.encode(diff.result) }
+        results.append(DiffResult(step: "in process: `ChangesetEncoder.encode` (\(encode.result.count) bytes)", seconds: encode.seconds))
+        return results
+    }
+
+    /// Runs `listsync` with its output discarded; returns its exit status.
+    private func runListSync(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = listsync
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Peak memory growth of reading the file at `path` with `reader`,
+    /// measured in this process (a fresh child of the benchmark).
+    static func probeMemory(_ reader: FormatsReader, path: String) -> Int? {
+        PeakMemory.growth { blackHole(reader.read(file: path)) }
+    }
+
+    static func readTable(_ results: [ReadResult]) -> Table {
+        var table = Table(header: ["rows", "file", "reader", "median", "MB/s", "peak memory growth", "× file size"])
+        for result in results {
+            table.rows.append([
+                result.size.rawValue,
+                "\(result.reader.format == .csv ? "CSV" : "JSON") \((Double(result.fileSize) / 1e6).rounded(decimals: 1)) MB",
+                result.reader.name,
+                result.seconds.milliseconds,
+                result.megabytesPerSecond.rounded(decimals: 0),
+                result.memory?.mebibytes ?? "n/a",
+                result.memory.map { (Double($0) / Double(result.fileSize)).rounded(decimals: 2) + "×" } ?? "n/a",
+            ])
+        }
+        return table
+    }
+
+    static func diffTable(_ results: [DiffResult]) -> Table {
+        var table = Table(header: ["step", "median"])
+        table.rows = results.map { [$0.step, $0.seconds.milliseconds] }
+        return table
+    }
+}
+
+enum FormatsBenchmarkError: Error, CustomStringConvertible {
+    case wrongRecordCount(reader: String, file: String)
+    case unexpectedStatus(Int32, command: String)
+
+    var description: String {
+        switch self {
+        case .wrongRecordCount(let reader, let file): "\(reader) did not read every record of \(file)"
+        case .unexpectedStatus(let status, let command): "\(command) exited with \(status), expected 1 (different)"
+        }
+    }
+}

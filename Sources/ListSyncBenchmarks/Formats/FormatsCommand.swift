@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+
+extension ListSyncBenchmarks {
+    struct Formats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "formats",
+            abstract: "ListFormats against JSONSerialization and CSV.swift on generated files; `listsync diff` on 1M rows."
+        )
+
+        @Option(help: "List sizes: \(FormatsWorkload.Size.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var size: [String] = FormatsWorkload.Size.allCases.map(\.rawValue)
+
+        @Option(help: "Timed reads per file for ListFormats (the median is reported).")
+        var runs = 11
+
+        @Option(help: "Timed reads per file for the baselines.")
+        var baselineRuns = 3
+
+        @Option(help: "Timed runs of `listsync diff`.")
+        var diffRuns = 7
+
+        @Flag(help: "Leave out the baselines (JSONSerialization, CSV.swift).")
+        var skipBaselines = false
+
+        @Option(help: "Where to write the generated files (about 600 MB for 1m).")
+        var directory = "/tmp/listsync-formats-benchmark"
+
+        @Option(help: "The listsync binary to time. Default: next to this benchmark.")
+        var listsync: String?
+
+        func run() throws {
+            let sizes = try size.map { name in
+                guard let size = FormatsWorkload.Size(rawValue: name) else { throw ValidationError("unknown size \(name)") }
+                return size
+            }
+            let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+            let benchmark = FormatsBenchmark(
+                runs: runs, baselineRuns: baselineRuns, diffRuns: diffRuns,
+                directory: URL(fileURLWithPath: directory),
+                listsync: listsync.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsync"))
+            let readers = FormatsReader.allCases.filter { !skipBaselines || $0.isListFormats }
+            var reads: [FormatsBenchmark.ReadResult] = []
+            for size in sizes {
+                print("- \(size.rawValue): writing \(size.rowCount) rows to \(directory)")
+                try benchmark.writeFiles(size)
+                reads += try benchmark.measureReads(size, readers: readers)
+            }
+            print()
+            print(FormatsBenchmark.readTable(reads).markdown)
+            if sizes.contains(.rows1M) {
+                print()
+                print(FormatsBenchmark.diffTable(try benchmark.measureDiff()).markdown)
+            }
+        }
+    }
+
+    struct FormatsMemoryProbe: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "formats-memory-probe",
+            abstract: "Print the peak memory growth of reading one file, in bytes (used by `formats`).",
+            shouldDisplay: false
+        )
+
+        @Argument var reader: String
+        @Argument var path: String
+
+        func run() throws {
+            guard let reader = FormatsReader(rawValue: reader) else { throw ValidationError("unknown reader \(reader)") }
+            print(FormatsBenchmark.probeMemory(reader, path: path).map(String.init) ?? "")
+        }
+    }
+
+    struct FormatsProfile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "formats-profile",
+            abstract: "Read one file many times with one reader, for a profiler (perf record).",
+            shouldDisplay: false
+        )
+
+        @Argument var reader: String
+        @Argument var path: String
+        @Option var runs = 20
+
+        func run() throws {
+            guard let reader = FormatsReader(rawValue: reader) else { throw ValidationError("unknown reader \(reader)") }
+            let timed = Stopwatch.median(runs: runs, try reader.prepare(path: path))
+            print("\(reader.name): median \(timed.seconds.milliseconds), \(timed.result ?? 0) records")
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import ListSyncClient
+
+/// The time from the rename of a watched file to its changeset at subscribers: a plain-socket
+/// subscriber (the daemon's latency) and a `ListSyncClient` mirror (applied and digest-verified:
+/// what a client program sees), for a 10k-row and a 1M-row file; and with 100 subscribers, how
+/// long after the first the last one receives each changeset.
+struct LatencyBenchmark {
+    var listsyncd: URL
+    var directory: URL
+    /// The daemon's `settle_after_close_ms`: it waits that long after a rename before reading.
+    var settle: Duration
+
+    /// The latencies of one workload, per kind of subscriber.
+    struct Result {
+        var workload: String
+        var subscriber: String
+        var samples: [Duration]
+        /// The daemon's CPU time per edit; `nil` for the mirror, measured in the same run.
+        var daemonCPU: Duration?
+        var bar: String
+    }
+
+    /// 100 subscribers: per changeset, rename → first and rename → last arrival.
+    struct FanOutResult {
+        var subscribers: Int
+        var rows: Int
+        var first: [Duration]
+        var last: [Duration]
+    }
+
+    // MARK: Workloads
+
+    /// `edits` one-row edits of a `rows`-row file, each timed at a raw subscriber and at a mirror.
+    func measure(rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool) async throws -> [Result] {
+        let scratch = try self.scratchDirectory("rows-\(rows)")
+        var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
+        let daemon = try await LatencyDaemon(binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle)
+        defer { daemon.stop() }
+        let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
+        let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
+        let mirror = withMirror ? Self.mirrorTask(socketPath: daemon.socketPath, reporting: arrived) : nil
+        defer { mirror?.cancel() }
+        var mirrorArrivals = arrivals.makeAsyncIterator()
+        if mirror != nil {
+            _ = await mirrorArrivals.next()  // The mirror holds the first version.
+        }
+        var rawSamples: [Duration] = []
+        var mirrorSamples: [Duration] = []
+        let cpuBefore = try daemon.cpuTime
+        for edit in 0..<edits {
+            let seq = UInt64(edit + 1)
+            try file.prepareEdit(edit)
+            let start = ContinuousClock.now
+            try file.rename()
+            rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
+            if mirror != nil {
+                while let arrival = await mirrorArrivals.next() {
+                    if arrival.seq == seq {
+                        mirrorSamples.append(arrival.at - start)
+                        break
+                    }
+                }
+            }
+        }
+        let daemonCPU = (try daemon.cpuTime - cpuBefore) / edits
+        var results = [Result(workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar)]
+        if mirror != nil {
+            results.append(
+                Result(workload: workload, subscriber: "ListSyncClient mirror (applied, digest verified)", samples: mirrorSamples, daemonCPU: nil, bar: "—"))
+        }
+        return results
+    }
+
+    /// `subscribers` plain-socket subscribers on one watch of `rows` rows, `edits` edits.
+    func measureFanOut(subscribers count: Int, rows: Int, edits: Int) async throws -> FanOutResult {
+        let scratch = try self.scratchDirectory("fan-out")
+        var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
+        let daemon = try await LatencyDaemon(binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle)
+        defer { daemon.stop() }
+        let subscribers = try LatencySubscribers(count: count, socketPath: daemon.socketPath, watch: "products")
+        var result = FanOutResult(subscribers: count, rows: rows, first: [], last: [])
+        for edit in 0..<edits {
+            try file.prepareEdit(edit)
+            let start = ContinuousClock.now
+            try file.rename()
+            let arrivals = try subscribers.arrivals(ofChangeset: UInt64(edit + 1))
+            guard arrivals.count == count, let first = arrivals.min(), let last = arrivals.max() else {
+                throw LatencySubscribers.Failure(description: "only \(arrivals.count) of \(count) subscribers got changeset \(edit + 1)")
+            }
+            result.first.append(first - start)
+            result.last.append(last - start)
+        }
+        return result
+    }
+
+    /// A `ListSyncClient` mirror of `products` that reports the instant each changeset was
+    /// applied and verified (and `seq` 0 once it holds the first version).
+    private static func mirrorTask(
+        socketPath: String, reporting arrived: AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.Continuation
+    ) -> Task<Void, any Error> {
+        Task {
+            let client = ListSyncClient(configuration: ClientConfiguration(socketPath: socketPath, clientName: "latency benchmark"))
+            try await client.withMirror(of: "products") { updates in
+                for try await update in updates {
+                    switch update.event {
+                    case .changeset(let changeset):
+                        arrived.yield((changeset.cursor.seq, .now))
+                    case .snapshot(let cursor) where update.isCurrent:
+                        arrived.yield((cursor.seq, .now))
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    private func scratchDirectory(_ name: String) throws -> URL {
+        let url = self.directory.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    // MARK: Tables
+
+    func latencyTable(_ results: [Result]) -> Table {
+        var table = Table(header: [
+            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "bar",
+        ])
+        for result in results {
+            let samples = LatencySamples(result.samples)
+            table.rows.append([
+                result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
+                samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
+                result.daemonCPU?.milliseconds ?? "—", result.bar,
+            ])
+        }
+        return table
+    }
+
+    static func fanOutTable(_ result: FanOutResult) -> Table {
+        let spreads = LatencySamples(zip(result.last, result.first).map { $0 - $1 })
+        let first = LatencySamples(result.first)
+        let last = LatencySamples(result.last)
+        return Table(
+            header: ["subscribers", "rows", "changesets", "last − first p50", "last − first p99", "last − first max", "rename → first p50", "rename → last p50", "bar"],
+            rows: [[
+                "\(result.subscribers)", "\(result.rows)", "\(result.first.count)", spreads.p50.milliseconds, spreads.p99.milliseconds,
+                spreads.max.milliseconds, first.p50.milliseconds, last.p50.milliseconds, "last − first ≤ 10 ms",
+            ]])
+    }
+}
+
+/// Percentiles of durations (nearest rank).
+struct LatencySamples {
+    private let sorted: [Duration]
+
+    init(_ samples: [Duration]) {
+        self.sorted = samples.sorted()
+    }
+
+    func percentile(_ fraction: Double) -> Duration {
+        guard !self.sorted.isEmpty else { return .zero }
+        let rank = Int((fraction * Double(self.sorted.count)).rounded(.up)) - 1
+        return self.sorted[Swift.min(Swift.max(rank, 0), self.sorted.count - 1)]
+    }
+
+    var p50: Duration { self.percentile(0.5) }
+    var p99: Duration { self.percentile(0.99) }
+    var max: Duration { self.sorted.last ?? .zero }
+}
+
+extension Duration {
+    /// As milliseconds with three decimals.
+    var milliseconds: String {
+        (Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18).milliseconds
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+
+extension ListSyncBenchmarks {
+    struct Latency: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "latency",
+            abstract: "From the rename of a watched file to the changeset at subscribers (runs listsyncd).",
+            discussion: """
+                Starts listsyncd (release build, next to this benchmark) on temporary files. Each edit \
+                changes one row, writes the whole file to a temporary file and renames it over the \
+                watched one; the clock starts at the rename. Reported with and without the daemon's \
+                settle delay after a rename (--settle-ms, the daemon's default 20 ms).
+                """
+        )
+
+        @Option(help: "The daemon's settle_after_close_ms.")
+        var settleMs = 20
+
+        @Option(help: "Edits of the 10k-row file.")
+        var smallEdits = 200
+
+        @Option(help: "Edits of the 1M-row file.")
+        var largeEdits = 10
+
+        @Option(help: "Rows of the large file.")
+        var largeRows = 1_000_000
+
+        @Option(help: "Subscribers of the fan-out workload.")
+        var subscribers = 100
+
+        @Option(help: "Edits of the fan-out workload.")
+        var fanOutEdits = 50
+
+        @Option(help: "Workloads: small, large, fan-out.")
+        var workload: [String] = ["small", "large", "fan-out"]
+
+        @Option(help: "Where to write the files (about 100 MB for 1M rows).")
+        var directory = "/tmp/listsync-latency-benchmark"
+
+        @Option(help: "The listsyncd binary. Default: next to this benchmark.")
+        var listsyncd: String?
+
+        func run() async throws {
+            let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+            let benchmark = LatencyBenchmark(
+                listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
+                directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
+            var results: [LatencyBenchmark.Result] = []
+            if self.workload.contains("small") {
+                print("- 10k rows: \(self.smallEdits) edits")
+                results += try await benchmark.measure(
+                    rows: 10_000, edits: self.smallEdits, workload: "10k rows", bar: "p50 − settle ≤ 5 ms", withMirror: true)
+            }
+            if self.workload.contains("large") {
+                print("- \(self.largeRows) rows: \(self.largeEdits) edits")
+                results += try await benchmark.measure(
+                    rows: self.largeRows, edits: self.largeEdits, workload: "\(self.largeRows / 1000)k rows, one row changed",
+                    bar: "≤ 300 ms", withMirror: true)
+            }
+            if !results.isEmpty {
+                print()
+                print(benchmark.latencyTable(results).markdown)
+            }
+            if self.workload.contains("fan-out") {
+                print("- \(self.subscribers) subscribers, 10k rows: \(self.fanOutEdits) edits")
+                let fanOut = try await benchmark.measureFanOut(subscribers: self.subscribers, rows: 10_000, edits: self.fanOutEdits)
+                print()
+                print(LatencyBenchmark.fanOutTable(fanOut).markdown)
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ListSyncClient
+
+/// A `listsyncd` started for the benchmark on a temporary configuration: one watch, the given
+/// settle delay after a close or rename.
+final class LatencyDaemon {
+    let directory: URL
+    let socketPath: String
+    let watchedFile: URL
+    private let process: Process
+
+    /// Starts `binary` watching `watchedFile` (which must exist) as `products`, keyed by `sku`,
+    /// and waits until it serves the first version.
+    init(binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration) async throws {
+        self.directory = directory
+        self.socketPath = directory.appendingPathComponent("d.sock").path
+        self.watchedFile = watchedFile
+        let configuration = directory.appendingPathComponent("listsyncd.toml")
+        let settle = settleAfterClose.components.seconds * 1000 + settleAfterClose.components.attoseconds / 1_000_000_000_000_000
+        try """
+            socket = "\(self.socketPath)"
+            state_directory = "\(directory.appendingPathComponent("state").path)"
+            settle_after_close_ms = \(settle)
+
+            [[watch]]
+            name = "products"
+            path = "\(watchedFile.path)"
+            key = ["sku"]
+
+            """.write(to: configuration, atomically: true, encoding: .utf8)
+        self.process = Process()
+        self.process.executableURL = binary
+        self.process.arguments = ["--config", configuration.path]
+        let log = directory.appendingPathComponent("listsyncd.log")
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw LatencySubscribers.Failure(description: "cannot create \(log.path)")
+        }
+        let handle = try FileHandle(forWritingTo: log)
+        self.process.standardOutput = handle
+        self.process.standardError = handle
+        try self.process.run()
+        let client = ListSyncClient(configuration: ClientConfiguration(socketPath: self.socketPath, reconnect: .never))
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
+            if let watches = try? await client.watches(), watches.first?.state == .ok { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw LatencySubscribers.Failure(description: "listsyncd did not load \(watchedFile.path); see \(log.path)")
+    }
+
+    /// The CPU time the daemon has used so far (user and system, from `/proc/PID/stat`, in clock
+    /// ticks of 10 ms): the part of the latency that is the daemon's own work, whatever else the
+    /// machine runs.
+    var cpuTime: Duration {
+        get throws {
+            let stat = try String(contentsOfFile: "/proc/\(self.process.processIdentifier)/stat", encoding: .utf8)
+            // Fields after the command name, which is in parentheses and may contain spaces.
+            guard let close = stat.lastIndex(of: ")") else { throw LatencySubscribers.Failure(description: "unreadable /proc stat") }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+            guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+                throw LatencySubscribers.Failure(description: "unreadable /proc stat")
+            }
+            return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
+        }
+    }
+
+    /// Stops the daemon.
+    func stop() {
+        self.process.terminate()
+        self.process.waitUntilExit()
+    }
+
+    deinit {
+        if self.process.isRunning { self.stop() }
+    }
+}
