@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make install DESTDIR=…` installs the expected tree: binaries that run, units that point at
+# them, sysusers, the example configuration, shell completions and man pages.
+set -euo pipefail
+
+repository="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+
+make -C "$repository" install DESTDIR="$stage" PREFIX=/usr >"$stage.log" 2>&1 || { cat "$stage.log"; exit 1; }
+
+failures=0
+check() { # description, command...
+    local description="$1"; shift
+    if "$@"; then echo "ok: $description"; else echo "FAIL: $description" >&2; failures=$((failures + 1)); fi
+}
+
+expected=(
+    usr/bin/listsyncd
+    usr/bin/listsync
+    usr/lib/systemd/system/listsyncd.service
+    usr/lib/systemd/system/listsyncd.socket
+    usr/lib/systemd/user/listsyncd.service
+    usr/lib/systemd/user/listsyncd.socket
+    usr/lib/sysusers.d/listsyncd.conf
+    etc/listsyncd/listsyncd.toml
+    usr/share/bash-completion/completions/listsync
+    usr/share/bash-completion/completions/listsyncd
+    usr/share/zsh/site-functions/_listsync
+    usr/share/zsh/site-functions/_listsyncd
+    usr/share/fish/vendor_completions.d/listsync.fish
+    usr/share/fish/vendor_completions.d/listsyncd.fish
+    usr/share/man/man1/listsync.1
+    usr/share/man/man1/listsyncd.1
+)
+for path in "${expected[@]}"; do
+    check "$path is installed and not empty" test -s "$stage/$path"
+done
+check "the binaries are executable" test -x "$stage/usr/bin/listsyncd" -a -x "$stage/usr/bin/listsync"
+check "listsyncd runs" "$stage/usr/bin/listsyncd" --help
+check "listsync runs" "$stage/usr/bin/listsync" --help
+check "the installed example configuration is valid" "$stage/usr/bin/listsyncd" --check-config "$stage/etc/listsyncd/listsyncd.toml"
+check "the system unit starts the installed binary" grep -q "^ExecStart=/usr/bin/listsyncd " "$stage/usr/lib/systemd/system/listsyncd.service"
+
+# Another prefix: the units follow the binaries.
+make -C "$repository" install DESTDIR="$stage/local" PREFIX=/usr/local >"$stage.log" 2>&1 || { cat "$stage.log"; exit 1; }
+check "with PREFIX=/usr/local the unit starts /usr/local/bin/listsyncd" \
+    grep -q "^ExecStart=/usr/local/bin/listsyncd " "$stage/local/usr/local/lib/systemd/system/listsyncd.service"
+# The units' content is verified by Tests/systemd/verify-units.sh; install only rewrites ExecStart.
+
+rm -f "$stage.log"
+if [ "$failures" -gt 0 ]; then
+    echo "$failures install checks failed" >&2
+    exit 1
+fi
+echo "all install checks passed"
