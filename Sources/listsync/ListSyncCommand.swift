@@ -4,14 +4,15 @@ import ArgumentParser
 /// each in its own file under `Commands/`, options shared between commands in
 /// their own types under `Options/`.
 ///
-/// Exit status, for every subcommand: 0 success, 2 trouble (a bad file, bad
-/// options, a usage error) — as diff(1), whose 1 means "different" and is
-/// left to the commands that compare.
+/// Exit status. The file commands (`parse`, `diff`) follow diff(1): 0 success,
+/// 1 different, 2 trouble (a bad file, bad options, a usage error). The daemon
+/// commands (`list`, `subscribe`, `snapshot`, `mirror`, `exec`): 0 ok, 1 usage
+/// or configuration error, 2 daemon unreachable, 3 data error.
 @main
 struct ListSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listsync",
-        abstract: "Read, convert and compare list files the way the ListSync daemon does.",
+        abstract: "Read, compare and mirror lists the way the ListSync daemon sees them.",
         discussion: """
             File formats are named with --input-format (csv, tsv, json, ndjson) or taken from the \
             file's extension. Output formats are --output-format for `parse` and --format for \
@@ -39,7 +40,20 @@ struct ListSyncCommand: AsyncParsableCommand {
                 exit(withError: error)  // Help, version and the statuses commands choose.
             }
             OutputWriter.writeStandardError(fullMessage(for: error) + "\n")
-            exit(withError: CommandFailure.exitStatus)
+            exit(withError: usageErrorStatus(arguments: CommandLine.arguments))
         }
+    }
+
+    /// The commands that talk to the daemon, whose usage errors exit 1.
+    static let daemonCommands: [ParsableCommand.Type] = [
+        ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self,
+    ]
+
+    /// The status of a usage error: 1 for the daemon commands, 2 (diff(1)'s
+    /// trouble) for the file commands and the root.
+    static func usageErrorStatus(arguments: [String]) -> ExitCode {
+        let subcommand = arguments.dropFirst().first { !$0.hasPrefix("-") }
+        let isDaemonCommand = daemonCommands.contains { $0.configuration.commandName == subcommand }
+        return isDaemonCommand ? ExitCode(1) : CommandFailure.exitStatus
     }
 }
