@@ -230,12 +230,13 @@ def follow(connection, watch, mirror, output, once, log):
                 raise ConnectionError(f"{message.get('code')}: {message.get('message')}")
             elif kind == "snapshot" and message.get("watch") == watch:
                 if mirror.apply_snapshot_chunk(message):
-                    write_atomically(output, mirror.document())
                     log(f"snapshot at {mirror.cursor}")
+                    write_atomically(output, mirror.document())
             elif kind == "changeset" and message.get("watch") == watch:
                 mirror.apply_changeset(message)
-                write_atomically(output, mirror.document())
+                # Logged before the file changes, so that whoever sees the new file sees the line too.
                 log(f"changeset {mirror.cursor}")
+                write_atomically(output, mirror.document())
             elif kind == "status" and message.get("watch") == watch:
                 state = message["state"]
                 error = message.get("error")
