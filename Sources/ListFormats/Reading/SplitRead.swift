@@ -1,9 +1,8 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import Dispatch
 #endif
 
 /// Reading a large linear list in two halves at once, one per core.
@@ -29,22 +28,55 @@ enum SplitRead {
         count >= minimumSize && hasSecondCore
     }
 
-    /// Runs `first` and `second` at the same time (on two threads when the
-    /// system has one free); returns when both are done.
+    /// Runs `first` on this thread and `second` on another, at the same
+    /// time; returns when both are done.
     static func both(_ first: () -> Void, _ second: () -> Void) {
+        #if os(Linux)
+        // A thread of its own, not a pool's: libdispatch's pool may run both
+        // halves on one thread when the other core is busy.
+        withoutActuallyEscaping(second) { second in
+            let work = Unmanaged.passRetained(SecondHalf(second))
+            var thread = pthread_t()
+            let started = pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<SecondHalf>.fromOpaque(context).takeRetainedValue().run()
+                    return nil
+                }, work.toOpaque())
+            first()
+            if started == 0 {
+                pthread_join(thread, nil)
+            } else {
+                // No thread to be had: one after the other.
+                work.takeRetainedValue().run()
+            }
+        }
+        #else
         withoutActuallyEscaping(first) { first in
             withoutActuallyEscaping(second) { second in
-                // The two closures touch disjoint state, and both are done
-                // before this returns.
-                let work = UncheckedSendable(value: (first, second))
+                let halves = UncheckedSendable(value: (first, second))
                 DispatchQueue.concurrentPerform(iterations: 2) { half in
-                    if half == 0 { work.value.0() } else { work.value.1() }
+                    if half == 0 { halves.value.0() } else { halves.value.1() }
                 }
             }
         }
+        #endif
     }
 
+    #if os(Linux)
+    /// The second half's work, handed to its thread (which runs it once,
+    /// before ``both(_:_:)`` returns).
+    private final class SecondHalf {
+        let run: () -> Void
+
+        init(_ run: @escaping () -> Void) {
+            self.run = run
+        }
+    }
+    #else
     private struct UncheckedSendable<Value>: @unchecked Sendable {
         let value: Value
     }
+    #endif
 }
