@@ -87,8 +87,10 @@ struct CSVScanner: ~Copyable {
             listsync_csv_scan(
                 base, Int64(count), Int64(start), Int64(min(limit, Int(Int64.max))), delimiter, rows.baseAddress,
                 Int64(min(rowLimit, rows.count)), separators.baseAddress, Int64(separators.count), &batch)
-            // A row with more fields than the buffer holds: grow it and scan again.
-            guard batch.status == LISTSYNC_CSV_FULL, batch.row_count == 0 else { break }
+            // A row with more fields than the buffer holds stops the scan where it started:
+            // grow the buffer and scan again. (A batch that is full without a row but got
+            // further — blank lines up to `limit` or the end — is a result.)
+            guard batch.status == LISTSYNC_CSV_FULL, batch.row_count == 0, batch.next == start else { break }
             let larger = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: separators.count * 2)
             separators.deallocate()
             separators = larger

@@ -91,10 +91,12 @@ public struct ListWriter: Sendable {
             if index > 0 { output.append(delimiter) }
             var field = field
             field.withUTF8 { bytes in
-                // A lone empty field would read back as a blank line.
+                // A lone empty field would read back as a blank line, and a U+FEFF at the very
+                // start of the file as a byte-order mark.
+                let forceQuotes =
+                    (fields.count == 1 && bytes.isEmpty) || (output.count == 0 && UTF8Validation.hasByteOrderMark(bytes))
                 CSVFieldEncoding.append(
-                    UnsafeRawBufferPointer(bytes), delimiter: delimiter, forceQuotes: fields.count == 1 && bytes.isEmpty,
-                    to: &output)
+                    UnsafeRawBufferPointer(bytes), delimiter: delimiter, forceQuotes: forceQuotes, to: &output)
             }
         }
         appendLineEnding(to: &output)

@@ -95,6 +95,19 @@ import Testing
         #expect(list.schema.columns == ["a", "b"])
     }
 
+    @Test func blankLinesAfterTheLastRowAreSkipped() throws {
+        // Found by fuzzing: blank lines right before the end ran the scanner out of memory.
+        let cases: [(text: String, records: Int, blankLines: Int)] = [
+            ("a\n\n", 0, 1), ("a\n\n\n", 0, 2), ("a\r\n\r\n", 0, 1), ("a\n\r", 0, 1),
+            ("id,s\n2,\"\"\"\"\n\n", 1, 1), ("id\n1\n\n\n\n", 1, 3),
+        ]
+        for (text, records, blankLines) in cases {
+            let list = try read(text, csv)
+            #expect(list.records.count == records, "\(text.debugDescription)")
+            #expect(list.report.blankLineCount == blankLines, "\(text.debugDescription)")
+        }
+    }
+
     @Test func unterminatedQuoteIsReportedAtTheOpeningQuote() {
         let error = readError("id,name\n1,\"abc\n2,x\n", csv)
         guard case .unterminatedQuote(let at) = error else { Issue.record("got \(String(describing: error))"); return }

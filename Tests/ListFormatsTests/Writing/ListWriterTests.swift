@@ -28,6 +28,15 @@ import Testing
         #expect(text(.records([row(["a": ""])]), csv) == "a\n\"\"\n")
     }
 
+    @Test func csvQuotesAFirstHeaderNameThatStartsWithAByteOrderMark() throws {
+        // Found by fuzzing: unquoted at the start of the file, U+FEFF reads back as a byte-order mark.
+        let list = try read("\u{FEFF}\u{FEFF}id,\u{FEFF}x\n1,2\n", csv)
+        #expect(list.schema.columns == ["\u{FEFF}id", "\u{FEFF}x"])
+        let written = ListWriter(format: csv).write(list)
+        #expect(String(decoding: written, as: UTF8.self) == "\"\u{FEFF}id\",\u{FEFF}x\n1,2\n")
+        #expect(try ListReader(options: ReadOptions(format: csv)).read(bytes: written).schema.columns == list.schema.columns)
+    }
+
     @Test func csvWithOtherDelimitersAndLineEndings() {
         let document = ListDocument.records([row(["a": "x;y", "b": "z,w"])])
         #expect(text(document, .csv(delimiter: .semicolon)) == "a;b\n\"x;y\";z,w\n")
