@@ -17,6 +17,13 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
         let sourceSections = ContiguousArray(source)
         let targetSections = ContiguousArray(target)
         func flatten(_ sections: ContiguousArray<Section>) -> (ContiguousArray<Element>, [Int]) {
+            // One section (every linear list the daemon diffs): an Array's buffer is shared, not
+            // copied element by element — a million reference-counted elements are a million
+            // retains now and a million releases when the changeset goes.
+            if sections.count == 1 {
+                let elements = ContiguousArray(sections[0].elements)
+                return (elements, [0, elements.count])
+            }
             var elements = ContiguousArray<Element>()
             var bounds = [0]
             bounds.reserveCapacity(sections.count + 1)

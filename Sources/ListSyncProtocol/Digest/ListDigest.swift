@@ -68,16 +68,16 @@ extension ListDigest {
     /// O(*n*) in the number of records; input is buffered in 64 KiB blocks before hashing.
     public struct Builder {
         private var hasher = SHA256()
-        private var buffer: [UInt8] = []
+        /// Input not hashed yet: `buffer[..<buffered]`.
+        private var buffer = [UInt8](repeating: 0, count: Self.blockSize)
+        private var buffered = 0
         #if DEBUG
         /// Records the current section still expects, to catch a count that does not match.
         private var expectedRecords = 0
         #endif
 
         /// An empty builder (the digest of an empty list with no sections).
-        public init() {
-            self.buffer.reserveCapacity(Self.blockSize)
-        }
+        public init() {}
 
         private static let blockSize = 64 << 10
 
@@ -117,15 +117,19 @@ extension ListDigest {
         }
 
         private mutating func append(_ value: UInt64) {
-            withUnsafeBytes(of: value.bigEndian) { self.buffer.append(contentsOf: $0) }
-            if self.buffer.count >= Self.blockSize {
+            if self.buffered == Self.blockSize {
                 self.flush()
             }
+            // blockSize is a multiple of 8, so a value always fits whole.
+            let offset = self.buffered
+            self.buffer.withUnsafeMutableBytes { $0.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt64.self) }
+            self.buffered += 8
         }
 
         private mutating func flush() {
-            self.buffer.withUnsafeBytes { self.hasher.update(bufferPointer: $0) }
-            self.buffer.removeAll(keepingCapacity: true)
+            let count = self.buffered
+            self.buffer.withUnsafeBytes { self.hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            self.buffered = 0
         }
     }
 }
@@ -133,15 +137,17 @@ extension ListDigest {
 extension ListDigest {
     /// The digest of a list read by `ListFormats`.
     ///
-    /// - Parameters:
     /// - Parameter sections: The list; a linear list is one section with model `null`.
     /// - Complexity: O(*n*) in the number of records.
     public init(sections: [ArraySection<SectionModel, ListRecord>]) {
         var builder = Builder()
         for section in sections {
             builder.beginSection(modelHash: section.model.contentHash, recordCount: section.elements.count)
-            for record in section.elements {
-                builder.addRecord(record.contentHash)
+            // Through the buffer: iterating the array would copy (retain and release) each record.
+            section.elements.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    builder.addRecord(records[index].contentHash)
+                }
             }
         }
         self = builder.finish()
