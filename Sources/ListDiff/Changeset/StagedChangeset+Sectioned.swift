@@ -36,10 +36,7 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
         let (sourceElements, sourceBounds) = flatten(sourceSections)
         let (targetElements, targetBounds) = flatten(targetSections)
 
-        let sections = IdentifierMatching(
-            source: ContiguousArray(sourceSections.map { $0.differenceIdentifier }),
-            target: ContiguousArray(targetSections.map { $0.differenceIdentifier })
-        )
+        let sections = IdentifierMatching(source: sourceSections, target: targetSections)
         var sectionUpdated: [Int] = []
         for targetSection in targetSections.indices {
             let sourceSection = sections.targetToSource[targetSection]

@@ -22,8 +22,22 @@ struct IdentifierMatching {
     @usableFromInline
     var targetToSource: [Int]
 
+    /// How many positions at the start of both lists pair with each other in place
+    /// (`sourceToTarget[i] == i` for `i < pairedPrefix`), without the table.
+    @usableFromInline
+    var pairedPrefix = 0
+
+    /// How many positions at the end of both lists pair with each other in place (the last
+    /// `pairedSuffix` of the source with the last `pairedSuffix` of the target, in order).
+    /// No identifier of these occurs elsewhere in the middle of either list.
+    @usableFromInline
+    var pairedSuffix = 0
+
+    /// Matches the elements of `source` and `target` by their ``Differentiable/differenceIdentifier``,
+    /// read from the elements as needed rather than copied out first (a million identifiers
+    /// are megabytes to write and read back).
     @inlinable
-    init<Identifier: Hashable>(source: ContiguousArray<Identifier>, target: ContiguousArray<Identifier>) {
+    init<Element: Differentiable>(source: ContiguousArray<Element>, target: ContiguousArray<Element>) {
         let sourceCount = source.count
         let targetCount = target.count
         sourceToTarget = Array(repeating: -1, count: sourceCount)
@@ -31,6 +45,8 @@ struct IdentifierMatching {
         guard sourceCount > 0, targetCount > 0 else { return }
         precondition(sourceCount < Int(Int32.max), "ListDiff supports lists of fewer than 2^31 elements")
 
+        var prefix = 0
+        var suffix = 0
         source.withUnsafeBufferPointer { source in
         target.withUnsafeBufferPointer { target in
         sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
@@ -40,11 +56,12 @@ struct IdentifierMatching {
             // suffix does when none of its identifiers occurs in the middle of
             // either list (else the middle holds earlier occurrences).
             let shortest = min(sourceCount, targetCount)
-            var prefix = 0
-            while prefix < shortest && source[prefix] == target[prefix] { prefix &+= 1 }
-            var suffix = 0
+            while prefix < shortest && source[prefix].differenceIdentifier == target[prefix].differenceIdentifier {
+                prefix &+= 1
+            }
             while suffix < shortest &- prefix
-                && source[sourceCount &- 1 &- suffix] == target[targetCount &- 1 &- suffix] {
+                && source[sourceCount &- 1 &- suffix].differenceIdentifier
+                    == target[targetCount &- 1 &- suffix].differenceIdentifier {
                 suffix &+= 1
             }
             let sourceMiddle = prefix..<(sourceCount &- suffix)
@@ -55,10 +72,11 @@ struct IdentifierMatching {
                 if suffix <= sourceMiddle.count &+ targetMiddle.count {
                     suffix = 0
                 } else {
-                    var middle = Set<Identifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
-                    middle.formUnion(source[sourceMiddle])
-                    middle.formUnion(target[targetMiddle])
-                    for position in (sourceCount &- suffix)..<sourceCount where middle.contains(source[position]) {
+                    var middle = Set<Element.DifferenceIdentifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
+                    middle.formUnion(source[sourceMiddle].lazy.map(\.differenceIdentifier))
+                    middle.formUnion(target[targetMiddle].lazy.map(\.differenceIdentifier))
+                    for position in (sourceCount &- suffix)..<sourceCount
+                    where middle.contains(source[position].differenceIdentifier) {
                         suffix = 0
                         break
                     }
@@ -83,15 +101,17 @@ struct IdentifierMatching {
         }
         }
         }
+        pairedPrefix = prefix
+        pairedSuffix = suffix
     }
 
     /// Matches `target` against `source` through the table; both are ranges
     /// of the whole lists starting at `offset`, and the positions written
     /// into `sourceToTarget` and `targetToSource` are the whole lists'.
     @inlinable
-    static func matchThroughTable<Identifier: Hashable>(
-        source: UnsafeBufferPointer<Identifier>,
-        target: UnsafeBufferPointer<Identifier>,
+    static func matchThroughTable<Element: Differentiable>(
+        source: UnsafeBufferPointer<Element>,
+        target: UnsafeBufferPointer<Element>,
         sourceToTarget: UnsafeMutableBufferPointer<Int>,
         targetToSource: UnsafeMutableBufferPointer<Int>,
         offset: Int
@@ -125,12 +145,12 @@ struct IdentifierMatching {
 
         /// The slot of `identifier`, or of the empty place where it would go.
         @inline(__always)
-        func find(_ identifier: Identifier, hash: Int, in source: UnsafeBufferPointer<Identifier>) -> Int {
+        func find(_ identifier: Element.DifferenceIdentifier, hash: Int, in source: UnsafeBufferPointer<Element>) -> Int {
             let high = UInt32(truncatingIfNeeded: hash &>> 32)
             var slot = hash & mask
             while true {
                 let representative = Int(slots[slot].representative)
-                if representative < 0 || (slots[slot].hashHigh == high && source[representative] == identifier) {
+                if representative < 0 || (slots[slot].hashHigh == high && source[representative].differenceIdentifier == identifier) {
                     return slot
                 }
                 slot = (slot &+ 1) & mask
@@ -142,7 +162,7 @@ struct IdentifierMatching {
             var index = sourceCount
             while index > 0 {
                 index &-= 1
-                let identifier = source[index]
+                let identifier = source[index].differenceIdentifier
                 let hash = identifier.hashValue
                 let slot = find(identifier, hash: hash, in: source)
                 let representative = Int(slots[slot].representative)
@@ -163,11 +183,11 @@ struct IdentifierMatching {
                 // The source position expected to match next.
                 var expected = 0
                 for targetIndex in 0..<targetCount {
-                    let identifier = target[targetIndex]
+                    let identifier = target[targetIndex].differenceIdentifier
                     // A target identifier equal to the source one after the
                     // previous match, that occurs once in the source and is not
                     // matched yet, matches it: no hashing, no table.
-                    if expected < sourceCount && source[expected] == identifier && !isDuplicated[expected] {
+                    if expected < sourceCount && source[expected].differenceIdentifier == identifier && !isDuplicated[expected] {
                         if sourceToTarget[expected] < 0 {
                             sourceToTarget[expected] = offset &+ targetIndex
                             targetToSource[targetIndex] = offset &+ expected

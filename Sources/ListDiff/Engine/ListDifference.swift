@@ -93,10 +93,7 @@ struct ListDifference {
         }
 
         // Elements: match identifiers across the whole list.
-        var elements = IdentifierMatching(
-            source: ContiguousArray(source.map { $0.differenceIdentifier }),
-            target: ContiguousArray(target.map { $0.differenceIdentifier })
-        )
+        var elements = IdentifierMatching(source: source, target: target)
         let isSectioned = sourceSectionCount != 1 || targetSectionCount != 1
         var sourceSectionOfElement = [Int](repeating: 0, count: isSectioned ? source.count : 0)
         if isSectioned {
@@ -123,20 +120,32 @@ struct ListDifference {
             }
         }
 
+        // A linear list's elements paired in place at both ends (see IdentifierMatching) are
+        // kept where they are: they take part in neither deletions, inserts nor moves, and
+        // precede and follow every other kept element, so a longest increasing subsequence of
+        // the middle plus them is one of the whole. Only their updates are looked for, so an
+        // edit in a long list costs one pass of content comparisons beyond the matching.
+        let isTrimmed = !isSectioned && sectionDeleted.isEmpty && sectionInserted.isEmpty
+        let prefix = isTrimmed ? elements.pairedPrefix : 0
+        let suffix = isTrimmed ? elements.pairedSuffix : 0
+        let sourceMiddle = prefix..<(source.count &- suffix)
+
         var deleted: [ElementPath] = []
         var inserted: [ElementPath] = []
         var updated: [ElementPath] = []
         var moved: [(source: ElementPath, target: ElementPath)] = []
-        // Deletions, in kept source sections, and positions once they are done.
-        var positionAfterDeletion = [Int](repeating: -1, count: source.count)
+        // Deletions, in kept source sections, and positions once they are done: for the
+        // source positions in `sourceMiddle`, at `position - prefix`.
+        var positionAfterDeletion = [Int](repeating: -1, count: sourceMiddle.count)
         elements.sourceToTarget.withUnsafeBufferPointer { sourceToTarget in
             positionAfterDeletion.withUnsafeMutableBufferPointer { positionAfterDeletion in
                 for section in 0..<sourceSectionCount where sections.sourceToTarget[section] >= 0 {
                     let start = sourceBounds[section]
-                    var survivors = 0
-                    for sourceIndex in start..<sourceBounds[section + 1] {
+                    let range = sourceMiddle.clamped(to: start..<sourceBounds[section + 1])
+                    var survivors = range.lowerBound &- start
+                    for sourceIndex in range {
                         if sourceToTarget[sourceIndex] >= 0 {
-                            positionAfterDeletion[sourceIndex] = survivors
+                            positionAfterDeletion[sourceIndex &- prefix] = survivors
                             survivors &+= 1
                         } else {
                             deleted.append(ElementPath(element: sourceIndex &- start, section: section))
@@ -157,12 +166,13 @@ struct ListDifference {
                 guard sourceSection >= 0 else { continue }
                 let start = targetBounds[section]
                 let end = targetBounds[section + 1]
+                let middle = (start &+ prefix)..<(end &- suffix)
 
                 order.removeAll(keepingCapacity: true)
-                for targetIndex in start..<end {
+                for targetIndex in middle {
                     let sourceIndex = targetToSource[targetIndex]
                     if sourceIndex >= 0 && (!isSectioned || sourceSectionOfElement[sourceIndex] == sourceSection) {
-                        order.append(positionAfterDeletion[sourceIndex])
+                        order.append(positionAfterDeletion[sourceIndex &- prefix])
                     }
                 }
                 markLongestIncreasingSubsequence(order, into: &kept, scratch: &scratch)
@@ -180,13 +190,14 @@ struct ListDifference {
                             ElementPath(element: sourceIndex &- sourceBounds[elementSourceSection], section: elementSourceSection)
                         )
                     }
+                    guard middle.contains(targetIndex) else { continue }
                     if elementSourceSection == sourceSection {
                         rank &+= 1
                         if kept[rank &- 1] { continue }
                     }
                     moved.append((
                         source: ElementPath(
-                            element: positionAfterDeletion[sourceIndex],
+                            element: positionAfterDeletion[sourceIndex &- prefix],
                             section: sections.sourceToTarget[elementSourceSection]
                         ),
                         target: ElementPath(element: targetIndex &- start, section: section)
