@@ -14,21 +14,23 @@ import Testing
     @Test func arbitraryLinesOnlyEverGetAnswersAndNeverEndTheConnection() async {
         let garbage = Gen<String?>.element(of: Self.tokens).map { $0 ?? "" }.array(of: 0...120)
         await propertyCheck(count: 500, input: garbage, Gen.int(in: 0...1)) { tokens, greets in
-            let connection = try EmbeddedConnection()
-            var publisher = Publisher(feed: connection.addFeed("w"))
-            publisher.publish(ids: [1, 2])
-            if greets == 1 {
-                try connection.send(.hello(ClientHello()))
-            }
-            try connection.send(tokens.joined() + "\n")
-            try connection.send(#"{"type":"ping","id":"final"}"# + "\n")
-            let answers = try connection.received()
-            if connection.channel.isActive {
-                let last = answers.last
-                #expect(last == .reply(Reply(id: .string("final"), result: .pong)) || last?.errorCode == .helloRequired)
-            } else {
-                // Only a hello that shares no version with the server closes the connection.
-                #expect(answers.contains { $0.errorCode == .unsupportedVersion })
+            #expect(throws: Never.self) {
+                let connection = try EmbeddedConnection()
+                var publisher = Publisher(feed: connection.addFeed("w"))
+                publisher.publish(ids: [1, 2])
+                if greets == 1 {
+                    try connection.send(.hello(ClientHello()))
+                }
+                try connection.send(tokens.joined() + "\n")
+                try connection.send(#"{"type":"ping","id":"final"}"# + "\n")
+                let answers = try connection.received()
+                if connection.channel.isActive {
+                    let last = answers.last
+                    #expect(last == .reply(Reply(id: .string("final"), result: .pong)) || last?.errorCode == .helloRequired)
+                } else {
+                    // Only a hello that shares no version with the server closes the connection.
+                    #expect(answers.contains { $0.errorCode == .unsupportedVersion })
+                }
             }
         }
     }
