@@ -23,10 +23,12 @@ struct FormatsBenchmark {
         var size: FormatsWorkload.Size
         var reader: FormatsReader
         var fileSize: Int
-        var seconds: Double
+        var median: Double
+        var best: Double
         var memory: Int?
 
-        var megabytesPerSecond: Double {
+        /// Decimal megabytes per second in `seconds`.
+        func megabytesPerSecond(_ seconds: Double) -> Double {
             Double(fileSize) / seconds / 1e6
         }
     }
@@ -34,7 +36,14 @@ struct FormatsBenchmark {
     /// One timed step of the diff.
     struct DiffResult {
         var step: String
-        var seconds: Double
+        var median: Double
+        var best: Double
+
+        init(step: String, seconds: [Double]) {
+            self.step = step
+            median = seconds[seconds.count / 2]
+            best = seconds[0]
+        }
     }
 
     /// The path of a generated file.
@@ -59,16 +68,22 @@ struct FormatsBenchmark {
         }
     }
 
-    /// Times every reader on the files of `size` and probes its memory.
+    /// Times every reader on the files of `size` and probes its memory, each
+    /// in a fresh child process (`formats-read`, `formats-memory-probe`): a
+    /// reader that leaves a fragmented heap behind (the baselines free
+    /// hundreds of megabytes of small objects) would otherwise slow the next
+    /// one down — ListFormats' 1M-row CSV read took 45% longer after them.
     func measureReads(_ size: FormatsWorkload.Size, readers: [FormatsReader]) throws -> [ReadResult] {
         try readers.map { reader in
             let file = path(size, reader.format)
-            let read = try reader.prepare(path: file)
-            guard read() == size.rowCount else { throw FormatsBenchmarkError.wrongRecordCount(reader: reader.name, file: file) }
-            let timed = Stopwatch.median(runs: reader.isListFormats ? runs : baselineRuns, read)
+            let runs = reader.isListFormats ? runs : baselineRuns
+            let output = MemoryProbe.output(
+                ["formats-read", reader.rawValue, file, "--runs", "\(runs)", "--records", "\(size.rowCount)"])
+            let times = output?.split(separator: "\n").compactMap { Double($0) } ?? []
+            guard times.count == runs else { throw FormatsBenchmarkError.wrongRecordCount(reader: reader.name, file: file) }
             let fileSize = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
             return ReadResult(
-                size: size, reader: reader, fileSize: fileSize, seconds: timed.seconds,
+                size: size, reader: reader, fileSize: fileSize, median: times[times.count / 2], best: times[0],
                 memory: MemoryProbe.run(["formats-memory-probe", reader.rawValue, file]))
         }
     }
@@ -83,7 +98,7 @@ struct FormatsBenchmark {
         var results: [DiffResult] = []
         for format in ["ndjson", "human"] {
             let arguments = ["diff", old, new, "--key", "id", "--format", format]
-            let timed = Stopwatch.median(runs: diffRuns) { (try? runListSync(arguments)) ?? -1 }
+            let timed = Stopwatch.times(runs: diffRuns) { (try? runListSync(arguments)) ?? -1 }
             guard timed.result == 1 else {
                 throw FormatsBenchmarkError.unexpectedStatus(timed.result, command: "listsync " + arguments.joined(separator: " "))
             }
@@ -92,11 +107,11 @@ struct FormatsBenchmark {
         let reader = ListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
         let oldList = try reader.read(contentsOfFile: old)
         let newList = try reader.read(contentsOfFile: new)
-        let readOld = Stopwatch.median(runs: diffRuns) { try? reader.read(contentsOfFile: old) }
+        let readOld = Stopwatch.times(runs: diffRuns) { try? reader.read(contentsOfFile: old) }
         results.append(DiffResult(step: "in process: read the old file (load + parse)", seconds: readOld.seconds))
-        let diff = Stopwatch.median(runs: diffRuns) { StagedChangeset(source: oldList.records, target: newList.records) }
+        let diff = Stopwatch.times(runs: diffRuns) { StagedChangeset(source: oldList.records, target: newList.records) }
         results.append(DiffResult(step: "in process: `StagedChangeset(source:target:)`", seconds: diff.seconds))
-        let encode = Stopwatch.median(runs: diffRuns) { ChangesetEncoder.encode(diff.result) }
+        let encode = Stopwatch.times(runs: diffRuns) { ChangesetEncoder.encode(diff.result) }
         results.append(DiffResult(step: "in process: `ChangesetEncoder.encode` (\(encode.result.count) bytes)", seconds: encode.seconds))
         return results
     }
@@ -119,14 +134,18 @@ struct FormatsBenchmark {
     }
 
     static func readTable(_ results: [ReadResult]) -> Table {
-        var table = Table(header: ["rows", "file", "reader", "median", "MB/s", "peak memory growth", "× file size"])
+        var table = Table(header: [
+            "rows", "file", "reader", "median", "MB/s", "best", "MB/s (best)", "peak memory growth", "× file size",
+        ])
         for result in results {
             table.rows.append([
                 result.size.rawValue,
                 "\(result.reader.format == .csv ? "CSV" : "JSON") \((Double(result.fileSize) / 1e6).rounded(decimals: 1)) MB",
                 result.reader.name,
-                result.seconds.milliseconds,
-                result.megabytesPerSecond.rounded(decimals: 0),
+                result.median.milliseconds,
+                result.megabytesPerSecond(result.median).rounded(decimals: 0),
+                result.best.milliseconds,
+                result.megabytesPerSecond(result.best).rounded(decimals: 0),
                 result.memory?.mebibytes ?? "n/a",
                 result.memory.map { (Double($0) / Double(result.fileSize)).rounded(decimals: 2) + "×" } ?? "n/a",
             ])
@@ -135,8 +154,8 @@ struct FormatsBenchmark {
     }
 
     static func diffTable(_ results: [DiffResult]) -> Table {
-        var table = Table(header: ["step", "median"])
-        table.rows = results.map { [$0.step, $0.seconds.milliseconds] }
+        var table = Table(header: ["step", "median", "best"])
+        table.rows = results.map { [$0.step, $0.median.milliseconds, $0.best.milliseconds] }
         return table
     }
 }
@@ -147,7 +166,7 @@ enum FormatsBenchmarkError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .wrongRecordCount(let reader, let file): "\(reader) did not read every record of \(file)"
+        case .wrongRecordCount(let reader, let file): "\(reader) did not read every record of \(file), or failed"
         case .unexpectedStatus(let status, let command): "\(command) exited with \(status), expected 1 (different)"
         }
     }

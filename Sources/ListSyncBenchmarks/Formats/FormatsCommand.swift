@@ -12,13 +12,13 @@ extension ListSyncBenchmarks {
         var size: [String] = FormatsWorkload.Size.allCases.map(\.rawValue)
 
         @Option(help: "Timed reads per file for ListFormats (the median is reported).")
-        var runs = 11
+        var runs = 31
 
         @Option(help: "Timed reads per file for the baselines.")
         var baselineRuns = 3
 
         @Option(help: "Timed runs of `listsync diff`.")
-        var diffRuns = 7
+        var diffRuns = 11
 
         @Flag(help: "Leave out the baselines (JSONSerialization, CSV.swift).")
         var skipBaselines = false
@@ -40,17 +40,18 @@ extension ListSyncBenchmarks {
                 directory: URL(fileURLWithPath: directory),
                 listsync: listsync.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsync"))
             let readers = FormatsReader.allCases.filter { !skipBaselines || $0.isListFormats }
-            var reads: [FormatsBenchmark.ReadResult] = []
             for size in sizes {
                 print("- \(size.rawValue): writing \(size.rowCount) rows to \(directory)")
                 try benchmark.writeFiles(size)
-                reads += try benchmark.measureReads(size, readers: readers)
             }
+            // The diff's in-process steps run before any reader has left its heap behind here.
+            let diff = sizes.contains(.rows1M) ? try benchmark.measureDiff() : []
+            let reads = try sizes.flatMap { try benchmark.measureReads($0, readers: readers) }
             print()
             print(FormatsBenchmark.readTable(reads).markdown)
-            if sizes.contains(.rows1M) {
+            if !diff.isEmpty {
                 print()
-                print(FormatsBenchmark.diffTable(try benchmark.measureDiff()).markdown)
+                print(FormatsBenchmark.diffTable(diff).markdown)
             }
         }
     }
@@ -71,21 +72,31 @@ extension ListSyncBenchmarks {
         }
     }
 
-    struct FormatsProfile: ParsableCommand {
+    struct FormatsRead: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "formats-profile",
-            abstract: "Read one file many times with one reader, for a profiler (perf record).",
+            commandName: "formats-read",
+            abstract: """
+                Read one file `--runs` times with one reader and print each run's wall time in seconds, \
+                fastest first (used by `formats`, one fresh process per reader; run it under perf record \
+                to profile a reader alone).
+                """,
             shouldDisplay: false
         )
 
         @Argument var reader: String
         @Argument var path: String
-        @Option var runs = 20
+        @Option var runs = 21
+        @Option(help: "The records the file must have.") var records: Int?
 
         func run() throws {
             guard let reader = FormatsReader(rawValue: reader) else { throw ValidationError("unknown reader \(reader)") }
-            let timed = Stopwatch.median(runs: runs, try reader.prepare(path: path))
-            print("\(reader.name): median \(timed.seconds.milliseconds), \(timed.result ?? 0) records")
+            let read = try reader.prepare(path: path)
+            guard let count = read(), records.map({ $0 == count }) ?? true else {
+                throw FormatsBenchmarkError.wrongRecordCount(reader: reader.name, file: path)
+            }
+            for seconds in Stopwatch.times(runs: runs, read).seconds {
+                print(seconds)
+            }
         }
     }
 }

@@ -3,6 +3,15 @@ enum Stopwatch {
     /// The median wall time of `runs` runs of `body`, in seconds, and the
     /// result of the last run.
     static func median<Result>(runs: Int, _ body: () -> Result) -> (seconds: Double, result: Result) {
+        let timed = times(runs: runs, body)
+        return (timed.seconds[timed.seconds.count / 2], timed.result)
+    }
+
+    /// The wall times of `runs` runs of `body`, in seconds, fastest first,
+    /// and the result of the last run. On a shared machine the fastest run
+    /// is the best estimate of the code's own speed, the median of what a
+    /// user sees.
+    static func times<Result>(runs: Int, _ body: () -> Result) -> (seconds: [Double], result: Result) {
         precondition(runs > 0)
         var times = [Double]()
         var result: Result?
@@ -15,6 +24,6 @@ enum Stopwatch {
         }
         times.sort()
         // swiftlint:disable:next force_unwrapping
-        return (times[times.count / 2], result!)
+        return (times, result!)
     }
 }
