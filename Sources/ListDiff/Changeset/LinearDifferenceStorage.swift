@@ -1,7 +1,7 @@
 /// The source, target and difference behind a linear staged changeset, from
 /// which the state after any stage is built on demand.
 @usableFromInline
-final class LinearDifferenceStorage<Collection: RangeReplaceableCollection>
+final class LinearDifferenceStorage<Collection: RangeReplaceableCollection>: DifferenceStorage
 where Collection.Element: Differentiable {
     @usableFromInline typealias Element = Collection.Element
 

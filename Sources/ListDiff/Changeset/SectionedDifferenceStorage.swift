@@ -1,7 +1,7 @@
 /// The source, target and difference behind a sectioned staged changeset,
 /// from which the state after any stage is built on demand.
 @usableFromInline
-final class SectionedDifferenceStorage<Collection: RangeReplaceableCollection>
+final class SectionedDifferenceStorage<Collection: RangeReplaceableCollection>: DifferenceStorage
 where Collection.Element: DifferentiableSection {
     @usableFromInline typealias Section = Collection.Element
     @usableFromInline typealias Element = Section.Collection.Element

@@ -28,12 +28,43 @@ enum StageData<Collection: Swift.Collection> {
 @usableFromInline
 final class DeferredStageData<Collection: Swift.Collection> {
     @usableFromInline let materialize: (DiffStage) -> Collection
-    @usableFromInline let storage: AnyObject
+    @usableFromInline let storage: any DifferenceStorage
 
     @inlinable
-    init(storage: AnyObject, materialize: @escaping (DiffStage) -> Collection) {
+    init<Storage: DifferenceStorage>(storage: Storage) where Storage.Collection == Collection {
         self.storage = storage
-        self.materialize = materialize
+        self.materialize = { storage.data(after: $0) }
+    }
+}
+
+/// What a ``DeferredStageData`` builds a stage's data from: a difference with its source and target.
+@usableFromInline
+protocol DifferenceStorage: AnyObject {
+    associatedtype Collection: Swift.Collection
+
+    /// The difference the stages are made of.
+    var difference: ListDifference { get }
+
+    /// The list after `stage`. O(*n*).
+    func data(after stage: DiffStage) -> Collection
+}
+
+extension Changeset {
+    /// This stage and its changeset's storage, when the stage's data is deferred to a storage of
+    /// type `Storage` — which then answers single lookups without building the whole data.
+    @inlinable
+    func deferredStorage<Storage: DifferenceStorage>(as type: Storage.Type) -> (storage: Storage, stage: DiffStage)? {
+        guard case .deferred(let deferred, let stage) = storedData, let storage = deferred.storage as? Storage else {
+            return nil
+        }
+        return (storage, stage)
+    }
+
+    /// The value at `offset` of ``data``, built whole: for stages whose data is not deferred.
+    @inlinable
+    func dataValue(at offset: Int) -> Collection.Element {
+        let data = self.data
+        return data[data.index(data.startIndex, offsetBy: offset)]
     }
 }
 

@@ -33,11 +33,7 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             source: sourceElements,
             target: targetElements
         )
-        self.init(
-            difference: difference,
-            deferred: DeferredStageData(storage: storage) { storage.data(after: $0) },
-            target: target
-        )
+        self.init(storage: storage, target: target)
     }
 }
 
@@ -47,11 +43,9 @@ extension Changeset where Collection: RangeReplaceableCollection, Collection.Ele
     /// updated and inserted elements.
     @inlinable
     public func element(at index: Int) -> Collection.Element {
-        if case .deferred(let deferred, let stage) = storedData,
-           let storage = deferred.storage as? LinearDifferenceStorage<Collection> {
+        if let (storage, stage) = deferredStorage(as: LinearDifferenceStorage<Collection>.self) {
             return storage.element(at: index, after: stage)
         }
-        let data = self.data
-        return data[data.index(data.startIndex, offsetBy: index)]
+        return dataValue(at: index)
     }
 }

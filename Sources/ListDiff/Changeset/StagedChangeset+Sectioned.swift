@@ -60,11 +60,7 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             source: sourceElements,
             target: targetElements
         )
-        self.init(
-            difference: difference,
-            deferred: DeferredStageData(storage: storage) { storage.data(after: $0) },
-            target: target
-        )
+        self.init(storage: storage, target: target)
     }
 }
 
@@ -73,12 +69,10 @@ extension Changeset where Collection: RangeReplaceableCollection, Collection.Ele
     /// whole collection when the changeset was computed by ListDiff.
     @inlinable
     public func section(at index: Int) -> Collection.Element {
-        if case .deferred(let deferred, let stage) = storedData,
-           let storage = deferred.storage as? SectionedDifferenceStorage<Collection> {
+        if let (storage, stage) = deferredStorage(as: SectionedDifferenceStorage<Collection>.self) {
             return storage.section(at: index, after: stage)
         }
-        let data = self.data
-        return data[data.index(data.startIndex, offsetBy: index)]
+        return dataValue(at: index)
     }
 
     /// The element at `path` of this stage's ``data``, without building the
@@ -86,8 +80,7 @@ extension Changeset where Collection: RangeReplaceableCollection, Collection.Ele
     /// updated and inserted elements.
     @inlinable
     public func element(at path: ElementPath) -> Collection.Element.Collection.Element {
-        if case .deferred(let deferred, let stage) = storedData,
-           let storage = deferred.storage as? SectionedDifferenceStorage<Collection> {
+        if let (storage, stage) = deferredStorage(as: SectionedDifferenceStorage<Collection>.self) {
             return storage.element(at: path, after: stage)
         }
         let elements = section(at: path.section).elements

@@ -64,10 +64,12 @@ extension StagedChangeset: CustomDebugStringConvertible {
 }
 
 extension StagedChangeset {
-    /// The stages of `difference`, each with deferred data, empty stages left
-    /// out; the last stage's data is `target` itself.
+    /// The stages of `storage`'s difference, each with its data deferred to `storage`, empty
+    /// stages left out; the last stage's data is `target` itself.
     @inlinable
-    init(difference: ListDifference, deferred: DeferredStageData<Collection>, target: Collection) {
+    init<Storage: DifferenceStorage>(storage: Storage, target: Collection) where Storage.Collection == Collection {
+        let difference = storage.difference
+        let deferred = DeferredStageData(storage: storage)
         var stages = ContiguousArray<Changeset<Collection>>()
         if !difference.elementUpdated.isEmpty {
             stages.append(Changeset(
