@@ -177,17 +177,15 @@ extension EndToEndTests.Lifecycle {
 
 extension EndToEndTests.Lifecycle {
     /// Runs a Python client as user `nobody` that says hello and prints the first line it gets.
-    /// The daemon writes a refused peer its error and closes at once, so the hello may meet a
-    /// closed socket.
+    /// It waits a moment before its hello, so that a refusal is already sent: the daemon must
+    /// still take the hello (its close lingers) for the client to read the reason.
     static func firstLineAsNobody(_ harness: DaemonHarness) throws -> String {
         let script = """
-            import socket, sys
+            import socket, sys, time
             s = socket.socket(socket.AF_UNIX)
             s.connect(sys.argv[1])
-            try:
-                s.sendall(b'{"type":"hello","protocol":[1]}\\n')
-            except BrokenPipeError:
-                pass  # a refused peer's connection may already be closed; its error line is still there to read
+            time.sleep(0.3)
+            s.sendall(b'{"type":"hello","protocol":[1]}\\n')
             print(s.makefile().readline().strip())
             """
         let client = try DaemonProcess(
