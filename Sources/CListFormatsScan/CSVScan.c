@@ -480,9 +480,9 @@ void listsync_csv_hash_rows(
                 is_plain = memchr(base + start, '"', (size_t)(end - start)) == NULL;
             }
             if (is_plain) {
-                out->key_hash = XXH3_64bits(base + start, (size_t)(end - start));
-                out->key_start = (uint32_t)start;
-                out->key_end = (uint32_t)end;
+                XXH128_hash_t hash = XXH3_128bits(base + start, (size_t)(end - start));
+                out->key_low = hash.low64;
+                out->key_high = hash.high64;
                 out->has_key = true;
             }
         }

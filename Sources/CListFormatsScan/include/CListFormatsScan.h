@@ -105,10 +105,9 @@ typedef struct listsync_csv_row_hashes {
     /// XXH3-128 of the row's canonical form, when `has_content`.
     uint64_t content_low;
     uint64_t content_high;
-    /// XXH3-64 of the key field's value `key_start..<key_end`, when `has_key`.
-    uint64_t key_hash;
-    uint32_t key_start;
-    uint32_t key_end;
+    /// XXH3-128 of the key field's value, when `has_key`.
+    uint64_t key_low;
+    uint64_t key_high;
     bool has_content;
     bool has_key;
 } listsync_csv_row_hashes;

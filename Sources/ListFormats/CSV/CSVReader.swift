@@ -33,8 +33,7 @@ struct CSVReader {
             headerPosition: { scanner.position(of: headerRow.start) })
 
         let storage = ListStorage(
-            source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header)),
-            keyFieldCount: columns.key.count)
+            source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header, key: columns.key)))
         let estimatedCount = ListAssembler.estimatedCount(
             of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: headerRow.next)
         var assembler = ListAssembler(
@@ -160,7 +159,7 @@ struct CSVReader {
                 case 1 where hashes.has_key:
                     assembler.append(
                         start: row.start, end: row.end,
-                        key: .hashedSource(start: Int(hashes.key_start), end: Int(hashes.key_end), hash: hashes.key_hash),
+                        key: .hashed(ContentHash(low: hashes.key_low, high: hashes.key_high)),
                         content: content, section: section)
                 default:
                     for (part, column) in columns.key.enumerated() {

@@ -13,7 +13,7 @@ public enum ChangesetDecoder {
             throw .invalidJSON(error)
         }
         guard !list.isSectioned else { throw .unexpected(at: "stages", expected: "an array of stages") }
-        return try stages(list.records.map(\.value))
+        return try stages(list.records.map(list.value(of:)))
     }
 
     /// Decodes the encoding as a value (a JSON array of stages).

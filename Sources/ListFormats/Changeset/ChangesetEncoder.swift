@@ -9,22 +9,28 @@ import ListDiff
 /// O(list).
 ///
 ///     let changeset = StagedChangeset(source: old.sections, target: new.sections)
-///     let json = ChangesetEncoder.encode(changeset)   // [{"element_updated": …}, …]
+///     let json = ChangesetEncoder.encode(changeset, target: new)   // [{"element_updated": …}, …]
+///
+/// The records a stage inserts or updates are always records of the target
+/// list, whose values `target` decodes.
 public enum ChangesetEncoder {
     /// The stages of a changeset between sectioned lists (or linear lists as
-    /// ``ParsedList/sections``).
-    public static func stages(of changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>) -> [ChangesetStage] {
+    /// ``ParsedList/sections``) whose target is `target`'s sections.
+    public static func stages(
+        of changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>, target: ParsedList
+    ) -> [ChangesetStage] {
         changeset.map { stage in
-            makeStage(stage, section: { stage.section(at: $0) }, record: { stage.element(at: $0) })
+            makeStage(stage, target: target, section: { stage.section(at: $0) }, record: { stage.element(at: $0) })
         }
     }
 
-    /// The stages of a changeset between linear lists; paths are in section 0.
-    public static func stages(of changeset: StagedChangeset<[ListRecord]>) -> [ChangesetStage] {
+    /// The stages of a changeset between linear lists whose target is
+    /// `target`'s records; paths are in section 0.
+    public static func stages(of changeset: StagedChangeset<[ListRecord]>, target: ParsedList) -> [ChangesetStage] {
         changeset.map { stage in
             // A linear changeset has no section operations, so `section` is never called.
             makeStage(
-                stage, section: { _ in ArraySection(model: SectionModel(value: .null), elements: []) },
+                stage, target: target, section: { _ in ArraySection(model: SectionModel(value: .null), elements: []) },
                 record: { stage.element(at: $0.element) })
         }
     }
@@ -32,11 +38,11 @@ public enum ChangesetEncoder {
     /// One stage, with the values of what it inserts and updates looked up
     /// through `section` and `record`.
     private static func makeStage<Collection>(
-        _ stage: Changeset<Collection>, section: (Int) -> ArraySection<SectionModel, ListRecord>,
+        _ stage: Changeset<Collection>, target: ParsedList, section: (Int) -> ArraySection<SectionModel, ListRecord>,
         record: (ElementPath) -> ListRecord
     ) -> ChangesetStage {
         func placed(_ path: ElementPath) -> ChangesetStage.PlacedRecord {
-            ChangesetStage.PlacedRecord(path: path, record: ChangesetStage.Record(record(path)))
+            ChangesetStage.PlacedRecord(path: path, record: ChangesetStage.Record(record(path), of: target))
         }
         return ChangesetStage(
             sectionDeleted: stage.sectionDeleted,
@@ -44,7 +50,7 @@ public enum ChangesetEncoder {
                 let inserted = section(index)
                 return ChangesetStage.InsertedSection(
                     index: index, section: ChangesetStage.Section(inserted.model),
-                    records: inserted.elements.map(ChangesetStage.Record.init))
+                    records: inserted.elements.map { ChangesetStage.Record($0, of: target) })
             },
             sectionMoved: stage.sectionMoved.map { ChangesetStage.Move(source: $0.source, target: $0.target) },
             sectionUpdated: stage.sectionUpdated.map { index in
@@ -57,13 +63,15 @@ public enum ChangesetEncoder {
     }
 
     /// The JSON encoding of a changeset between sectioned lists.
-    public static func encode(_ changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>) -> [UInt8] {
-        encode(stages(of: changeset))
+    public static func encode(
+        _ changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>, target: ParsedList
+    ) -> [UInt8] {
+        encode(stages(of: changeset, target: target))
     }
 
     /// The JSON encoding of a changeset between linear lists.
-    public static func encode(_ changeset: StagedChangeset<[ListRecord]>) -> [UInt8] {
-        encode(stages(of: changeset))
+    public static func encode(_ changeset: StagedChangeset<[ListRecord]>, target: ParsedList) -> [UInt8] {
+        encode(stages(of: changeset, target: target))
     }
 
     /// The JSON encoding of stages: a compact JSON array, one object per

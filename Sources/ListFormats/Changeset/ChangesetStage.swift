@@ -56,9 +56,10 @@ public struct ChangesetStage: Hashable, Sendable {
             self.hash = hash
         }
 
-        /// The value and hash of a parsed record. O(record size).
-        public init(_ record: ListRecord) {
-            self.init(value: record.value, hash: record.contentHash)
+        /// The value and hash of `record`, one of the records of `list`.
+        /// O(record size).
+        public init(_ record: ListRecord, of list: ParsedList) {
+            self.init(value: list.value(of: record), hash: record.contentHash)
         }
     }
 

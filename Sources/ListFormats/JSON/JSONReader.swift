@@ -21,13 +21,18 @@ struct JSONReader {
 
         var fields = JSONFieldTrie()
         var keySlots: [Int] = []
-        for name in options.key { keySlots.append(fields.addCapture(try FieldPath(parsing: name))) }
+        var keyPaths: [FieldPath] = []
+        for name in options.key {
+            let path = try FieldPath(parsing: name)
+            keyPaths.append(path)
+            keySlots.append(fields.addCapture(path))
+        }
         let sectionSlot = try options.sectionBy.map { name throws(ListFormatError) in
             fields.addCapture(try FieldPath(parsing: name))
         }
         for name in options.ignore { fields.addIgnored(try FieldPath(parsing: name)) }
 
-        let storage = ListStorage(source: bytes, encoding: .json, keyFieldCount: options.key.count)
+        let storage = ListStorage(source: bytes, encoding: .json(key: keyPaths))
         let assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: options.sectionBy != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: 0))

@@ -1,6 +1,6 @@
 /// Counts records whose identity equals an earlier record's.
 ///
-/// While a file is read, each record's 64-bit identity hash goes into one of
+/// While a file is read, the low 64 bits of each record's identity hash go into one of
 /// 256 runs, by its top 8 bits (256 write streams, which the cache absorbs).
 /// At the end each run goes through a small open-addressing table that stays
 /// in the cache: O(*n*) with sequential memory traffic and 8 bytes per
@@ -79,7 +79,7 @@ struct DuplicateCounter: ~Copyable {
         for records in sections {
             for record in records {
                 defer { number += 1 }
-                let hash = record.slot.keyHash
+                let hash = record.differenceIdentifier.hash.low
                 guard repeatedHashes.contains(hash) else { continue }
                 let identity = record.differenceIdentifier
                 if earlier[hash, default: []].contains(identity) {

@@ -43,3 +43,26 @@ struct FieldPath: Hashable, Sendable {
         return header.firstIndex(of: name)
     }
 }
+
+extension FieldPath {
+    /// The value the path leads to in `value`: members by name, array
+    /// elements by index; `nil` when there is none.
+    func value(in value: ListValue) -> ListValue? {
+        var current = value
+        for token in tokens {
+            switch current {
+            case .object(let members):
+                guard let member = members.first(where: { $0.name.utf8.elementsEqual(token) }) else { return nil }
+                current = member.value
+            case .array(let elements):
+                guard let index = Int(String(decoding: token, as: UTF8.self)), elements.indices.contains(index) else {
+                    return nil
+                }
+                current = elements[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}

@@ -11,18 +11,14 @@ import ListDiff
 ///
 /// When a list is read in two halves (``SplitRead``), the second half has an
 /// assembler of its own (``init(secondHalfOf:source:estimatedCount:)``),
-/// which keeps plain slots and its own key arena, and is then appended.
+/// whose records are then appended.
 struct ListAssembler: ~Copyable {
     let storage: ListStorage
     /// The file's bytes, for the duration of the read.
     let source: UnsafeBufferPointer<UInt8>
     private var isSectioned: Bool
-    /// Where built keys go: the storage's arena, or a second half's own.
-    private let arena: KeyArena
     /// The records of a linear list.
     private var records: [ListRecord] = []
-    /// The records of a second half, until they are appended to the first.
-    private var slots = RecordSlotChunks()
     private let isSecondHalf: Bool
     /// The records of a sectioned list, by section.
     private var recordsBySection: [[ListRecord]] = []
@@ -34,13 +30,13 @@ struct ListAssembler: ~Copyable {
     var estimatedRecordCount: Int { estimatedCount }
     private var duplicates: DuplicateCounter
 
-    /// Where the key of the next record comes from.
+    /// Where the identity of the next record comes from.
     enum KeySource {
         /// A slice of the file: already canonical.
         case source(start: Int, end: Int)
-        /// A slice of the file whose stable hash the reader already took.
-        case hashedSource(start: Int, end: Int, hash: UInt64)
-        /// Canonical bytes the reader built; copied into the arena.
+        /// A key whose stable hash the reader already took.
+        case hashed(ContentHash)
+        /// Canonical bytes the reader built.
         case bytes(UnsafeRawBufferPointer)
         /// No key: the identity is the content hash.
         case content
@@ -50,40 +46,35 @@ struct ListAssembler: ~Copyable {
     /// points to for the duration of the read; `estimatedCount` sizes the
     /// record arrays.
     init(storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, estimatedCount: Int) {
-        self.storage = storage
-        self.source = source
-        self.isSectioned = isSectioned
-        arena = storage.arena
-        isSecondHalf = false
-        self.estimatedCount = max(estimatedCount, 16)
-        duplicates = DuplicateCounter(estimatedCount: self.estimatedCount)
-        if !isSectioned { Self.reserve(&records, self.estimatedCount) }
+        self.init(storage: storage, source: source, isSectioned: isSectioned, isSecondHalf: false, estimatedCount: estimatedCount)
     }
 
     /// An assembler for the second half of a linear list of `storage`, to be
     /// appended to the first half's (``append(_:)``).
     init(secondHalfOf storage: ListStorage, source: UnsafeBufferPointer<UInt8>, estimatedCount: Int) {
+        self.init(storage: storage, source: source, isSectioned: false, isSecondHalf: true, estimatedCount: estimatedCount)
+    }
+
+    private init(
+        storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, isSecondHalf: Bool,
+        estimatedCount: Int
+    ) {
         self.storage = storage
         self.source = source
-        isSectioned = false
-        arena = KeyArena()
-        isSecondHalf = true
+        self.isSectioned = isSectioned
+        self.isSecondHalf = isSecondHalf
         self.estimatedCount = max(estimatedCount, 16)
         duplicates = DuplicateCounter(estimatedCount: self.estimatedCount)
+        if !isSectioned { Self.reserve(&records, self.estimatedCount) }
     }
 
     /// Adds the records of `second`, the assembler of the records that
-    /// follow this one's. O(records of `second`).
+    /// follow this one's: one copy of plain bytes, O(records of `second`).
     mutating func append(_ second: consuming ListAssembler) {
         precondition(!isSectioned && !isSecondHalf && second.isSecondHalf, "appending other than a second half")
-        let keys = second.arena.bytes
-        let arenaOffset = keys.isEmpty ? 0 : arena.append(keys)
-        records.reserveCapacity(records.count + second.slots.count)
+        records.append(contentsOf: second.records)
         duplicates.append(contentsOf: second.duplicates)
         recordCount += second.recordCount
-        second.slots.drain { slot in
-            records.append(ListRecord(storage: storage, slot: slot.movingArenaKey(by: arenaOffset)))
-        }
     }
 
     /// Reserves room for `count` records in `records` (backed by huge pages).
@@ -133,51 +124,30 @@ struct ListAssembler: ~Copyable {
     /// Adds the record at `start..<end` of the file to section `section`
     /// (0 for a linear list).
     mutating func append(start: Int, end: Int, key: KeySource, content: ContentHash, section: Int) {
-        let reference: KeyReference
-        let keyHash: UInt64
+        let identity: ContentHash
         switch key {
-        case .source(let keyStart, let keyEnd) where keyEnd - keyStart <= KeyReference.maximumCount:
-            reference = .source(offset: keyStart, count: keyEnd - keyStart)
-            keyHash = StableHash.hash64(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[keyStart..<keyEnd])))
-        case .hashedSource(let keyStart, let keyEnd, let hash) where keyEnd - keyStart <= KeyReference.maximumCount:
-            reference = .source(offset: keyStart, count: keyEnd - keyStart)
-            keyHash = hash
-        case .source(let keyStart, let keyEnd), .hashedSource(let keyStart, let keyEnd, _):
-            (reference, keyHash) = hashedKey(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[keyStart..<keyEnd])))
-        case .bytes(let bytes) where bytes.count <= KeyReference.maximumCount:
-            reference = .arena(slot: arena.append(bytes), count: bytes.count)
-            keyHash = StableHash.hash64(bytes)
+        case .source(let keyStart, let keyEnd):
+            identity = StableHash.hash128(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: source[keyStart..<keyEnd])))
+        case .hashed(let hash):
+            identity = hash
         case .bytes(let bytes):
-            (reference, keyHash) = hashedKey(bytes)
+            identity = StableHash.hash128(bytes)
         case .content:
-            reference = .content
-            keyHash = content.low
+            identity = content
         }
-        let slot = RecordSlot(start: start, length: end - start, key: reference, keyHash: keyHash, content: content)
-        // Made where it is stored, so that the storage is retained once.
-        if isSecondHalf {
-            slots.append(slot)
-        } else if isSectioned {
-            recordsBySection[section].append(ListRecord(storage: storage, slot: slot))
+        let record = ListRecord(start: start, end: end, identity: RecordIdentity(hash: identity), content: content)
+        if isSectioned {
+            recordsBySection[section].append(record)
         } else {
-            records.append(ListRecord(storage: storage, slot: slot))
+            records.append(record)
         }
-        duplicates.add(keyHash)
+        duplicates.add(identity.low)
         recordCount += 1
-    }
-
-    /// A key too long to reference: its 128-bit hash, the high half kept in
-    /// the arena.
-    private func hashedKey(_ bytes: UnsafeRawBufferPointer) -> (KeyReference, UInt64) {
-        var hash = StableHash.hash128(bytes)
-        let slot = withUnsafeBytes(of: &hash.high) { arena.append($0) }
-        return (.hashed(slot: slot), hash.low)
     }
 
     /// Builds the list: records, sections and report.
     consuming func finish(schema: ListSchema, format: ListFormat, report: ReadReport) -> ParsedList {
         precondition(!isSecondHalf, "finishing a second half")
-        storage.arena.seal()
         var report = report
         report.recordCount = recordCount
         let recordsBySection = isSectioned ? self.recordsBySection : [records]

@@ -1,37 +1,36 @@
-/// The bytes behind a parsed list, shared by all of its records.
+/// The bytes behind a parsed list, and what decoding its records needs.
 ///
-/// Records are slices of the file: a record keeps its storage alive and
-/// decodes its value from the file only when asked. Record identities point
-/// into these bytes (see ``RecordIdentity``).
-@usableFromInline
-final class ListStorage: @unchecked Sendable {
+/// Records are slices of the file that the list decodes only when asked
+/// (``ParsedList/value(of:)``).
+final class ListStorage: Sendable {
     /// The file's bytes.
     let source: [UInt8]
-
-    /// The first byte of `source` (`nil` when empty). The array is never
-    /// mutated, so its storage stays where it is for the life of the list;
-    /// nothing else is ever written (hence `@unchecked Sendable`).
-    @usableFromInline let sourceBase: UnsafeRawPointer?
-
-    /// Canonical key bytes the reader had to build.
-    @usableFromInline let arena = KeyArena()
 
     /// How to turn a record's bytes into a value.
     let encoding: RecordEncoding
 
-    /// How many fields make up a key; 0 when records have no key.
-    @usableFromInline let keyFieldCount: Int
-
-    init(source: [UInt8], encoding: RecordEncoding, keyFieldCount: Int) {
+    init(source: [UInt8], encoding: RecordEncoding) {
         self.source = source
-        self.sourceBase = source.isEmpty ? nil : source.withUnsafeBytes { $0.baseAddress }
         self.encoding = encoding
-        self.keyFieldCount = keyFieldCount
     }
 
-    /// The bytes of the record in `slot`.
-    func withRecordBytes<R>(_ slot: RecordSlot, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        source.withUnsafeBufferPointer { source in body(UnsafeBufferPointer(rebasing: source[slot.range])) }
+    /// The bytes of `record`, which must be one of this list's.
+    func withRecordBytes<R>(_ record: ListRecord, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let range = record.byteRange
+        precondition(range.upperBound <= source.count, "a record of another list")
+        return source.withUnsafeBufferPointer { source in body(UnsafeBufferPointer(rebasing: source[range])) }
+    }
+
+    /// The value of `record`, decoded from the file. O(record length).
+    func value(of record: ListRecord) -> ListValue {
+        withRecordBytes(record) { bytes in
+            switch encoding {
+            case .csv(let layout):
+                CSVRecordDecoder(layout: layout).value(ofRow: bytes)
+            case .json(_):
+                JSONValueDecoder.value(of: bytes)
+            }
+        }
     }
 }
 
@@ -39,12 +38,22 @@ final class ListStorage: @unchecked Sendable {
 enum RecordEncoding: Sendable {
     /// CSV rows; values are objects of strings in header order.
     case csv(CSVLayout)
-    /// JSON values.
-    case json
+    /// JSON values, keyed by the values at `key` (empty: no key).
+    case json(key: [FieldPath])
+
+    /// Whether records have a key.
+    var isKeyed: Bool {
+        switch self {
+        case .csv(let layout): !layout.key.isEmpty
+        case .json(let key): !key.isEmpty
+        }
+    }
 }
 
 /// What decoding a CSV row needs.
 struct CSVLayout: Sendable {
     var delimiter: UInt8
     var header: [String]
+    /// The key columns, in key order (empty: no key).
+    var key: [Int]
 }

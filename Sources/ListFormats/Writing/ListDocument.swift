@@ -48,9 +48,9 @@ extension ParsedList {
     public var document: ListDocument {
         switch layout {
         case .linear(let records):
-            .records(records.map(\.value))
+            .records(records.map(value(of:)))
         case .sectioned(let sections):
-            .sections(sections.map { ListDocument.Section(value: $0.model.value, records: $0.elements.map(\.value)) })
+            .sections(sections.map { ListDocument.Section(value: $0.model.value, records: $0.elements.map(value(of:))) })
         }
     }
 }

@@ -6,7 +6,7 @@ import ListFormats
 /// job: read every record of a file, take its key (`id`) and a hash of its
 /// content, and keep them.
 ///
-/// ListFormats hashes with XXH3 while it reads and keeps 56-byte records over
+/// ListFormats hashes with XXH3 while it reads and keeps 40-byte records over
 /// the file's bytes. The baselines build their values (CSV.swift: an array of
 /// strings per row; `JSONSerialization`: a dictionary per record), then take
 /// the key and combine the fields with Swift's `Hasher` (for JSON, one hash

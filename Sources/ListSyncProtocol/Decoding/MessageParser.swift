@@ -21,7 +21,7 @@ public enum MessageParser {
             }
             throw ProtocolError(.badJSON, "\(error.message) at column \(position.column) (byte \(position.byteOffset))")
         }
-        return parsed.records.first?.value
+        return parsed.records.first.map(parsed.value(of:))
     }
 
     /// The client message on `line`; `nil` for a blank line.

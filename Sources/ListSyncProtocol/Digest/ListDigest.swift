@@ -143,7 +143,7 @@ extension ListDigest {
         var builder = Builder()
         for section in sections {
             builder.beginSection(modelHash: section.model.contentHash, recordCount: section.elements.count)
-            // Through the buffer: iterating the array would copy (retain and release) each record.
+            // Through the buffer: hashes read in place, without bounds checks.
             section.elements.withUnsafeBufferPointer { records in
                 for index in records.indices {
                     builder.addRecord(records[index].contentHash)

@@ -15,6 +15,8 @@ public struct SnapshotEncoder: Sendable {
     public static let defaultTargetChunkSize = 256 << 10
 
     private var header: SnapshotChunk.Header
+    /// The list, whose records' values are decoded chunk by chunk.
+    private let list: ParsedList
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let digest: ListDigest
     /// The size at which a chunk is closed.
@@ -25,17 +27,19 @@ public struct SnapshotEncoder: Sendable {
     private var recordIndex = 0
     private var finished = false
 
-    /// An encoder for the list `sections` at `cursor`.
+    /// An encoder for `list` at `cursor`.
     ///
     /// - Parameters:
-    ///   - sections: The list; a linear list is one section with model `null`.
+    ///   - list: The list; a linear list is one section with model `null`.
     ///   - digest: The list's ``ListDigest``, sent with the last chunk.
     public init(
-        watch: String, cursor: Cursor, sectioned: Bool, schema: ListSchema, sections: [ArraySection<SectionModel, ListRecord>],
-        digest: ListDigest, targetChunkSize: Int = SnapshotEncoder.defaultTargetChunkSize
+        watch: String, cursor: Cursor, list: ParsedList, digest: ListDigest,
+        targetChunkSize: Int = SnapshotEncoder.defaultTargetChunkSize
     ) {
-        self.header = SnapshotChunk.Header(watch: watch, cursor: cursor, chunk: 0, fresh: true, sectioned: sectioned, schema: schema)
-        self.sections = sections
+        self.header = SnapshotChunk.Header(
+            watch: watch, cursor: cursor, chunk: 0, fresh: true, sectioned: list.isSectioned, schema: list.schema)
+        self.list = list
+        self.sections = list.sections
         self.digest = digest
         self.targetChunkSize = max(1, targetChunkSize)
     }
@@ -58,7 +62,7 @@ public struct SnapshotEncoder: Sendable {
                     object.array("records") { records in
                         while self.recordIndex < section.elements.count, !full {
                             let record = section.elements[self.recordIndex]
-                            records.record(value: record.value, hash: record.contentHash)
+                            records.record(value: self.list.value(of: record), hash: record.contentHash)
                             self.recordIndex += 1
                             full = records.count >= self.targetChunkSize
                         }

@@ -40,19 +40,19 @@ struct HumanDiffRenderer {
         for stage in comparison.stages {
             for placed in stage.elementUpdated {
                 let record = oldSections[placed.path.section].elements[placed.path.element]
-                let change = ValueChange.summary(from: record.value, to: placed.record.value)
+                let change = ValueChange.summary(from: old.value(of: record), to: placed.record.value)
                 line("~", old.name(of: record) + "  " + change, .yellow, to: &output)
             }
             for index in stage.sectionDeleted {
                 let section = oldSections[index]
                 line("−", sectionLabel(section), .red, to: &output)
                 for record in section.elements {
-                    line("  −", old.name(of: record) + "  " + record.value.jsonText, .red, to: &output)
+                    line("  −", old.name(of: record) + "  " + old.value(of: record).jsonText, .red, to: &output)
                 }
             }
             for path in stage.elementDeleted {
                 let record = oldSections[path.section].elements[path.element]
-                line("−", old.name(of: record) + "  " + record.value.jsonText, .red, to: &output)
+                line("−", old.name(of: record) + "  " + old.value(of: record).jsonText, .red, to: &output)
             }
             for inserted in stage.sectionInserted {
                 let section = newSections[inserted.index]

@@ -25,9 +25,9 @@ struct ListComparison: Sendable {
         self.old = old
         self.new = new
         if old.list.isSectioned || new.list.isSectioned {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.sections, target: new.list.sections))
+            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.sections, target: new.list.sections), target: new.list)
         } else {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.records, target: new.list.records))
+            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.records, target: new.list.records), target: new.list)
         }
         schemaChange = Self.schemaChange(from: old.list, to: new.list)
     }

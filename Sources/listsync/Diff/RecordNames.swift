@@ -16,7 +16,12 @@ final class RecordNames {
     /// The key values joined with `, `, or `line N`.
     func name(of record: ListRecord) -> String {
         guard file.isKeyed else { return "line \(line(of: record))" }
-        return record.differenceIdentifier.keyComponents.joined(separator: ", ")
+        return file.list.keyComponents(of: record).joined(separator: ", ")
+    }
+
+    /// The record's value.
+    func value(of record: ListRecord) -> ListValue {
+        file.list.value(of: record)
     }
 
     /// The line the record starts on.

@@ -5,7 +5,7 @@ import Testing
 /// error and where it is.
 @Suite struct CSVReaderTests {
     private func values(_ text: String, _ format: ListFormat = csv, raggedRows: RaggedRowPolicy = .error) throws -> [ListValue] {
-        try read(text, format, raggedRows: raggedRows).records.map(\.value)
+        try read(text, format, raggedRows: raggedRows).values
     }
 
     @Test func quotedFieldsWithDelimitersDoubledQuotesAndLineBreaks() throws {
@@ -35,7 +35,7 @@ import Testing
 
     @Test func blankLinesAreSkippedAndCounted() throws {
         let list = try read("\n\na,b\n\n1,2\r\n\r\n\n3,4\n\n", csv)
-        #expect(list.records.map(\.value) == [row(["a": "1", "b": "2"]), row(["a": "3", "b": "4"])])
+        #expect(list.values == [row(["a": "1", "b": "2"]), row(["a": "3", "b": "4"])])
         #expect(list.report.blankLineCount == 6)
     }
 
@@ -134,7 +134,7 @@ import Testing
 
     @Test func padFillsShortRowsButRejectsLongOnes() throws {
         let list = try read("a,b,c\n1\n1,2,3\n", csv, raggedRows: .pad)
-        #expect(list.records.map(\.value) == [row(["a": "1", "b": "", "c": ""]), row(["a": "1", "b": "2", "c": "3"])])
+        #expect(list.values == [row(["a": "1", "b": "", "c": ""]), row(["a": "1", "b": "2", "c": "3"])])
         #expect(list.report.paddedRowCount == 1)
         guard case .raggedRow(expected: 3, found: 4, _) = readError("a,b,c\n1,2,3,4\n", csv, raggedRows: .pad) else {
             Issue.record("expected raggedRow"); return
@@ -143,7 +143,7 @@ import Testing
 
     @Test func truncateDropsExtraFieldsButRejectsShortRows() throws {
         let list = try read("a,b\n1,2,3,\"4\"\n", csv, raggedRows: .truncate)
-        #expect(list.records.map(\.value) == [row(["a": "1", "b": "2"])])
+        #expect(list.values == [row(["a": "1", "b": "2"])])
         #expect(list.report.truncatedRowCount == 1)
         guard case .raggedRow(expected: 2, found: 1, _) = readError("a,b\n1\n", csv, raggedRows: .truncate) else {
             Issue.record("expected raggedRow"); return

@@ -9,8 +9,8 @@ import Testing
 @Suite struct CSVScannerTests {
     private func values(_ text: String) throws -> [[String]] {
         let list = try read(text, csv)
-        return [list.schema.columns] + list.records.map { record in
-            guard case .object(let members) = record.value else { return [] }
+        return [list.schema.columns] + list.values.map { value in
+            guard case .object(let members) = value else { return [] }
             return members.map { $0.value.text }
         }
     }

@@ -12,7 +12,7 @@ import Testing
         let old = try sectioned("id,group,name\n1,a,x\n2,a,y\n3,b,z\n4,c,w\n")
         let new = try sectioned("id,group,name\n3,b,z\n2,a,Y\n5,d,v\n1,a,x\n")
         let changeset = StagedChangeset(source: old.sections, target: new.sections)
-        let json = String(decoding: ChangesetEncoder.encode(changeset), as: UTF8.self)
+        let json = String(decoding: ChangesetEncoder.encode(changeset, target: new), as: UTF8.self)
         func hash(_ text: String) -> String { ListValue.string(text).contentHash.description }
         func rowHash(_ row: String) -> String {
             (try? read("id,group,name\n" + row + "\n", csv).records[0].contentHash.description) ?? ""
@@ -29,17 +29,17 @@ import Testing
     @Test func linearChangesetsUseSectionZero() throws {
         let old = try read(#"[{"id":1},{"id":2},{"id":3}]"#, .json, key: ["id"])
         let new = try read(#"[{"id":3},{"id":1,"x":true}]"#, .json, key: ["id"])
-        let stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records))
+        let stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), target: new)
         #expect(stages.flatMap(\.elementDeleted) == [ElementPath(element: 1, section: 0)])
         #expect(stages.flatMap(\.elementUpdated).map(\.record.value) == [object(["id": 1, "x": .bool(true)])])
         #expect(stages.flatMap(\.elementMoved).count == 1)
-        let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.records, target: new.records))
+        let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.records, target: new.records), target: new)
         #expect(try ChangesetDecoder.decode(bytes) == stages)
     }
 
     @Test func anEmptyChangesetIsAnEmptyArray() throws {
         let list = try read("id\n1\n", csv, key: ["id"])
-        #expect(ChangesetEncoder.encode(StagedChangeset(source: list.sections, target: list.sections)) == Array("[]".utf8))
+        #expect(ChangesetEncoder.encode(StagedChangeset(source: list.sections, target: list.sections), target: list) == Array("[]".utf8))
         #expect(try ChangesetDecoder.decode(Array("[]".utf8)).isEmpty)
     }
 
@@ -90,14 +90,14 @@ import Testing
             #expect(throws: Never.self) {
                 let old = try read(oldText, .json, key: ["id"], sectionBy: "group")
                 let new = try read(newText, .json, key: ["id"], sectionBy: "group")
-                let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.sections, target: new.sections))
+                let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.sections, target: new.sections), target: new)
                 var mirror = Mirror(old)
                 for stage in try ChangesetDecoder.decode(bytes) { mirror.apply(stage) }
                 #expect(mirror == Mirror(new), "\(String(decoding: bytes, as: UTF8.self))")
 
                 let oldLinear = try read(oldText, .json, key: ["id"])
                 let newLinear = try read(newText, .json, key: ["id"])
-                let linear = ChangesetEncoder.encode(StagedChangeset(source: oldLinear.records, target: newLinear.records))
+                let linear = ChangesetEncoder.encode(StagedChangeset(source: oldLinear.records, target: newLinear.records), target: newLinear)
                 var linearMirror = Mirror(oldLinear)
                 for stage in try ChangesetDecoder.decode(linear) { linearMirror.apply(stage) }
                 #expect(linearMirror == Mirror(newLinear))

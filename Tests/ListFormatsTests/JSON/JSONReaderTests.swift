@@ -5,7 +5,7 @@ import Testing
 /// records, or the error and where it is.
 @Suite struct JSONReaderTests {
     private func values(_ text: String, _ format: ListFormat = .json) throws -> [ListValue] {
-        try read(text, format).records.map(\.value)
+        try read(text, format).values
     }
 
     private func error(_ text: String, _ format: ListFormat = .json) -> ListFormatError? {
@@ -191,7 +191,7 @@ import Testing
 
     @Test func ndjsonRecordsPerLine() throws {
         let list = try read("{\"id\":1}\r\n\n  \n{\"id\":2}  \n\"three\"\n4", .ndjson)
-        #expect(list.records.map(\.value) == [object(["id": 1]), object(["id": 2]), "three", 4])
+        #expect(list.values == [object(["id": 1]), object(["id": 2]), "three", 4])
         #expect(list.report.blankLineCount == 2)
         #expect(try values("", .ndjson).isEmpty)
     }

@@ -15,7 +15,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let format = try #require(ListFormat(path: path))
         let list = try ListReader(options: ReadOptions(format: format, key: ["id"])).read(contentsOfFile: path)
-        #expect(list.records.map(\.value) == [row(["id": "1", "name": "a"])])
+        #expect(list.values == [row(["id": "1", "name": "a"])])
     }
 
     @Test func refusesFilesAboveTheSizeLimitBeforeReadingThem() throws {

@@ -59,8 +59,8 @@ import Testing
                 for (testCase, pythonRows) in zip(cases, expected) {
                     let list = try ListReader(options: ReadOptions(format: .csv(delimiter: testCase.delimiter)))
                         .read(bytes: Array(testCase.text.utf8))
-                    let ours = [list.schema.columns] + list.records.map { record in
-                        guard case .object(let members) = record.value else { return [] }
+                    let ours = [list.schema.columns] + list.values.map { value in
+                        guard case .object(let members) = value else { return [] }
                         return members.map { $0.value.text }
                     }
                     #expect(ours == pythonRows, "\(testCase)")
@@ -179,7 +179,7 @@ import Testing
             switch (ours, python.first as? String) {
             case (.success(let list), "ok"):
                 let records = python.count == 2 ? python[1] as? [Any] ?? [] : []
-                let values = list.records.map(\.value)
+                let values = list.values
                 #expect(values.count == records.count && zip(values, records).allSatisfy { Self.matches($0, $1) }, "\(text)")
             case (.failure, "error"):
                 break

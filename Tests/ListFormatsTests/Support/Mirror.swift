@@ -14,7 +14,7 @@ struct Mirror: Equatable {
     /// The mirror of a parsed list.
     init(_ list: ParsedList) {
         sections = list.sections.map { section in
-            Section(section: ChangesetStage.Section(section.model), records: section.elements.map(ChangesetStage.Record.init))
+            Section(section: ChangesetStage.Section(section.model), records: section.elements.map { ChangesetStage.Record($0, of: list) })
         }
     }
 

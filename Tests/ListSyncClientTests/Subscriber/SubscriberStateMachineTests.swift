@@ -114,8 +114,8 @@ import Testing
             watch: Versions.watch, mode: .snapshot, cursor: Cursor(epoch: restarted, seq: 0))))))
         #expect(!machine.isCurrent, "the mirror is from the old history")
         var encoder = SnapshotEncoder(
-            watch: Versions.watch, cursor: Cursor(epoch: restarted, seq: 0), sectioned: false, schema: self.v2.schema,
-            sections: self.v2.sections, digest: ListDigest(sections: self.v2.sections))
+            watch: Versions.watch, cursor: Cursor(epoch: restarted, seq: 0), list: self.v2,
+            digest: ListDigest(sections: self.v2.sections))
         while let line = encoder.nextChunk() {
             _ = machine.received(try #require(try MessageParser.serverMessage(ofLine: line.dropLast())))
         }

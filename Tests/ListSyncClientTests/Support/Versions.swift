@@ -23,8 +23,8 @@ enum Versions {
     /// The snapshot of `list` at `seq`, cut into small chunks, as the client decodes it.
     static func snapshot(_ list: ParsedList, seq: UInt64, chunkSize: Int = 40) throws -> [SnapshotChunk] {
         var encoder = SnapshotEncoder(
-            watch: watch, cursor: Cursor(epoch: epoch, seq: seq), sectioned: list.isSectioned, schema: list.schema,
-            sections: list.sections, digest: ListDigest(sections: list.sections), targetChunkSize: chunkSize)
+            watch: watch, cursor: Cursor(epoch: epoch, seq: seq), list: list,
+            digest: ListDigest(sections: list.sections), targetChunkSize: chunkSize)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
             guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else {
@@ -39,8 +39,8 @@ enum Versions {
     static func changeset(from old: ParsedList, to new: ParsedList, seq: UInt64) throws -> ChangesetMessage {
         let stages =
             new.isSectioned
-            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections))
-            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records))
+            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), target: new)
+            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), target: new)
         let message = ChangesetMessage(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), prevSeq: seq - 1, stages: stages,
             digest: ListDigest(sections: new.sections), schema: SchemaUpdate(from: old.schema, to: new.schema))

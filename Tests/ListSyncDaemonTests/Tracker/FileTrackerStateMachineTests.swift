@@ -29,8 +29,8 @@ import Testing
     /// A mirror of `version`, as its snapshot would build it.
     static func mirror(of version: WatchVersion) throws -> TestMirror {
         var encoder = SnapshotEncoder(
-            watch: "w", cursor: Cursor(epoch: Epoch(rawValue: 7), seq: version.seq), sectioned: version.list.isSectioned,
-            schema: version.list.schema, sections: version.sections, digest: version.digest)
+            watch: "w", cursor: Cursor(epoch: Epoch(rawValue: 7), seq: version.seq), list: version.list,
+            digest: version.digest)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
             guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else { throw TestFailure(description: "not a snapshot") }

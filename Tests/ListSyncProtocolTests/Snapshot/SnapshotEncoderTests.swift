@@ -9,7 +9,7 @@ import Testing
     /// Every chunk of `list`, decoded.
     static func chunks(of list: ParsedList, target: Int) throws -> [SnapshotChunk] {
         var encoder = SnapshotEncoder(
-            watch: "w", cursor: cursor, sectioned: list.isSectioned, schema: list.schema, sections: list.sections,
+            watch: "w", cursor: cursor, list: list,
             digest: ListDigest(sections: list.sections), targetChunkSize: target)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
@@ -45,7 +45,7 @@ import Testing
         }
         #expect(models == list.sections.map { ChangesetStage.Section($0.model) })
         for (index, section) in list.sections.enumerated() {
-            #expect(records[index] == section.elements.map(ChangesetStage.Record.init))
+            #expect(records[index] == section.elements.map { ChangesetStage.Record($0, of: list) })
         }
         #expect(chunks.last?.digest == ListDigest(sections: list.sections))
     }
@@ -53,7 +53,7 @@ import Testing
     @Test func keepsChunksNearTheTargetSize() throws {
         let list = try Self.sectionedList(rows: 3000)
         var encoder = SnapshotEncoder(
-            watch: "w", cursor: Self.cursor, sectioned: true, schema: list.schema, sections: list.sections,
+            watch: "w", cursor: Self.cursor, list: list,
             digest: ListDigest(sections: list.sections), targetChunkSize: 16 << 10)
         var sizes: [Int] = []
         while let line = encoder.nextChunk() { sizes.append(line.count) }

@@ -1,0 +1,85 @@
+extension ParsedList {
+    /// The value of `record`, one of this list's records, decoded from the
+    /// file: for CSV an object of strings in header order, for JSON the JSON
+    /// value with numbers as written. O(record length).
+    public func value(of record: ListRecord) -> ListValue {
+        storage.value(of: record)
+    }
+
+    /// The bytes of `record`, one of this list's records, in the file (for
+    /// CSV, the row without its line ending).
+    public func sourceBytes(of record: ListRecord) -> ArraySlice<UInt8> {
+        let range = record.byteRange
+        precondition(range.upperBound <= storage.source.count, "a record of another list")
+        return storage.source[range]
+    }
+
+    /// The values of the key fields of `record`, one of this list's records,
+    /// in key order (CSV: the field; JSON: canonical JSON text); empty when
+    /// the list has no key. O(record length).
+    public func keyComponents(of record: ListRecord) -> [String] {
+        keyComponentBytes(of: record, hashingContainers: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The canonical bytes of the key of `record`, whose stable hash is its
+    /// identity (see ``RecordIdentity``).
+    func keyCanonicalBytes(of record: ListRecord) -> [UInt8] {
+        let components = keyComponentBytes(of: record, hashingContainers: true)
+        guard components.count > 1 else { return components.first ?? [] }
+        var bytes: [UInt8] = []
+        for component in components {
+            withUnsafeBytes(of: UInt32(component.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: component)
+        }
+        return bytes
+    }
+
+    /// The canonical bytes of each key field of `record`. A JSON object or
+    /// array is its canonical text, or — in the identity, with
+    /// `hashingContainers` — byte 0x01 and its content hash's 16 bytes (low
+    /// half first, each little-endian).
+    private func keyComponentBytes(of record: ListRecord, hashingContainers: Bool) -> [[UInt8]] {
+        let value = storage.value(of: record)
+        switch storage.encoding {
+        case .csv(let layout):
+            return layout.key.map { column in
+                guard case .object(let members) = value, column < members.count else { return [] }
+                return Array(members[column].value.text.utf8)
+            }
+        case .json(let key):
+            return key.map { path in
+                var output = ByteScratch()
+                switch path.value(in: value) {
+                case let field? where hashingContainers && field.isArrayOrObject:
+                    let hash = field.contentHash
+                    output.append(0x01)
+                    output.append(littleEndian: hash.low)
+                    output.append(littleEndian: hash.high)
+                case let field?:
+                    JSONValueEncoder.append(field, sortsMembers: true, to: &output)
+                case nil:
+                    break
+                }
+                return Array(output.bytes())
+            }
+        }
+    }
+}
+
+extension ParsedList {
+    /// The values of all records in file order (sections one after the
+    /// other). O(file size).
+    public var values: [ListValue] {
+        records.map(value(of:))
+    }
+}
+
+extension ListValue {
+    /// Whether the value is an array or an object.
+    fileprivate var isArrayOrObject: Bool {
+        switch self {
+        case .array, .object: true
+        default: false
+        }
+    }
+}
