@@ -1,6 +1,7 @@
 // The JSON fast path: flat records — objects whose members are strings,
 // numbers or literals, and such scalars — read, checked and hashed in one
-// go. It takes only what it fully understands and stops before anything
+// go (but for UTF-8, which the reader checks in bulk over what was read).
+// It takes only what it fully understands and stops before anything
 // else (nested values, escaped member names, anything that is not JSON),
 // which the reader's complete scanner then reads, with its exact errors.
 //
@@ -15,7 +16,6 @@
 
 #include "CListFormatsScan.h"
 #include "CPUFeatures.h"
-#include "UTF8Sequences.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,11 +185,8 @@ static inline int64_t read_escape(const uint8_t *base, int64_t count, int64_t in
 }
 
 /// The index of the first quote, backslash or control character at or
-/// after `index`, or `count`; `*non_ascii` notes whether a byte before it
-/// is not ASCII.
-__attribute__((always_inline)) static inline int64_t next_string_special(
-    const uint8_t *base, int64_t count, int64_t index, bool *non_ascii)
-{
+/// after `index`, or `count`.
+__attribute__((always_inline)) static inline int64_t next_string_special(const uint8_t *base, int64_t count, int64_t index) {
 #if LISTSYNC_X86_64
     while (index + 16 <= count) {
         __m128i bytes = _mm_loadu_si128((const __m128i *)(base + index));
@@ -197,33 +194,23 @@ __attribute__((always_inline)) static inline int64_t next_string_special(
             _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')), _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\'))),
             _mm_cmpeq_epi8(_mm_max_epu8(bytes, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F)));
         const unsigned mask = (unsigned)_mm_movemask_epi8(specials);
-        const unsigned high = (unsigned)_mm_movemask_epi8(bytes);
-        if (mask != 0) {
-            // Bytes of 0x80 and above are not specials: only those before the first special count.
-            *non_ascii = *non_ascii || (high & (mask - 1) & ~mask) != 0;
-            return index + __builtin_ctz(mask);
-        }
-        *non_ascii = *non_ascii || high != 0;
+        if (mask != 0) return index + __builtin_ctz(mask);
         index += 16;
     }
 #endif
-    while (index < count && base[index] != '"' && base[index] != '\\' && base[index] >= 0x20) {
-        *non_ascii = *non_ascii || base[index] >= 0x80;
-        index += 1;
-    }
+    while (index < count && base[index] != '"' && base[index] != '\\' && base[index] >= 0x20) index += 1;
     return index;
 }
 
 /// Reads the string whose opening quote is at `index`; returns the index
-/// after its closing quote, or -1 when it is not a valid string, escapes and
-/// UTF-8 included. `*is_escaped` says whether it has escapes.
+/// after its closing quote, or -1 when it is not a valid string (its
+/// escapes included; its UTF-8 is the caller's to check, in bulk).
+/// `*is_escaped` says whether it has escapes.
 __attribute__((always_inline)) static inline int64_t read_string(const uint8_t *base, int64_t count, int64_t index, bool *is_escaped) {
-    const int64_t body = index + 1;
-    bool non_ascii = false;
-    index = body;
+    index += 1;
     *is_escaped = false;
     for (;;) {
-        index = next_string_special(base, count, index, &non_ascii);
+        index = next_string_special(base, count, index);
         if (index >= count || base[index] < 0x20) return -1;
         if (base[index] == '"') break;
         int32_t scalar;
@@ -231,8 +218,6 @@ __attribute__((always_inline)) static inline int64_t read_string(const uint8_t *
         if (index < 0) return -1;
         *is_escaped = true;
     }
-    // Only strings can hold bytes that are not ASCII: they are checked here.
-    if (non_ascii && utf8_first_invalid(base + body, index - body) != index - body) return -1;
     return index + 1;
 }
 

@@ -221,8 +221,9 @@ int64_t listsync_json_split_point(const uint8_t *base, int64_t count, int64_t st
 
 /// Reads the records from `start` (the first byte of a record) as long as
 /// they are flat — objects whose members are strings, numbers or literals,
-/// or such scalars — well-formed (UTF-8 included: the bytes from `start` to
-/// `next` are, when a record was read), and separated as `mode` says, up to
+/// or such scalars — well-formed (but for UTF-8, which the caller checks
+/// over `start..<next` in bulk: bytes of 0x80 and above are taken only inside
+/// strings), and separated as `mode` says, up to
 /// `record_capacity`. For each it hashes the canonical JSON text (members
 /// sorted by name, no whitespace, strings re-escaped in one spelling) with
 /// XXH3-128 and captures the fields, `capture_count` values per record in

@@ -326,11 +326,9 @@ private struct ReadState: ~Copyable {
         while true {
             guard let batch = flatRecords?.scan(bytes, from: index, until: limit, mode: mode) else { return .atRecord }
             blankLines += batch.blankLineCount
-            // The fast path checked the UTF-8 of what it read.
-            if batch.recordCount > 0 {
-                try validation.validate(upTo: index)
-                validation.skip(to: batch.next)
-            }
+            // The fast path leaves UTF-8 to be checked in bulk: only inside its
+            // strings can there be bytes that are not ASCII.
+            if batch.recordCount > 0 { try validation.validate(upTo: batch.next) }
             for number in 0..<batch.recordCount {
                 guard let (record, content) = flatRecords?.record(number) else { break }
                 // One key whose bytes are canonical in the file, no sections:
