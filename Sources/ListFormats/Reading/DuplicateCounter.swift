@@ -11,6 +11,8 @@
 struct DuplicateCounter: ~Copyable {
     private static let runBits = 8
     private static let runCount = 1 << runBits
+    /// Fewer hashes than this are gone through on one thread.
+    private static let minimumSplitCount = 1 << 18
 
     /// Run *r* is `hashes[r * runCapacity ..< r * runCapacity + runCounts[r]]`.
     private var hashes: UnsafeMutablePointer<UInt64>
@@ -93,12 +95,26 @@ struct DuplicateCounter: ~Copyable {
         return (count, first)
     }
 
-    /// The hashes added more than once.
+    /// The hashes added more than once; the runs are gone through in two
+    /// halves at once when there are enough of them (``SplitRead``).
     private func repeatedHashes() -> Set<UInt64> {
+        let total = (0..<Self.runCount).reduce(0) { $0 + runCounts[$1] }
+        guard total >= Self.minimumSplitCount, SplitRead.hasSecondCore else {
+            return repeatedHashes(inRuns: 0..<Self.runCount)
+        }
+        let middle = Self.runCount / 2
+        var first: Set<UInt64> = []
+        var second: Set<UInt64> = []
+        SplitRead.both({ first = repeatedHashes(inRuns: 0..<middle) }, { second = repeatedHashes(inRuns: middle..<Self.runCount) })
+        return first.union(second)
+    }
+
+    /// The hashes of `runs` added more than once.
+    private func repeatedHashes(inRuns runs: Range<Int>) -> Set<UInt64> {
         var repeated: Set<UInt64> = []
         var table = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: 16)
         defer { table.deallocate() }
-        for run in 0..<Self.runCount {
+        for run in runs {
             let size = runCounts[run]
             guard size > 1 else { continue }
             let hashes = self.hashes + run * runCapacity
