@@ -526,9 +526,39 @@ static int64_t count_quotes(const uint8_t *base, int64_t start, int64_t end) {
     return count_quotes_in(base, start, end, false);
 }
 
-int64_t listsync_csv_split_point(const uint8_t *base, int64_t count, int64_t start) {
-    int64_t index = start + (count - start) / 2;
-    bool is_inside = count_quotes(base, start, index) % 2 == 1;
+/// How far past the middle `listsync_csv_split_point` looks for a quote
+/// that tells which side of the quotes it is on.
+#define SPLIT_WINDOW (1 << 20)
+
+/// Whether `byte` may stand next to a quote that opens or closes a field: a
+/// delimiter, a line ending, or another quote.
+static inline bool may_border_quote(uint8_t byte, uint8_t delimiter) {
+    return byte == delimiter || byte == '\n' || byte == '\r' || byte == '"';
+}
+
+int64_t listsync_csv_split_point(const uint8_t *base, int64_t count, int64_t start, uint8_t delimiter) {
+    const int64_t middle = start + (count - start) / 2;
+    const int64_t window_end = count - middle > SPLIT_WINDOW ? middle + SPLIT_WINDOW : count;
+    // Counting quotes as XOR does (`""` toggles twice): after a quote that
+    // field text follows — an opening quote, or the second of a `""` — the
+    // count is odd; after one that field text precedes — a closing quote, or
+    // the first of a `""` — it is even.
+    int64_t index = middle;
+    int parity = -1;
+    for (; index < window_end && parity < 0; index++) {
+        if (base[index] != '"') continue;
+        if (index + 1 < count && !may_border_quote(base[index + 1], delimiter)) {
+            parity = 1;
+        } else if (index > start && !may_border_quote(base[index - 1], delimiter)) {
+            parity = 0;
+        }
+    }
+    bool is_inside = parity == 1;
+    if (parity < 0) {
+        // No telling quote nearby: count them from the start.
+        index = middle;
+        is_inside = count_quotes(base, start, middle) % 2 == 1;
+    }
     for (; index + 1 < count; index++) {
         uint8_t byte = base[index];
         if (byte == '"') {

@@ -94,10 +94,13 @@ void listsync_csv_scan(
 
 /// A place near the middle of `base[start..<count]` where a row probably
 /// starts, to read a file in two halves: just after the first LF past the
-/// middle that an even number of quotes precede (counting from `start`) and
-/// that a row, not a blank line, follows. -1 when there is none. A quote in
-/// an unquoted field can make the guess wrong; the reader checks it.
-int64_t listsync_csv_split_point(const uint8_t *base, int64_t count, int64_t start);
+/// middle that is outside quotes and that a row, not a blank line, follows.
+/// -1 when there is none. Which side of the quotes the middle is on comes
+/// from the first quote after it whose neighbours tell (field text after an
+/// opening quote, before a closing one), else from counting the quotes from
+/// `start`. A quote in an unquoted field can make the guess wrong; the
+/// reader checks it.
+int64_t listsync_csv_split_point(const uint8_t *base, int64_t count, int64_t start, uint8_t delimiter);
 
 /// The hashes of a row that `listsync_csv_hash_rows` could take from the
 /// row's bytes as they are.

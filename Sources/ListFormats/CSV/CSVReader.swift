@@ -40,7 +40,7 @@ struct CSVReader {
             storage: storage, source: buffer, isSectioned: columns.section != nil, estimatedCount: estimatedCount)
         var start = headerRow.next
         if columns.section == nil, SplitRead.isWorthIt(buffer.count - start) {
-            let split = Int(listsync_csv_split_point(base, Int64(buffer.count), Int64(start)))
+            let split = Int(listsync_csv_split_point(base, Int64(buffer.count), Int64(start), delimiter))
             if split > start {
                 start = try readRowsInHalves(
                     from: start, split: split, scanner: &scanner, columns: columns, estimatedCount: estimatedCount,

@@ -1,3 +1,4 @@
+import CListFormatsScan
 import ListFormats
 import Testing
 
@@ -9,13 +10,17 @@ import Testing
 @Suite struct SplitReadTests {
     /// CSV rows enough for a split, with quoted notes that hold commas,
     /// quotes and line breaks, blank lines, and repeated keys.
-    private static func csvText(rows: Int = 330_000, looseQuoteAt looseRow: Int? = nil) -> String {
-        var text = "id,group,name,note\n"
+    private static func csvText(rows: Int = 330_000) -> String {
+        csvHeader + csvRows(rows)
+    }
+
+    private static let csvHeader = "id,group,name,note\n"
+
+    private static func csvRows(_ rows: Int) -> String {
+        var text = ""
         text.reserveCapacity(rows * 120)
         for row in 0..<rows {
-            let note =
-                row == looseRow ? "5\" tall"
-                : row % 7 == 0 ? "\"line one\nline \"\"two\"\", with comma\"" : "plain note number \(row)"
+            let note = row % 7 == 0 ? "\"line one\nline \"\"two\"\", with comma\"" : "plain note number \(row)"
             text += "\(row % 100_000),g,name \(row) Müller é,\(note)\n"
             if row % 1000 == 0 { text += "\n" }
         }
@@ -40,16 +45,38 @@ import Testing
         #expect(!split.isSectioned)
         expectSameList(split, try read(text, csv, key: ["id"], sectionBy: "group"))
         #expect(split.report.duplicateCount == 230_000)
-        // Composite keys live in the key arena, which the halves each have.
+        // Composite keys: built, then hashed, in each half.
         let composite = try read(text, csv, key: ["id", "name"])
         expectSameList(composite, try read(text, csv, key: ["id", "name"], sectionBy: "group"))
     }
 
-    @Test func aWrongGuessReadsOnAlone() throws {
-        // A quote inside an unquoted field early on misleads the guess of
-        // where a row starts in the middle.
-        let text = Self.csvText(looseQuoteAt: 3)
+    @Test func theGuessFindsARowStartInsideAQuotedField() throws {
+        // The middle falls inside a quoted field that holds line breaks: the
+        // guess must skip them, telling from the quotes after the middle.
+        let rows = Self.csvRows(165_000)
+        let quoted = "1,g,name,\"" + String(repeating: "line\n", count: 20) + "end\"\n"
+        let text = Self.csvHeader + rows + quoted + rows
+        let bytes = Array(text.utf8)
+        let header = Self.csvHeader.utf8.count
+        let split = bytes.withUnsafeBufferPointer { buffer in
+            listsync_csv_split_point(buffer.baseAddress!, Int64(buffer.count), Int64(header), UInt8(ascii: ","))
+        }
+        #expect(split == Int64(header + rows.utf8.count + quoted.utf8.count))
         expectSameList(try read(text, csv, key: ["id"]), try read(text, csv, key: ["id"], sectionBy: "group"))
+    }
+
+    @Test func aWrongGuessReadsOnAlone() throws {
+        // A quote inside an unquoted field right past the middle looks like
+        // an opening quote and misleads the guess of where a row starts.
+        let rows = Self.csvRows(165_000)
+        let text = Self.csvHeader + rows + "1,g,name," + String(repeating: "x", count: 60) + "5\"tall\n" + rows
+        let bytes = Array(text.utf8)
+        let split = bytes.withUnsafeBufferPointer { buffer in
+            listsync_csv_split_point(buffer.baseAddress!, Int64(buffer.count), Int64(Self.csvHeader.utf8.count), UInt8(ascii: ","))
+        }
+        let single = try read(text, csv, key: ["id"], sectionBy: "group")
+        #expect(split > 0 && !single.records.contains { $0.byteOffset == Int(split) }, "the guess is right after all")
+        expectSameList(try read(text, csv, key: ["id"]), single)
     }
 
     @Test func jsonAndNDJSONHalvesReadAsOnePass() throws {
