@@ -43,15 +43,13 @@ struct DuplicateCounter: ~Copyable {
         runCounts[run] = count &+ 1
     }
 
-    /// Takes note of the hashes `other` has.
+    /// Takes note of the hashes `other` has: one copy per run.
     mutating func append(contentsOf other: borrowing DuplicateCounter) {
         for run in 0..<Self.runCount {
-            for entry in 0..<other.runCounts[run] {
-                let count = runCounts[run]
-                if count == runCapacity { grow() }
-                hashes[run &* runCapacity &+ count] = other.hashes[run &* other.runCapacity &+ entry]
-                runCounts[run] = count &+ 1
-            }
+            let added = other.runCounts[run]
+            while runCounts[run] + added > runCapacity { grow() }
+            (hashes + run * runCapacity + runCounts[run]).initialize(from: other.hashes + run * other.runCapacity, count: added)
+            runCounts[run] += added
         }
     }
 
@@ -112,7 +110,9 @@ struct DuplicateCounter: ~Copyable {
     /// The hashes of `runs` added more than once.
     private func repeatedHashes(inRuns runs: Range<Int>) -> Set<UInt64> {
         var repeated: Set<UInt64> = []
-        var table = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: 16)
+        // Open addressing over the hashes themselves; 0 marks an empty slot,
+        // so the hash 0 is counted apart.
+        var table = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 16)
         defer { table.deallocate() }
         for run in runs {
             let size = runCounts[run]
@@ -125,24 +125,29 @@ struct DuplicateCounter: ~Copyable {
                 table = .allocate(capacity: tableSize)
             }
             let mask = tableSize - 1
-            // Entries are positions in the run plus one; 0 is empty.
-            table.initialize(repeating: 0)
+            UnsafeMutableBufferPointer(rebasing: table[..<tableSize]).initialize(repeating: 0)
+            var zeroCount = 0
             for entry in 0..<size {
                 let hash = hashes[entry]
+                guard hash != 0 else {
+                    zeroCount += 1
+                    continue
+                }
                 var slot = Int(truncatingIfNeeded: hash) & mask
                 while true {
-                    let other = Int(table[slot])
+                    let other = table[slot]
                     if other == 0 {
-                        table[slot] = UInt32(truncatingIfNeeded: entry + 1)
+                        table[slot] = hash
                         break
                     }
-                    if hashes[other - 1] == hash {
+                    if other == hash {
                         repeated.insert(hash)
                         break
                     }
                     slot = (slot + 1) & mask
                 }
             }
+            if zeroCount > 1 { repeated.insert(0) }
         }
         return repeated
     }
