@@ -446,14 +446,15 @@ static inline bool needs_quotes(const uint8_t *base, int64_t start, int64_t end,
 
 void listsync_csv_hash_rows(
     const uint8_t *base, uint8_t delimiter, const listsync_csv_row *rows, int64_t row_count,
-    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content,
-    listsync_csv_row_hashes *hashes)
+    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, int32_t identity,
+    listsync_csv_row_hashes *hashes, listsync_record *records)
 {
     for (int64_t index = 0; index < row_count; index++) {
         const listsync_csv_row *row = &rows[index];
         listsync_csv_row_hashes *out = &hashes[index];
         out->has_content = false;
         out->has_key = false;
+        out->is_ready = false;
         const uint32_t *ends = separators + row->first_separator;
         if (hashes_content && row->field_count == field_count && !row->has_loose_quote) {
             bool is_canonical = true;
@@ -485,6 +486,14 @@ void listsync_csv_hash_rows(
                 out->key_high = hash.high64;
                 out->has_key = true;
             }
+        }
+        out->is_ready = out->has_content
+            && (identity == LISTSYNC_IDENTITY_CONTENT || (identity == LISTSYNC_IDENTITY_KEY && out->has_key));
+        if (out->is_ready) {
+            const bool is_keyed = identity == LISTSYNC_IDENTITY_KEY;
+            records[index] = (listsync_record){
+                is_keyed ? out->key_low : out->content_low, is_keyed ? out->key_high : out->content_high,
+                out->content_low, out->content_high, (uint32_t)row->start, (uint32_t)(row->end - row->start)};
         }
     }
 }

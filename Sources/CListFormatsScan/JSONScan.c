@@ -694,10 +694,34 @@ static inline int64_t follow(
     }
 }
 
+/// Makes `record` (with its captures) ready as `*ready` when its identity
+/// can be taken here: its content, or a key whose bytes are canonical.
+__attribute__((always_inline)) static inline void make_ready(
+    listsync_json_record *record, const listsync_json_value *captures, const uint8_t *base, int32_t identity,
+    int64_t key_slot, listsync_record *ready)
+{
+    uint64_t identity_low = record->content_low, identity_high = record->content_high;
+    record->is_ready = identity == LISTSYNC_IDENTITY_CONTENT;
+    if (identity == LISTSYNC_IDENTITY_KEY) {
+        const listsync_json_value key = captures[key_slot];
+        if (key.kind == LISTSYNC_JSON_STRING || key.kind == LISTSYNC_JSON_NUMBER || key.kind == LISTSYNC_JSON_LITERAL) {
+            XXH128_hash_t hash = XXH3_128bits(base + key.start, key.end - key.start);
+            identity_low = hash.low64;
+            identity_high = hash.high64;
+            record->is_ready = true;
+        }
+    }
+    if (record->is_ready) {
+        *ready = (listsync_record){
+            identity_low, identity_high, record->content_low, record->content_high, (uint32_t)record->start,
+            (uint32_t)(record->end - record->start)};
+    }
+}
+
 void listsync_json_scan(
     listsync_json_scanner *scanner, const uint8_t *base, int64_t count, int64_t start, int64_t limit, int32_t mode,
-    listsync_json_record *records, int64_t record_capacity, listsync_json_value *captures,
-    listsync_json_batch *batch)
+    listsync_json_record *records, int64_t record_capacity, listsync_json_value *captures, int32_t identity,
+    int64_t key_slot, listsync_record *ready, listsync_json_batch *batch)
 {
     const bool is_line = mode == LISTSYNC_JSON_LINES;
     int64_t index = start, record_count = 0, blank_lines = 0;
@@ -709,6 +733,7 @@ void listsync_json_scan(
         bool has_new_names;
         if (!read_record(scanner, base, count, index, is_line, record, record_captures, &has_new_names)) break;
         is_new_shape = has_new_names;
+        make_ready(record, record_captures, base, identity, key_slot, &ready[record_count]);
         record_count += 1;
         index = follow(base, count, record->end, limit, is_line, &blank_lines, &status);
         // The caller notes a new shape before the records after it.

@@ -102,6 +102,30 @@ void listsync_csv_scan(
 /// reader checks it.
 int64_t listsync_csv_split_point(const uint8_t *base, int64_t count, int64_t start, uint8_t delimiter);
 
+// MARK: Records
+
+/// A record as ListFormats keeps it — its `ListRecord`, field for field, so
+/// that records made here are added to a list in bulk: the identity's and
+/// the content's XXH3-128, and the record's bytes.
+typedef struct listsync_record {
+    uint64_t identity_low;
+    uint64_t identity_high;
+    uint64_t content_low;
+    uint64_t content_high;
+    uint32_t start;
+    uint32_t length;
+} listsync_record;
+
+/// What a record's identity is.
+enum {
+    /// Its content: the list has no key.
+    LISTSYNC_IDENTITY_CONTENT = 0,
+    /// One key field (a CSV column).
+    LISTSYNC_IDENTITY_KEY = 1,
+    /// Anything else (several key fields, sections): the caller's to make.
+    LISTSYNC_IDENTITY_OTHER = 2,
+};
+
 /// The hashes of a row that `listsync_csv_hash_rows` could take from the
 /// row's bytes as they are.
 typedef struct listsync_csv_row_hashes {
@@ -113,6 +137,9 @@ typedef struct listsync_csv_row_hashes {
     uint64_t key_high;
     bool has_content;
     bool has_key;
+    /// Whether the row's record is complete: its content and its identity
+    /// were taken here.
+    bool is_ready;
 } listsync_csv_row_hashes;
 
 /// Hashes the rows of a batch: the content of each row that has
@@ -120,11 +147,13 @@ typedef struct listsync_csv_row_hashes {
 /// quoted field needs its quotes: it holds the delimiter, a quote, CR or
 /// LF; no loose quotes), when `hashes_content`; the value of field
 /// `key_column` (unless -1) when the row has it and it needs no unescaping.
+/// A row whose content and identity (`identity`, one of
+/// `LISTSYNC_IDENTITY_…`) it took is ready: its record is in `records`.
 /// Rows it cannot hash are left to the caller.
 void listsync_csv_hash_rows(
     const uint8_t *base, uint8_t delimiter, const listsync_csv_row *rows, int64_t row_count,
-    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content,
-    listsync_csv_row_hashes *hashes);
+    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, int32_t identity,
+    listsync_csv_row_hashes *hashes, listsync_record *records);
 
 // MARK: JSON
 
@@ -155,6 +184,8 @@ typedef struct listsync_json_record {
     int64_t end;
     uint64_t content_low;
     uint64_t content_high;
+    /// Whether its identity was taken too: its record is whole.
+    bool is_ready;
 } listsync_json_record;
 
 /// A top-level member of object records that the reader needs: its value
@@ -230,13 +261,16 @@ int64_t listsync_json_split_point(const uint8_t *base, int64_t count, int64_t st
 /// `record_capacity`. For each it hashes the canonical JSON text (members
 /// sorted by name, no whitespace, strings re-escaped in one spelling) with
 /// XXH3-128 and captures the fields, `capture_count` values per record in
-/// `captures`. Anything else stops it, and the caller reads on from `next`.
-/// Stops after a record whose member names differ from the record before,
-/// and before a record (or, in NDJSON, a line) that starts at or after
-/// `limit`.
+/// `captures`. When it can take a record's identity too (`identity`, one of
+/// `LISTSYNC_IDENTITY_…`; a key is the value in capture slot `key_slot`, when
+/// that value is its own canonical form), the record is ready, whole in
+/// `ready` at the same index. Anything else stops it, and the caller reads
+/// on from `next`. Stops after a record whose member names differ from the
+/// record before, and before a record (or, in NDJSON, a line) that starts at
+/// or after `limit`.
 void listsync_json_scan(
     listsync_json_scanner *scanner, const uint8_t *base, int64_t count, int64_t start, int64_t limit, int32_t mode,
-    listsync_json_record *records, int64_t record_capacity, listsync_json_value *captures,
-    listsync_json_batch *batch);
+    listsync_json_record *records, int64_t record_capacity, listsync_json_value *captures, int32_t identity,
+    int64_t key_slot, listsync_record *ready, listsync_json_batch *batch);
 
 #endif

@@ -101,13 +101,29 @@ struct CSVReader {
         var scratch = ByteScratch()
         var fieldValue = ByteScratch()
         var index = start
+        let identity: Int32 =
+            switch (columns.section, columns.key.count) {
+            case (nil, 0): Int32(LISTSYNC_IDENTITY_CONTENT)
+            case (nil, 1): Int32(LISTSYNC_IDENTITY_KEY)
+            default: Int32(LISTSYNC_IDENTITY_OTHER)
+            }
         while true {
             let batch = scanner.scan(from: index, until: limit)
             report.blankLineCount += batch.blankLineCount
             scanner.hashRows(
                 fieldCount: columns.count, keyColumn: columns.key.count == 1 ? columns.key[0] : nil,
-                hashesContent: !columns.hasIgnored)
-            for rowIndex in 0..<batch.rowCount {
+                hashesContent: !columns.hasIgnored, identity: identity)
+            var rowIndex = 0
+            while rowIndex < batch.rowCount {
+                // The rows whose records the scanner made: added at once.
+                var readyEnd = rowIndex
+                while readyEnd < batch.rowCount, scanner.hashes(ofRow: readyEnd).is_ready { readyEnd += 1 }
+                if readyEnd > rowIndex {
+                    assembler.append(ready: scanner.readyRecords(rowIndex..<readyEnd))
+                    rowIndex = readyEnd
+                    continue
+                }
+                defer { rowIndex += 1 }
                 let row = scanner.row(rowIndex)
                 let hashes = scanner.hashes(ofRow: rowIndex)
                 if row.fieldCount != columns.count {

@@ -29,6 +29,8 @@ struct CSVScanner: ~Copyable {
     private var separators: UnsafeMutableBufferPointer<UInt32>
     /// The hashes of the batch's rows, after ``hashRows(fieldCount:keyColumn:hashesContent:)``.
     private var hashes: UnsafeMutableBufferPointer<listsync_csv_row_hashes>
+    /// The records of the rows that ``hashRows(fieldCount:keyColumn:hashesContent:identity:)`` made ready.
+    private var records: UnsafeMutableBufferPointer<listsync_record>
     private var rowCount = 0
 
     /// A row of the last batch.
@@ -70,12 +72,14 @@ struct CSVScanner: ~Copyable {
         rows = .allocate(capacity: max(rowCapacity, 1))
         separators = .allocate(capacity: max(rowCapacity, 1) * 16 + Int(LISTSYNC_CSV_SEPARATOR_SLACK) + 64)
         hashes = .allocate(capacity: max(rowCapacity, 1))
+        records = .allocate(capacity: max(rowCapacity, 1))
     }
 
     deinit {
         rows.deallocate()
         separators.deallocate()
         hashes.deallocate()
+        records.deallocate()
     }
 
     /// Scans at most `rowLimit` rows from `start`, skipping blank lines
@@ -113,10 +117,18 @@ struct CSVScanner: ~Copyable {
     /// the file (see `listsync_csv_hash_rows`): their content when
     /// `hashesContent` and they have `fieldCount` fields, the value of field
     /// `keyColumn` (if any). O(bytes of the batch).
-    mutating func hashRows(fieldCount: Int, keyColumn: Int?, hashesContent: Bool) {
+    /// Rows whose content and identity (`identity`, one of
+    /// `LISTSYNC_IDENTITY_…`) were both taken are ready: their records are
+    /// ``readyRecords(_:)``.
+    mutating func hashRows(fieldCount: Int, keyColumn: Int?, hashesContent: Bool, identity: Int32) {
         listsync_csv_hash_rows(
             base, delimiter, rows.baseAddress, Int64(rowCount), separators.baseAddress, Int64(fieldCount),
-            Int64(keyColumn ?? -1), hashesContent, hashes.baseAddress)
+            Int64(keyColumn ?? -1), hashesContent, identity, hashes.baseAddress, records.baseAddress)
+    }
+
+    /// The records of the rows `rows` of the last batch, which are ready.
+    func readyRecords(_ rows: Range<Int>) -> UnsafeBufferPointer<listsync_record> {
+        UnsafeBufferPointer(rebasing: records[rows])
     }
 
     /// The hashes of row `index` of the last batch.

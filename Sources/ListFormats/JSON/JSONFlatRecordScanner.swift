@@ -16,6 +16,8 @@ struct JSONFlatRecordScanner: ~Copyable {
     private let captureCount: Int
     private let records: UnsafeMutableBufferPointer<listsync_json_record>
     private let captures: UnsafeMutableBufferPointer<listsync_json_value>
+    /// The records of the last batch that the fast path made whole.
+    private let ready: UnsafeMutableBufferPointer<listsync_record>
 
     /// How records follow each other.
     enum Mode {
@@ -62,22 +64,29 @@ struct JSONFlatRecordScanner: ~Copyable {
         self.captureCount = captureCount
         records = .allocate(capacity: recordCapacity)
         captures = .allocate(capacity: max(recordCapacity * captureCount, 1))
+        ready = .allocate(capacity: recordCapacity)
     }
 
     deinit {
         listsync_json_scanner_destroy(scanner)
         records.deallocate()
         captures.deallocate()
+        ready.deallocate()
     }
 
     /// Reads the flat records from `start`, the first byte of a record, up
     /// to the first record (or NDJSON line) that starts at or after `limit`.
-    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, mode: Mode) -> Batch {
+    /// Records whose identity (`identity`, one of `LISTSYNC_IDENTITY_…`; a
+    /// key in capture slot `keySlot`) it can take too are made whole
+    /// (``readyRecords(from:to:)``).
+    mutating func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, until limit: Int, mode: Mode, identity: Int32, keySlot: Int
+    ) -> Batch {
         var batch = listsync_json_batch()
         listsync_json_scan(
             scanner, bytes.baseAddress, Int64(bytes.count), Int64(start), Int64(limit),
             Int32(mode == .array ? LISTSYNC_JSON_ARRAY : LISTSYNC_JSON_LINES), records.baseAddress,
-            Int64(records.count), captures.baseAddress, &batch)
+            Int64(records.count), captures.baseAddress, identity, Int64(keySlot), ready.baseAddress, &batch)
         let stop: Stop =
             switch Int(batch.status) {
             case LISTSYNC_JSON_AFTER_RECORD: .afterRecord
@@ -87,6 +96,14 @@ struct JSONFlatRecordScanner: ~Copyable {
         return Batch(
             recordCount: Int(batch.record_count), blankLineCount: Int(batch.blank_line_count), next: Int(batch.next),
             stop: stop, hasNewShape: batch.has_new_shape)
+    }
+
+    /// The whole records of the last batch from record `start` on, up to the
+    /// first that is not whole or `end`.
+    func readyRecords(from start: Int, to end: Int) -> UnsafeBufferPointer<listsync_record> {
+        var stop = start
+        while stop < end, records[stop].is_ready { stop += 1 }
+        return UnsafeBufferPointer(rebasing: ready[start..<stop])
     }
 
     /// Record `index` of the last batch: its bytes and content hash.

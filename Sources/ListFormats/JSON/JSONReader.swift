@@ -323,13 +323,30 @@ private struct ReadState: ~Copyable {
     private mutating func readFlatRecords(
         from index: inout Int, until limit: Int, mode: JSONFlatRecordScanner.Mode, section: Int?, blankLines: inout Int
     ) throws(ListFormatError) -> JSONFlatRecordScanner.Stop {
+        let identity: Int32 =
+            switch (section, sectionSlot, keySlots.count) {
+            case (nil, nil, 0): Int32(LISTSYNC_IDENTITY_CONTENT)
+            case (nil, nil, 1): Int32(LISTSYNC_IDENTITY_KEY)
+            default: Int32(LISTSYNC_IDENTITY_OTHER)
+            }
         while true {
-            guard let batch = flatRecords?.scan(bytes, from: index, until: limit, mode: mode) else { return .atRecord }
+            guard
+                let batch = flatRecords?.scan(
+                    bytes, from: index, until: limit, mode: mode, identity: identity, keySlot: keySlots.first ?? 0)
+            else { return .atRecord }
             blankLines += batch.blankLineCount
             // The fast path leaves UTF-8 to be checked in bulk: only inside its
             // strings can there be bytes that are not ASCII.
             if batch.recordCount > 0 { try validation.validate(upTo: batch.next) }
-            for number in 0..<batch.recordCount {
+            var number = 0
+            while number < batch.recordCount {
+                // The records the fast path made whole: added at once.
+                if let ready = flatRecords?.readyRecords(from: number, to: batch.recordCount), !ready.isEmpty {
+                    assembler.append(ready: ready)
+                    number += ready.count
+                    continue
+                }
+                defer { number += 1 }
                 guard let (record, content) = flatRecords?.record(number) else { break }
                 // One key whose bytes are canonical in the file, no sections:
                 // the usual case, added without going through the captures.

@@ -1,3 +1,4 @@
+import CListFormatsScan
 import ListDiff
 
 /// Collects the records a reader finds — identity, section, content — and
@@ -143,6 +144,15 @@ struct ListAssembler: ~Copyable {
         }
         duplicates.add(identity.low)
         recordCount += 1
+    }
+
+    /// Adds records a scanner made whole (linear lists only): one copy.
+    mutating func append(ready: UnsafeBufferPointer<listsync_record>) {
+        precondition(!isSectioned, "ready records in a sectioned list")
+        ListRecord.checkCLayout()
+        ready.withMemoryRebound(to: ListRecord.self) { records.append(contentsOf: $0) }
+        for record in ready { duplicates.add(record.identity_low) }
+        recordCount += ready.count
     }
 
     /// Builds the list: records, sections and report.
