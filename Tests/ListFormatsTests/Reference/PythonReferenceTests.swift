@@ -123,14 +123,15 @@ import Testing
             if len(set(names)) != len(names): raise Reject()
             return ["o", [[name, value] for name, value in items]]
         def constant(name): raise Reject()
+        def checked(string):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in string): raise Reject()
+            return string
         def tag(value):
             if isinstance(value, list) and value[:1] in (["o"], ["n"]) and len(value) == 2 and not isinstance(value[1], (int, float)):
-                if value[0] == "o": return ["o", [[name, tag(v)] for name, v in value[1]]]
+                if value[0] == "o": return ["o", [[checked(name), tag(v)] for name, v in value[1]]]
                 return value
             if isinstance(value, list): return ["a", [tag(v) for v in value]]
-            if isinstance(value, str):
-                if any(0xD800 <= ord(c) <= 0xDFFF for c in value): raise Reject()
-                return ["s", value]
+            if isinstance(value, str): return ["s", checked(value)]
             if value is True: return ["t"]
             if value is False: return ["f"]
             if value is None: return ["z"]
@@ -143,9 +144,6 @@ import Testing
                 if not isinstance(value, list) or value[:1] in (["o"], ["n"]): raise Reject()
                 records = [tag(v) for v in value]
                 if any(r[0] == "a" for r in records): raise Reject()
-                for r in records:
-                    for name, _ in (r[1] if r[0] == "o" else []):
-                        if any(0xD800 <= ord(c) <= 0xDFFF for c in name): raise Reject()
                 out.append(["ok", records])
             except (ValueError, Reject, RecursionError):
                 out.append(["error"])
