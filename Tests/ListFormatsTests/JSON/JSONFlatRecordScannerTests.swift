@@ -158,4 +158,43 @@ import Testing
         #expect(list.schema.columns == ["id", "extra0", "extra1", "extra2"])
         #expect(list.keyComponents(of: list.records[1234]) == ["1234"])
     }
+
+    /// The fast path leaves UTF-8 to the reader's check over each batch it
+    /// read: an ill-formed string many batches in is found at its byte,
+    /// whether the records after it or before it are broken (ill-formed
+    /// UTF-8 anywhere is the error, see `ListReader.read(bytes:)`), and a
+    /// broken record alone is reported in that record.
+    @Test func utf8CheckedPerBatchKeepsTheFirstError() {
+        func document(badByteIn badRecord: Int, brokenRecord: Int) -> (bytes: [UInt8], badOffset: Int, brokenRange: Range<Int>) {
+            var bytes = Array("[\n".utf8)
+            var badOffset = 0
+            var brokenRange = 0..<0
+            for index in 0..<2000 {
+                let start = bytes.count
+                bytes += Array(#"{"id": \#(index), "name": "Zoë "#.utf8)
+                if index == badRecord {
+                    badOffset = bytes.count
+                    bytes.append(0xFF)
+                }
+                bytes += Array(#"\#(index)", "ok": \#(index == brokenRecord ? "tru" : "true")}"#.utf8)
+                if index == brokenRecord { brokenRange = start..<bytes.count }
+                bytes += Array((index == 1999 ? "\n]" : ",\n").utf8)
+            }
+            return (bytes, badOffset, brokenRange)
+        }
+        let utf8First = document(badByteIn: 1500, brokenRecord: 1800)
+        #expect(readError(utf8First.bytes, .json) == .invalidUTF8(at: utf8First.bytes.withUnsafeBufferPointer {
+            SourceLocator.position(ofByteOffset: utf8First.badOffset, in: $0)
+        }))
+        let brokenBefore = document(badByteIn: 1500, brokenRecord: 1200)
+        #expect(readError(brokenBefore.bytes, .json) == .invalidUTF8(at: brokenBefore.bytes.withUnsafeBufferPointer {
+            SourceLocator.position(ofByteOffset: brokenBefore.badOffset, in: $0)
+        }))
+        let brokenOnly = document(badByteIn: -1, brokenRecord: 1200)
+        guard let error = readError(brokenOnly.bytes, .json), let offset = error.position?.byteOffset else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(brokenOnly.brokenRange.contains(offset), "\(error)")
+    }
 }

@@ -57,6 +57,8 @@ import Testing
         let ids = list.records.map(\.differenceIdentifier)
         #expect(ids[0] == ids[1])
         #expect(ids[0] != ids[2])
+        // Shown as canonical text, members sorted.
+        #expect(list.keyComponents(of: list.records[1]) == [#"{"a":1,"b":2}"#])
     }
 
     @Test func aMissingKeyFieldIsAPositionedError() {
