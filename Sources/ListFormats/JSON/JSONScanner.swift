@@ -96,9 +96,7 @@ struct JSONScanner: ~Copyable {
                 UnsafeRawBufferPointer(start: base + value.start + 1, count: value.end - value.start - 2), to: &decoded)
             JSONString.appendQuoted(decoded.bytes(), to: &output)
         case .object, .array:
-            output.append(0x01)
-            output.append(littleEndian: value.hash.low)
-            output.append(littleEndian: value.hash.high)
+            KeyCanonicalForm.appendContainer(hash: value.hash, to: &output)
         }
     }
 

@@ -22,22 +22,21 @@ extension ParsedList {
     }
 
     /// The canonical bytes of the key of `record`, whose stable hash is its
-    /// identity (see ``RecordIdentity``).
+    /// identity (see ``KeyCanonicalForm``).
     func keyCanonicalBytes(of record: ListRecord) -> [UInt8] {
         let components = keyComponentBytes(of: record, hashingContainers: true)
-        guard components.count > 1 else { return components.first ?? [] }
-        var bytes: [UInt8] = []
+        var bytes = ByteScratch()
         for component in components {
-            withUnsafeBytes(of: UInt32(component.count).littleEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: component)
+            let prefix = components.count > 1 ? KeyCanonicalForm.beginField(in: &bytes) : nil
+            component.withUnsafeBytes { bytes.append($0) }
+            if let prefix { KeyCanonicalForm.endField(startedAt: prefix, in: &bytes) }
         }
-        return bytes
+        return Array(bytes.bytes())
     }
 
     /// The canonical bytes of each key field of `record`. A JSON object or
     /// array is its canonical text, or — in the identity, with
-    /// `hashingContainers` — byte 0x01 and its content hash's 16 bytes (low
-    /// half first, each little-endian).
+    /// `hashingContainers` — its hash (``KeyCanonicalForm/appendContainer(hash:to:)``).
     private func keyComponentBytes(of record: ListRecord, hashingContainers: Bool) -> [[UInt8]] {
         let value = storage.value(of: record)
         switch storage.encoding {
@@ -51,10 +50,7 @@ extension ParsedList {
                 var output = ByteScratch()
                 switch path.value(in: value) {
                 case let field? where hashingContainers && field.isArrayOrObject:
-                    let hash = field.contentHash
-                    output.append(0x01)
-                    output.append(littleEndian: hash.low)
-                    output.append(littleEndian: hash.high)
+                    KeyCanonicalForm.appendContainer(hash: field.contentHash, to: &output)
                 case let field?:
                     JSONValueEncoder.append(field, sortsMembers: true, to: &output)
                 case nil:

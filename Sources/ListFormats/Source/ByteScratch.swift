@@ -107,12 +107,6 @@ struct ByteScratch: ~Copyable {
         StableHash.hash128(base + start, count: count - start)
     }
 
-    /// XXH3-64 of the bytes from `start` to the end.
-    @inline(__always)
-    func hash64(from start: Int) -> UInt64 {
-        StableHash.hash64(base + start, count: count - start)
-    }
-
     /// A copy of the bytes from `start` to the end.
     func array(from start: Int = 0) -> [UInt8] {
         Array(UnsafeBufferPointer(start: base + start, count: count - start))
