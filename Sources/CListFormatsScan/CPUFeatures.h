@@ -24,4 +24,21 @@ static inline bool listsync_has_avx2(void) {
 #endif
 }
 
+/// Whether the CPU (and the OS) support AVX-512 with byte and word
+/// instructions (AVX512F, AVX512BW); asked once.
+static inline bool listsync_has_avx512(void) {
+#if LISTSYNC_X86_64
+    static int cached = -1;
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        value = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
+    }
+    return value;
+#else
+    return false;
+#endif
+}
+
 #endif

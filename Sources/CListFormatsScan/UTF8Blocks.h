@@ -1,7 +1,7 @@
 #ifndef LISTSYNC_UTF8_BLOCKS_H
 #define LISTSYNC_UTF8_BLOCKS_H
 
-// UTF-8 validation 64 bytes at a time with AVX2, after Keiser and Lemire,
+// UTF-8 validation 64 bytes at a time with AVX2 or AVX-512, after Keiser and Lemire,
 // "Validating UTF-8 in less than one instruction per byte" (2021), as in
 // simdjson: a pair of bytes is ill-formed when three table lookups (by the
 // nibbles of the first byte and the high nibble of the second) share an
@@ -113,20 +113,41 @@ __attribute__((target("avx2"))) static inline void utf8_blocks_start(utf8_blocks
     state->previous_incomplete = _mm256_setzero_si256();
 }
 
-/// Checks the 64 bytes at `bytes`, which follow the blocks checked so far.
-__attribute__((target("avx2"))) static inline void utf8_blocks_check(utf8_blocks *state, const uint8_t *bytes) {
+/// Takes note of the 64 bytes at `bytes`, all ASCII, which follow the
+/// blocks checked so far: only a sequence left open before them is wrong.
+__attribute__((target("avx2"))) static inline void utf8_blocks_skip_ascii(utf8_blocks *state, const uint8_t *bytes) {
+    state->error = _mm256_or_si256(state->error, state->previous_incomplete);
+    state->previous_incomplete = _mm256_setzero_si256();
+    state->previous = _mm256_loadu_si256((const __m256i *)(bytes + 32));
+}
+
+/// Checks the 64 bytes at `bytes`, which follow the blocks checked so far,
+/// without asking whether they are ASCII.
+__attribute__((target("avx2"))) static inline void utf8_blocks_check_all(utf8_blocks *state, const uint8_t *bytes) {
     __m256i first = _mm256_loadu_si256((const __m256i *)bytes);
     __m256i second = _mm256_loadu_si256((const __m256i *)(bytes + 32));
-    if (_mm256_movemask_epi8(_mm256_or_si256(first, second)) == 0) {
-        // All ASCII: only a sequence left open before the block is wrong.
-        state->error = _mm256_or_si256(state->error, state->previous_incomplete);
-        state->previous_incomplete = _mm256_setzero_si256();
-    } else {
-        state->error = _mm256_or_si256(state->error, check_block(first, state->previous));
-        state->error = _mm256_or_si256(state->error, check_block(second, first));
-        state->previous_incomplete = incomplete_at_end(second);
-    }
+    state->error = _mm256_or_si256(state->error, check_block(first, state->previous));
+    state->error = _mm256_or_si256(state->error, check_block(second, first));
+    state->previous_incomplete = incomplete_at_end(second);
     state->previous = second;
+}
+
+/// Whether the `count` bytes at `bytes` (a multiple of 64) are all ASCII.
+__attribute__((target("avx2"))) static inline bool utf8_blocks_are_ascii(const uint8_t *bytes, int count) {
+    __m256i any = _mm256_setzero_si256();
+    for (int offset = 0; offset < count; offset += 32) {
+        any = _mm256_or_si256(any, _mm256_loadu_si256((const __m256i *)(bytes + offset)));
+    }
+    return _mm256_movemask_epi8(any) == 0;
+}
+
+/// Checks the 64 bytes at `bytes`, which follow the blocks checked so far.
+__attribute__((target("avx2"))) static inline void utf8_blocks_check(utf8_blocks *state, const uint8_t *bytes) {
+    if (utf8_blocks_are_ascii(bytes, 64)) {
+        utf8_blocks_skip_ascii(state, bytes);
+    } else {
+        utf8_blocks_check_all(state, bytes);
+    }
 }
 
 /// Whether the blocks checked so far are well-formed, if the input ends
@@ -134,6 +155,85 @@ __attribute__((target("avx2"))) static inline void utf8_blocks_check(utf8_blocks
 __attribute__((target("avx2"))) static inline bool utf8_blocks_are_valid(const utf8_blocks *state, bool at_end) {
     __m256i error = at_end ? _mm256_or_si256(state->error, state->previous_incomplete) : state->error;
     return _mm256_testz_si256(error, error);
+}
+
+// MARK: AVX-512
+
+/// The bytes of `input` shifted right by `N` bytes, the gap filled from the
+/// end of `previous`: the 16-byte lanes moved up by one, then each lane
+/// aligned with the one before it.
+#define PREVIOUS_512(input, previous, N) \
+    _mm512_alignr_epi8( \
+        (input), _mm512_permutex2var_epi64((previous), _mm512_set_epi64(13, 12, 11, 10, 9, 8, 7, 6), (input)), \
+        16 - (N))
+
+/// `check_block` for the 64 bytes of `input` (the table lookups shuffle
+/// within each 16-byte lane, as with AVX2).
+__attribute__((target("avx512f,avx512bw"))) static inline __m512i check_block_512(__m512i input, __m512i previous) {
+    const __m512i byte_1_high_table = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)byte_1_high));
+    const __m512i byte_1_low_table = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)byte_1_low));
+    const __m512i byte_2_high_table = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)byte_2_high));
+    const __m512i low_nibbles = _mm512_set1_epi8(0x0F);
+
+    const __m512i previous_1 = PREVIOUS_512(input, previous, 1);
+    const __m512i special_cases = _mm512_and_si512(
+        _mm512_and_si512(
+            _mm512_shuffle_epi8(byte_1_high_table, _mm512_and_si512(_mm512_srli_epi16(previous_1, 4), low_nibbles)),
+            _mm512_shuffle_epi8(byte_1_low_table, _mm512_and_si512(previous_1, low_nibbles))),
+        _mm512_shuffle_epi8(byte_2_high_table, _mm512_and_si512(_mm512_srli_epi16(input, 4), low_nibbles)));
+    const __m512i is_third = _mm512_subs_epu8(PREVIOUS_512(input, previous, 2), _mm512_set1_epi8((char)(0xE0 - 0x80)));
+    const __m512i is_fourth = _mm512_subs_epu8(PREVIOUS_512(input, previous, 3), _mm512_set1_epi8((char)(0xF0 - 0x80)));
+    const __m512i must_be_continuation =
+        _mm512_and_si512(_mm512_or_si512(is_third, is_fourth), _mm512_set1_epi8((char)0x80));
+    return _mm512_xor_si512(must_be_continuation, special_cases);
+}
+
+/// `incomplete_at_end` for the 64 bytes of `input`.
+__attribute__((target("avx512f,avx512bw"))) static inline __m512i incomplete_at_end_512(__m512i input) {
+    const __m512i limits = _mm512_set_epi8(
+        (char)(0xC0 - 1), (char)(0xE0 - 1), (char)(0xF0 - 1), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    return _mm512_subs_epu8(input, limits);
+}
+
+/// `utf8_blocks` with AVX-512: one vector per block.
+typedef struct {
+    __m512i error;
+    __m512i previous;
+    __m512i previous_incomplete;
+} utf8_blocks_512;
+
+__attribute__((target("avx512f,avx512bw"))) static inline void utf8_blocks_512_start(utf8_blocks_512 *state) {
+    state->error = _mm512_setzero_si512();
+    state->previous = _mm512_setzero_si512();
+    state->previous_incomplete = _mm512_setzero_si512();
+}
+
+/// `utf8_blocks_skip_ascii` with AVX-512.
+__attribute__((target("avx512f,avx512bw"))) static inline void utf8_blocks_512_skip_ascii(
+    utf8_blocks_512 *state, __m512i block)
+{
+    state->error = _mm512_or_si512(state->error, state->previous_incomplete);
+    state->previous_incomplete = _mm512_setzero_si512();
+    state->previous = block;
+}
+
+/// `utf8_blocks_check_all` with AVX-512.
+__attribute__((target("avx512f,avx512bw"))) static inline void utf8_blocks_512_check_all(
+    utf8_blocks_512 *state, __m512i block)
+{
+    state->error = _mm512_or_si512(state->error, check_block_512(block, state->previous));
+    state->previous_incomplete = incomplete_at_end_512(block);
+    state->previous = block;
+}
+
+/// `utf8_blocks_are_valid` with AVX-512.
+__attribute__((target("avx512f,avx512bw"))) static inline bool utf8_blocks_512_are_valid(
+    const utf8_blocks_512 *state, bool at_end)
+{
+    const __m512i error = at_end ? _mm512_or_si512(state->error, state->previous_incomplete) : state->error;
+    return _mm512_test_epi8_mask(error, error) == 0;
 }
 
 #endif

@@ -2,9 +2,10 @@
 #define LISTSYNC_LIST_FORMATS_SCAN_H
 
 // The byte-level hot paths of ListFormats, written in C so that they can use
-// SIMD: SSE2 everywhere (the x86-64 baseline), AVX2 where the CPU has it,
-// chosen at run time. Everything here works on offsets into one buffer and
-// reports problems as offsets; ListFormats turns them into positioned errors.
+// SIMD: SSE2 everywhere (the x86-64 baseline), AVX2 (and for UTF-8, AVX-512)
+// where the CPU has it, chosen at run time. Everything here works on offsets
+// into one buffer and reports problems as offsets; ListFormats turns them
+// into positioned errors.
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +20,18 @@ bool listsync_utf8_is_valid(const uint8_t *bytes, int64_t count);
 /// The offset of the first byte of the first ill-formed sequence in
 /// `bytes[0..<count]`, or `count` when all of it is well-formed.
 int64_t listsync_utf8_first_invalid(const uint8_t *bytes, int64_t count);
+
+/// The checks `listsync_utf8_is_valid` chooses from: the best the CPU has.
+enum {
+    LISTSYNC_UTF8_SCALAR = 0,
+    LISTSYNC_UTF8_AVX2 = 1,
+    LISTSYNC_UTF8_AVX512 = 2,
+};
+
+/// `listsync_utf8_is_valid` with the check `kernel` (one of
+/// `LISTSYNC_UTF8_…`): 1 when well-formed, 0 when not, -1 when the CPU
+/// does not have that check. For tests, which compare them.
+int32_t listsync_utf8_is_valid_with(int32_t kernel, const uint8_t *bytes, int64_t count);
 
 // MARK: CSV
 

@@ -1,3 +1,4 @@
+import CListFormatsScan
 @testable import ListFormats
 import PropertyBased
 import Testing
@@ -50,6 +51,34 @@ import Testing
                 }
             }
             #expect(error?.position?.byteOffset == firstInvalid(bytes), "\(bytes)")
+        }
+    }
+
+    /// Longer text of the same kind, so that whole groups of blocks (some
+    /// all ASCII, skipped; some not, checked block by block) come before
+    /// the tail.
+    static let longDamagedText = Generator<[UInt8], Shrink.None<[UInt8]>> { rng in
+        var bytes: [UInt8] = []
+        for _ in 0..<Int.random(in: 1...12, using: &rng) {
+            let isASCII = Bool.random(using: &rng)
+            var piece = isASCII
+                ? Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 1...700, using: &rng))
+                : damagedText.run(using: &rng)
+            if !isASCII, Int.random(in: 0..<4, using: &rng) == 0 { piece = piece.filter { $0 < 0x80 || $0 >= 0xC0 } }
+            bytes += piece
+        }
+        return bytes
+    }
+
+    @Test func everyVectorizedCheckAgreesWithTheScalarOne() async {
+        let kernels = [Int32(LISTSYNC_UTF8_AVX2), Int32(LISTSYNC_UTF8_AVX512)]
+        await propertyCheck(count: 3000, input: Self.longDamagedText) { bytes in
+            let isValid = firstInvalid(bytes) == nil
+            for kernel in kernels {
+                let result = bytes.withUnsafeBufferPointer { listsync_utf8_is_valid_with(kernel, $0.baseAddress, Int64($0.count)) }
+                guard result >= 0 else { continue }
+                #expect((result == 1) == isValid, "kernel \(kernel), \(bytes.count) bytes")
+            }
         }
     }
 
