@@ -2,12 +2,15 @@
 ///
 /// While a file is read, the low 64 bits of each record's identity hash go into one of
 /// 256 runs, by its top 8 bits (256 write streams, which the cache absorbs).
-/// At the end each run goes through a small open-addressing table that stays
-/// in the cache: O(*n*) with sequential memory traffic and 8 bytes per
-/// record, where a single table over a million records would miss the cache
-/// on every insert. Hashes that occur more than once are then checked record
-/// by record, comparing identities, in one more pass — only when there are
-/// any.
+/// At the end each run is gone through in the cache: a bitmap of a few
+/// kilobytes, indexed by other bits of the hash, finds the few hashes that
+/// might occur twice (those whose bit is hit twice) without a branch that
+/// the processor could mispredict, and only those go through a small
+/// open-addressing table. O(*n*) with sequential memory traffic and 8 bytes
+/// per record, where a single table over a million records would miss the
+/// cache on every insert. Hashes that occur more than once are then checked
+/// record by record, comparing identities, in one more pass — only when
+/// there are any.
 struct DuplicateCounter: ~Copyable {
     private static let runBits = 8
     private static let runCount = 1 << runBits
@@ -64,11 +67,18 @@ struct DuplicateCounter: ~Copyable {
         runCapacity = capacity
     }
 
+    /// The hashes of run `run`.
+    private func run(_ run: Int) -> UnsafeBufferPointer<UInt64> {
+        UnsafeBufferPointer(start: hashes + run * runCapacity, count: runCounts[run])
+    }
+
     /// The number of records of `sections` (which are the records whose
     /// hashes were added, in order) whose identity appeared before, and the
     /// number of the first of them (numbered through the sections in order).
-    func duplicates(in sections: [[ListRecord]]) -> (count: Int, first: Int?) {
-        let repeatedHashes = repeatedHashes()
+    /// `repeatedHashes`, when given, are the hashes added more than once
+    /// (``repeatedHashes(joining:)``).
+    func duplicates(in sections: [[ListRecord]], repeatedHashes: Set<UInt64>? = nil) -> (count: Int, first: Int?) {
+        let repeatedHashes = repeatedHashes ?? self.repeatedHashes()
         guard !repeatedHashes.isEmpty else { return (0, nil) }
         // The records with those hashes, in file order; each is a duplicate
         // when an earlier one has the same identity.
@@ -98,57 +108,131 @@ struct DuplicateCounter: ~Copyable {
     private func repeatedHashes() -> Set<UInt64> {
         let total = (0..<Self.runCount).reduce(0) { $0 + runCounts[$1] }
         guard total >= Self.minimumSplitCount, SplitRead.hasSecondCore else {
-            return repeatedHashes(inRuns: 0..<Self.runCount)
+            var search = RepeatSearch()
+            for run in 0..<Self.runCount { search.add(self.run(run)) }
+            return search.repeated
         }
         let middle = Self.runCount / 2
-        var first: Set<UInt64> = []
-        var second: Set<UInt64> = []
-        SplitRead.both({ first = repeatedHashes(inRuns: 0..<middle) }, { second = repeatedHashes(inRuns: middle..<Self.runCount) })
-        return first.union(second)
+        var first = RepeatSearch()
+        var second = RepeatSearch()
+        SplitRead.both(
+            { for run in 0..<middle { first.add(self.run(run)) } },
+            { for run in middle..<Self.runCount { second.add(self.run(run)) } })
+        return first.repeated.union(second.repeated)
     }
 
-    /// The hashes of `runs` added more than once.
-    private func repeatedHashes(inRuns runs: Range<Int>) -> Set<UInt64> {
-        var repeated: Set<UInt64> = []
+    /// The hashes added more than once to this counter and `next` (that of
+    /// the records after this one's) together, on this thread.
+    func repeatedHashes(joining next: borrowing DuplicateCounter) -> Set<UInt64> {
+        var search = RepeatSearch()
+        for run in 0..<Self.runCount { search.add(self.run(run), next.run(run)) }
+        return search.repeated
+    }
+}
+
+/// Finds the hashes that occur more than once in a run (see
+/// ``DuplicateCounter``), keeping its scratch space from one run to the next.
+private struct RepeatSearch: ~Copyable {
+    /// The hashes found more than once so far.
+    var repeated: Set<UInt64> = []
+    /// Two bitmaps of `slotCount` bits: the slots hit, and those hit twice.
+    private var hit: UnsafeMutablePointer<UInt64>
+    private var hitTwice: UnsafeMutablePointer<UInt64>
+    private var bitmapCapacity = 0
+    /// The hashes whose slot was hit twice, then the table that finds which
+    /// of them are repeated.
+    private var candidates: [UInt64] = []
+    private var table: UnsafeMutableBufferPointer<UInt64>
+
+    init() {
+        hit = .allocate(capacity: 1)
+        hitTwice = .allocate(capacity: 1)
+        table = .allocate(capacity: 16)
+    }
+
+    deinit {
+        hit.deallocate()
+        hitTwice.deallocate()
+        table.deallocate()
+    }
+
+    /// Takes note of the hashes of one run, `first` and `second` together.
+    mutating func add(_ first: UnsafeBufferPointer<UInt64>, _ second: UnsafeBufferPointer<UInt64> = .init(start: nil, count: 0)) {
+        let size = first.count + second.count
+        guard size > 1 else { return }
+        // About 16 slots per hash: a slot hit twice by different hashes is
+        // rare, so the candidates are few.
+        let slotBits = min(max(Int.bitWidth - size.leadingZeroBitCount + 4, 12), 22)
+        let wordCount = 1 << (slotBits - 6)
+        if wordCount > bitmapCapacity {
+            hit.deallocate()
+            hitTwice.deallocate()
+            hit = .allocate(capacity: wordCount)
+            hitTwice = .allocate(capacity: wordCount)
+            bitmapCapacity = wordCount
+        }
+        hit.initialize(repeating: 0, count: wordCount)
+        hitTwice.initialize(repeating: 0, count: wordCount)
+        // Slots from bits the run (the top 8) does not fix.
+        let slotMask = UInt64(wordCount &* 64 &- 1)
+        let hit = self.hit
+        let hitTwice = self.hitTwice
+        func mark(_ hashes: UnsafeBufferPointer<UInt64>) {
+            for hash in hashes {
+                let slot = Int(truncatingIfNeeded: (hash &>> 32) & slotMask)
+                let word = slot &>> 6
+                let bit: UInt64 = 1 &<< UInt64(slot & 63)
+                let before = hit[word]
+                hitTwice[word] |= before & bit
+                hit[word] = before | bit
+            }
+        }
+        func gather(_ hashes: UnsafeBufferPointer<UInt64>, into candidates: inout [UInt64]) {
+            for hash in hashes {
+                let slot = Int(truncatingIfNeeded: (hash &>> 32) & slotMask)
+                if hitTwice[slot &>> 6] & (1 &<< UInt64(slot & 63)) != 0 { candidates.append(hash) }
+            }
+        }
+        mark(first)
+        mark(second)
+        candidates.removeAll(keepingCapacity: true)
+        gather(first, into: &candidates)
+        gather(second, into: &candidates)
+        if candidates.count > 1 { addRepeats(among: candidates) }
+    }
+
+    /// Adds the hashes that occur more than once in `hashes` to `repeated`.
+    private mutating func addRepeats(among hashes: [UInt64]) {
         // Open addressing over the hashes themselves; 0 marks an empty slot,
         // so the hash 0 is counted apart.
-        var table = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 16)
-        defer { table.deallocate() }
-        for run in runs {
-            let size = runCounts[run]
-            guard size > 1 else { continue }
-            let hashes = self.hashes + run * runCapacity
-            var tableSize = 16
-            while tableSize < size * 2 { tableSize *= 2 }
-            if table.count < tableSize {
-                table.deallocate()
-                table = .allocate(capacity: tableSize)
-            }
-            let mask = tableSize - 1
-            UnsafeMutableBufferPointer(rebasing: table[..<tableSize]).initialize(repeating: 0)
-            var zeroCount = 0
-            for entry in 0..<size {
-                let hash = hashes[entry]
-                guard hash != 0 else {
-                    zeroCount += 1
-                    continue
-                }
-                var slot = Int(truncatingIfNeeded: hash) & mask
-                while true {
-                    let other = table[slot]
-                    if other == 0 {
-                        table[slot] = hash
-                        break
-                    }
-                    if other == hash {
-                        repeated.insert(hash)
-                        break
-                    }
-                    slot = (slot + 1) & mask
-                }
-            }
-            if zeroCount > 1 { repeated.insert(0) }
+        var tableSize = 16
+        while tableSize < hashes.count * 2 { tableSize *= 2 }
+        if table.count < tableSize {
+            table.deallocate()
+            table = .allocate(capacity: tableSize)
         }
-        return repeated
+        let mask = tableSize - 1
+        UnsafeMutableBufferPointer(rebasing: table[..<tableSize]).initialize(repeating: 0)
+        var zeroCount = 0
+        for hash in hashes {
+            guard hash != 0 else {
+                zeroCount += 1
+                continue
+            }
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let other = table[slot]
+                if other == 0 {
+                    table[slot] = hash
+                    break
+                }
+                if other == hash {
+                    repeated.insert(hash)
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        if zeroCount > 1 { repeated.insert(0) }
     }
 }

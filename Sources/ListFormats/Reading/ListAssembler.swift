@@ -30,6 +30,9 @@ struct ListAssembler: ~Copyable {
     /// The number of records the assembler was sized for.
     var estimatedRecordCount: Int { estimatedCount }
     private var duplicates: DuplicateCounter
+    /// The identity hashes added more than once, found when the halves of a
+    /// read were joined (no record comes after that).
+    private var repeatedHashes: Set<UInt64>?
 
     /// Where the identity of the next record comes from.
     enum KeySource {
@@ -70,11 +73,23 @@ struct ListAssembler: ~Copyable {
     }
 
     /// Adds the records of `second`, the assembler of the records that
-    /// follow this one's: one copy of plain bytes, O(records of `second`).
+    /// follow this one's, the last of the list: one copy of plain bytes,
+    /// O(records of `second`), while the other core finds the identity
+    /// hashes the two halves have more than once.
     mutating func append(_ second: consuming ListAssembler) {
         precondition(!isSectioned && !isSecondHalf && second.isSecondHalf, "appending other than a second half")
-        records.append(contentsOf: second.records)
-        duplicates.append(contentsOf: second.duplicates)
+        var records: [ListRecord] = []
+        swap(&records, &self.records)
+        let secondRecords = second.records
+        var repeatedHashes: Set<UInt64> = []
+        SplitRead.both(
+            { records.append(contentsOf: secondRecords) },
+            {
+                repeatedHashes = duplicates.repeatedHashes(joining: second.duplicates)
+                duplicates.append(contentsOf: second.duplicates)
+            })
+        swap(&records, &self.records)
+        self.repeatedHashes = repeatedHashes
         recordCount += second.recordCount
     }
 
@@ -136,6 +151,7 @@ struct ListAssembler: ~Copyable {
         case .content:
             identity = content
         }
+        assert(repeatedHashes == nil, "a record after the halves were joined")
         let record = ListRecord(start: start, end: end, identity: RecordIdentity(hash: identity), content: content)
         if isSectioned {
             recordsBySection[section].append(record)
@@ -149,6 +165,7 @@ struct ListAssembler: ~Copyable {
     /// Adds records a scanner made whole (linear lists only): one copy.
     mutating func append(ready: UnsafeBufferPointer<listsync_record>) {
         precondition(!isSectioned, "ready records in a sectioned list")
+        assert(repeatedHashes == nil, "records after the halves were joined")
         ListRecord.checkCLayout()
         ready.withMemoryRebound(to: ListRecord.self) { records.append(contentsOf: $0) }
         for record in ready { duplicates.add(record.identity_low) }
@@ -161,7 +178,7 @@ struct ListAssembler: ~Copyable {
         var report = report
         report.recordCount = recordCount
         let recordsBySection = isSectioned ? self.recordsBySection : [records]
-        let duplicates = duplicates.duplicates(in: recordsBySection)
+        let duplicates = duplicates.duplicates(in: recordsBySection, repeatedHashes: repeatedHashes)
         report.duplicateCount = duplicates.count
         report.firstDuplicateOffset = duplicates.first.map { number in
             var number = number
