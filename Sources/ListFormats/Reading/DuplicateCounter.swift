@@ -46,16 +46,6 @@ struct DuplicateCounter: ~Copyable {
         runCounts[run] = count &+ 1
     }
 
-    /// Takes note of the hashes `other` has: one copy per run.
-    mutating func append(contentsOf other: borrowing DuplicateCounter) {
-        for run in 0..<Self.runCount {
-            let added = other.runCounts[run]
-            while runCounts[run] + added > runCapacity { grow() }
-            (hashes + run * runCapacity + runCounts[run]).initialize(from: other.hashes + run * other.runCapacity, count: added)
-            runCounts[run] += added
-        }
-    }
-
     private mutating func grow() {
         let capacity = runCapacity * 2
         let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * Self.runCount)

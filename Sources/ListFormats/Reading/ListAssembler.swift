@@ -75,7 +75,9 @@ struct ListAssembler: ~Copyable {
     /// Adds the records of `second`, the assembler of the records that
     /// follow this one's, the last of the list: one copy of plain bytes,
     /// O(records of `second`), while the other core finds the identity
-    /// hashes the two halves have more than once.
+    /// hashes the two halves have more than once — all that ``finish(schema:format:report:)``
+    /// needs of `second`'s hashes, so they are not merged into this
+    /// assembler's.
     mutating func append(_ second: consuming ListAssembler) {
         precondition(!isSectioned && !isSecondHalf && second.isSecondHalf, "appending other than a second half")
         var records: [ListRecord] = []
@@ -84,10 +86,7 @@ struct ListAssembler: ~Copyable {
         var repeatedHashes: Set<UInt64> = []
         SplitRead.both(
             { records.append(contentsOf: secondRecords) },
-            {
-                repeatedHashes = duplicates.repeatedHashes(joining: second.duplicates)
-                duplicates.append(contentsOf: second.duplicates)
-            })
+            { repeatedHashes = duplicates.repeatedHashes(joining: second.duplicates) })
         swap(&records, &self.records)
         self.repeatedHashes = repeatedHashes
         recordCount += second.recordCount
