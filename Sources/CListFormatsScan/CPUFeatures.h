@@ -8,37 +8,39 @@
 #include <immintrin.h>
 #endif
 
-/// Whether the CPU (and the OS) support AVX2 and BMI1; asked once.
-static inline bool listsync_has_avx2(void) {
+/// The instruction sets the scanners choose from at run time, as bits.
+enum {
+    /// AVX2 and BMI1.
+    LISTSYNC_CPU_AVX2 = 1 << 0,
+    /// AVX-512 with byte and word instructions (AVX512F, AVX512BW).
+    LISTSYNC_CPU_AVX512 = 1 << 1,
+};
+
+/// What the CPU (and the OS) support of `LISTSYNC_CPU_…`; asked once.
+static inline int listsync_cpu_features(void) {
 #if LISTSYNC_X86_64
     static int cached = -1;
     int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (value < 0) {
         __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+        value = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") ? LISTSYNC_CPU_AVX2 : 0)
+            | (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? LISTSYNC_CPU_AVX512 : 0);
         __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
     return value;
 #else
-    return false;
+    return 0;
 #endif
 }
 
-/// Whether the CPU (and the OS) support AVX-512 with byte and word
-/// instructions (AVX512F, AVX512BW); asked once.
+/// Whether the CPU (and the OS) support AVX2 and BMI1.
+static inline bool listsync_has_avx2(void) {
+    return (listsync_cpu_features() & LISTSYNC_CPU_AVX2) != 0;
+}
+
+/// Whether the CPU (and the OS) support AVX512F and AVX512BW.
 static inline bool listsync_has_avx512(void) {
-#if LISTSYNC_X86_64
-    static int cached = -1;
-    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
-    }
-    return value;
-#else
-    return false;
-#endif
+    return (listsync_cpu_features() & LISTSYNC_CPU_AVX512) != 0;
 }
 
 #endif
