@@ -125,7 +125,8 @@ struct DuplicateCounter: ~Copyable {
 private struct RepeatSearch: ~Copyable {
     /// The hashes found more than once so far.
     var repeated: Set<UInt64> = []
-    /// Two bitmaps of `slotCount` bits: the slots hit, and those hit twice.
+    /// Two bitmaps of `bitmapCapacity` words, a bit per slot: the slots hit,
+    /// and those hit twice.
     private var hit: UnsafeMutablePointer<UInt64>
     private var hitTwice: UnsafeMutablePointer<UInt64>
     private var bitmapCapacity = 0
