@@ -1,11 +1,11 @@
 #ifndef LISTSYNC_UTF8_BLOCKS_H
 #define LISTSYNC_UTF8_BLOCKS_H
 
-// UTF-8 validation 64 bytes at a time with AVX2 or AVX-512, after Keiser and Lemire,
-// "Validating UTF-8 in less than one instruction per byte" (2021), as in
-// simdjson: a pair of bytes is ill-formed when three table lookups (by the
-// nibbles of the first byte and the high nibble of the second) share an
-// error bit. Shared by the standalone validator and the CSV scanner, which
+// UTF-8 validation 64 bytes at a time with AVX2 or AVX-512, after Keiser
+// and Lemire, "Validating UTF-8 in less than one instruction per byte"
+// (2021), as in simdjson: a pair of bytes is ill-formed when three table
+// lookups (by the nibbles of the first byte and the high nibble of the
+// second) share an error bit. Shared by the standalone validator and the CSV scanner, which
 // checks each block as it classifies it.
 
 #include "CPUFeatures.h"
