@@ -1,5 +1,11 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `listsync`, the client command line of ListSync: one subcommand per job,
 /// each in its own file under `Commands/`, options shared between commands in
 /// their own types under `Options/`.
@@ -7,7 +13,8 @@ import ArgumentParser
 /// Exit status. The file commands (`parse`, `diff`) follow diff(1): 0 success,
 /// 1 different, 2 trouble (a bad file, bad options, a usage error). The daemon
 /// commands (`list`, `subscribe`, `snapshot`, `mirror`, `exec`): 0 ok, 1 usage
-/// or configuration error, 2 daemon unreachable, 3 data error.
+/// or configuration error, 2 daemon unreachable, 3 data error, 4 (`exec`) the
+/// command failed and `--on-error` is `stop`.
 @main
 struct ListSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +31,13 @@ struct ListSyncCommand: AsyncParsableCommand {
     /// Parses the command line, runs the command and maps failures to exit
     /// statuses: ``CommandFailure`` and usage errors exit 2 with a message on
     /// standard error; an ``ExitCode`` a command throws is its status.
+    ///
+    /// `SIGPIPE` is ignored, so that writing to a command `exec` runs that stopped reading
+    /// fails with `EPIPE` instead of killing `listsync`; ``OutputWriter`` ends the program as
+    /// `SIGPIPE` would when its own reader goes away. Commands started by `exec` get the default
+    /// disposition back.
     static func main() async {
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {

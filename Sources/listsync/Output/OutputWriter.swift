@@ -59,8 +59,9 @@ struct OutputWriter: ~Copyable {
     }
 
     /// Writes every byte, retrying after interruptions and short writes. A
-    /// reader that went away (EPIPE) ends the output silently, as for other
-    /// Unix tools.
+    /// reader that went away (EPIPE) ends the program the way `SIGPIPE` ends
+    /// other Unix tools (`listsync` ignores the signal itself, see
+    /// ``ListSyncCommand/main()``); other errors end the output silently.
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
@@ -68,6 +69,10 @@ struct OutputWriter: ~Copyable {
                 let written = systemWrite(descriptor, base + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
+                    if errno == EPIPE {
+                        signal(SIGPIPE, SIG_DFL)
+                        raise(SIGPIPE)
+                    }
                     return
                 }
                 offset += written
