@@ -8,7 +8,8 @@ struct SubscribeCommand: AsyncParsableCommand {
         commandName: "subscribe",
         abstract: "Stream a watched list's changes.",
         discussion: """
-            --format ndjson prints one JSON object per event, for jq: each as the protocol message \
+            The default format is human on a terminal and ndjson otherwise (a pipe, a file), as \
+            ls and git choose. --format ndjson prints one JSON object per event, for jq: each as the protocol message \
             that carries it (docs/PROTOCOL.md) — a "changeset" with its cursor, prev_seq, stages in \
             the changeset encoding and digest; a "status"; and for a snapshot the whole list as one \
             "snapshot" (fresh: replace what you hold). --format human prints one line per change, \
@@ -32,8 +33,8 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Resume after this cursor (epoch:seq).", valueName: "cursor"))
     var since: String?
 
-    @Option(help: ArgumentHelp("What to print.", valueName: "format"))
-    var format: EventFormat = .ndjson
+    @Option(help: ArgumentHelp("What to print. Default: human on a terminal, else ndjson.", valueName: "format"))
+    var format: EventFormat?
 
     @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
     var color: ColorOption = .auto
@@ -54,8 +55,9 @@ struct SubscribeCommand: AsyncParsableCommand {
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
                 var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: output.isTerminal))
+                let format = self.format ?? (output.isTerminal ? .human : .ndjson)
                 for try await update in updates {
-                    switch self.format {
+                    switch format {
                     case .ndjson:
                         if let line = UpdateLines.line(for: update) {
                             output.write(bytes: line)

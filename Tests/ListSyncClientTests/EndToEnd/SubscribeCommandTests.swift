@@ -101,6 +101,17 @@ extension ClientEndToEnd {
             #expect(!subscriber.output.contains("\u{1B}["), "no colors with --color never")
         }
 
+        /// Without --format, a terminal gets human lines and a file gets protocol messages.
+        @Test func theDefaultFormatIsHumanOnATerminalAndNDJSONOtherwise() async throws {
+            let harness = try await EndToEndHarness.running()
+            let onTerminal = try harness.terminalClient("subscribe", ["products", "--color", "never"])
+            let toFile = try harness.client("subscribe", ["products"])
+            try await eventually("both have the snapshot") {
+                try onTerminal.output.contains("snapshot: 19 records in 4 sections\r\n") && Self.snapshots(toFile).count == 1
+            }
+            #expect(!onTerminal.output.contains("\"type\""), "\(onTerminal.output)")
+        }
+
         @Test func aBadCursorIsAUsageError() async throws {
             let harness = try EndToEndHarness()
             let result = try await harness.run("subscribe", ["products", "--since", "not-a-cursor"])

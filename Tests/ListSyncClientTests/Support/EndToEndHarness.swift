@@ -154,6 +154,20 @@ final class EndToEndHarness {
         return client
     }
 
+    /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` on a terminal: under script(1), whose
+    /// pseudo-terminal is the command's standard input, output and error, and whose output (what
+    /// the terminal shows, `\r\n` line ends) goes to the process's output file.
+    func terminalClient(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
+        let number = self.clients.count
+        let words = [try Self.binary("listsync"), subcommand, "--socket", self.socketPath] + arguments
+        let commandLine = words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let client = try ChildProcess(
+            "/usr/bin/script", ["-qec", commandLine, "/dev/null"],
+            outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
+        self.clients.append(client)
+        return client
+    }
+
     /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end.
     func run(_ subcommand: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
         let client = try self.client(subcommand, arguments)
