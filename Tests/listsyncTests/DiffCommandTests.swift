@@ -101,7 +101,7 @@ struct DiffCommandTests {
         #expect(human.status == 1)
         #expect(human.standardOutput == """
             ~ header: added: note; renamed: mail → email
-            ~ 1  +email: "a@x"; +note: "hi"; −mail
+            ~ 1  +note: "hi"
 
             """)
 

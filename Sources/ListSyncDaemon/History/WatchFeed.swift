@@ -21,6 +21,8 @@ final class WatchFeed: Sendable {
     let name: String
     /// The server history the feed's cursors belong to.
     let epoch: Epoch
+    /// The key fields, as the configuration names them; they are fixed for an epoch.
+    let key: [String]
 
     private struct State {
         var format: WatchConfiguration.Format
@@ -39,6 +41,7 @@ final class WatchFeed: Sendable {
     init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int) {
         self.name = watch.name
         self.epoch = epoch
+        self.key = watch.key
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
@@ -96,7 +99,7 @@ final class WatchFeed: Sendable {
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version.map { Cursor(epoch: self.epoch, seq: $0.seq) },
-                rows: state.version?.rowCount)
+                rows: state.version?.rowCount, key: self.key)
         }
     }
 

@@ -74,7 +74,8 @@ extension WatchSummary {
             sectioned: try fields.bool("sectioned"),
             state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
             cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init),
-            rows: try fields.optionalInteger("rows")
+            rows: try fields.optionalInteger("rows"),
+            key: fields.optional("key") == nil ? [] : try fields.strings("key")
         )
     }
 }

@@ -13,14 +13,18 @@ public struct WatchSummary: Hashable, Sendable {
     public var cursor: Cursor?
     /// The number of records in the current version; `nil` before the first valid version.
     public var rows: Int?
+    /// The key fields (CSV column names or JSON Pointers) that identify a record, as the
+    /// configuration names them; empty when records are identified by their whole content.
+    public var key: [String]
 
     /// Describes a watch.
-    public init(name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?) {
+    public init(name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = []) {
         self.name = name
         self.format = format
         self.sectioned = sectioned
         self.state = state
         self.cursor = cursor
         self.rows = rows
+        self.key = key
     }
 }

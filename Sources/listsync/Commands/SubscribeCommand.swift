@@ -1,5 +1,6 @@
 import ArgumentParser
 import ListSyncClient
+import ListFormats
 import ListSyncProtocol
 
 /// `listsync subscribe NAME`: streams a watch's changes.
@@ -52,10 +53,13 @@ struct SubscribeCommand: AsyncParsableCommand {
                 return cursor
             }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let isTerminal = OutputWriter().isTerminal
+            let format = self.format ?? (isTerminal ? .human : .ndjson)
+            // Human lines name records by their key, which the daemon's list of watches tells.
+            let naming = format == .human ? try await Self.naming(of: self.name, client: client) : .positional
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
-                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: output.isTerminal))
-                let format = self.format ?? (output.isTerminal ? .human : .ndjson)
+                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
                 for try await update in updates {
                     switch format {
                     case .ndjson:
@@ -65,9 +69,7 @@ struct SubscribeCommand: AsyncParsableCommand {
                             OutputWriter.writeStandardError(note)
                         }
                     case .human:
-                        if let text = renderer.render(update) {
-                            output.write(text)
-                        } else if let note = HumanUpdateRenderer.note(for: update) {
+                        if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
                             OutputWriter.writeStandardError(note)
                         }
                     }
@@ -75,5 +77,13 @@ struct SubscribeCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// How the records of watch `name` are named: by the key fields the daemon reports for it;
+    /// by position when it has none (or is not there: subscribing then says so).
+    static func naming(of name: String, client: ListSyncClient) async throws -> MirrorVersion.Naming {
+        guard let watch = try await client.watches().first(where: { $0.name == name }) else { return .positional }
+        let key = watch.key.compactMap { try? FieldPath(parsing: $0) }
+        return MirrorVersion.Naming(key: key, isCSV: watch.format == "csv" || watch.format == "tsv")
     }
 }

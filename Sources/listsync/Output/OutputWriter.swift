@@ -26,6 +26,14 @@ struct OutputWriter: ~Copyable {
         isatty(descriptor) == 1
     }
 
+    /// The width of the terminal the descriptor is, in columns; `nil` when it is no terminal
+    /// (or does not say).
+    var terminalWidth: Int? {
+        var size = winsize()
+        guard isTerminal, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// Appends `text`'s UTF-8 bytes.
     mutating func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)

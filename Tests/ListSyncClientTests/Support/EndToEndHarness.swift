@@ -154,13 +154,13 @@ final class EndToEndHarness {
         return client
     }
 
-    /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` on a terminal: under script(1), whose
-    /// pseudo-terminal is the command's standard input, output and error, and whose output (what
-    /// the terminal shows, `\r\n` line ends) goes to the process's output file.
-    func terminalClient(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
+    /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` on a terminal `columns` wide: under
+    /// script(1), whose pseudo-terminal is the command's standard input, output and error, and
+    /// whose output (what the terminal shows, `\r\n` line ends) goes to the process's output file.
+    func terminalClient(_ subcommand: String, _ arguments: [String], columns: Int = 200) throws -> ChildProcess {
         let number = self.clients.count
         let words = [try Self.binary("listsync"), subcommand, "--socket", self.socketPath] + arguments
-        let commandLine = words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let commandLine = "stty cols \(columns); " + words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
         let client = try ChildProcess(
             "/usr/bin/script", ["-qec", commandLine, "/dev/null"],
             outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
