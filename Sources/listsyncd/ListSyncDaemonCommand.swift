@@ -5,6 +5,7 @@ import Musl
 #endif
 import ArgumentParser
 import ListSyncDaemon
+import ListSyncProtocol
 import Logging
 import ServiceLifecycle
 
@@ -18,7 +19,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             Runs in the foreground. SIGHUP reloads the configuration; SIGTERM and SIGINT shut down \
             gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
             serves on a socket-activated descriptor when one is passed.
-            """
+            """,
+        version: ListSyncVersion.current
     )
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))

@@ -29,7 +29,7 @@ struct ExecCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions

@@ -19,7 +19,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions

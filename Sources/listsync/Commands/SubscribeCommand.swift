@@ -26,7 +26,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
