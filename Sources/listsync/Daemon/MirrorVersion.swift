@@ -9,6 +9,14 @@ import ListSyncClient
 struct MirrorVersion: ListVersion {
     let sections: [MirroredSection]
     let naming: Naming
+    let sectionCounts: [Int]
+
+    /// The mirror's `sections`, whose records are named by `naming`.
+    init(sections: [MirroredSection], naming: Naming) {
+        self.sections = sections
+        self.naming = naming
+        self.sectionCounts = sections.map(\.records.count)
+    }
 
     /// How a watch's records are named: its key fields and whether its values are CSV fields.
     struct Naming {
@@ -20,8 +28,6 @@ struct MirrorVersion: ListVersion {
         /// No key: records are named by position.
         static let positional = Naming(key: [], isCSV: false)
     }
-
-    var sectionCounts: [Int] { self.sections.map(\.records.count) }
 
     func sectionModel(_ section: Int) -> ListValue { self.sections[section].model.model }
 

@@ -6,14 +6,14 @@ struct FileVersion: ListVersion {
     let file: ListFile
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let names: RecordNames
+    let sectionCounts: [Int]
 
     init(_ file: ListFile) {
         self.file = file
         self.sections = file.list.sections
         self.names = RecordNames(file)
+        self.sectionCounts = self.sections.map(\.elements.count)
     }
-
-    var sectionCounts: [Int] { self.sections.map(\.elements.count) }
 
     func sectionModel(_ section: Int) -> ListValue { self.sections[section].model.value }
 
