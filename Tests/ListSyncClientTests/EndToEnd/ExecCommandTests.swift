@@ -93,6 +93,26 @@ extension ClientEndToEnd {
             #expect(!exec.errorOutput.contains("Fatal error"), "\(exec.errorOutput)")
         }
 
+        /// A command that starts reading late and reads slowly gets its whole input, and nothing is
+        /// reported about it.
+        @Test func aSlowReaderGetsItsWholeInput() async throws {
+            let harness = try await EndToEndHarness.running()
+            let script = #"sleep 1; while IFS= read -r -n 4096 part; do printf '%s' "$part"; done > "$0/input-$LISTSYNC_CURSOR"; echo done >> "$0/runs""#
+            let exec = try harness.client("exec", ["products", "--", "/bin/bash", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            try await harness.save(ProductVersions.bulk(rows: 5_000, nameLength: 80))
+            try await harness.waitForVersion(1)
+            try await eventually("the run is done", timeout: .seconds(60)) { readFile(harness.path("runs")) == "done\n" }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            let input = readFile(harness.path("input-\(epoch):1"))
+            guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: Array(input.utf8)) else {
+                Issue.record("the slow reader did not get the whole changeset (\(input.utf8.count) bytes)")
+                return
+            }
+            #expect(changeset.cursor.seq == 1 && input.utf8.count > 400_000)
+            #expect(!exec.errorOutput.contains("stopped reading") && !exec.errorOutput.contains("failed"), "\(exec.errorOutput)")
+        }
+
         /// A 50 MB changeset reaches a command that reads it all, whole; a command that reads 10
         /// bytes of it is reported and the stream goes on.
         @Test func aFiftyMegabyteChangesetReachesEveryCommandWhole() async throws {
