@@ -18,7 +18,9 @@ struct SubscribeCommand: AsyncParsableCommand {
 
             Every snapshot and changeset is verified against the daemon's digest first. With \
             --since, the stream resumes after that cursor: exactly the missed changesets when the \
-            daemon still has them, else a snapshot. The command reconnects by itself and resumes \
+            daemon still has them, else a snapshot. (--format human shows the missed changesets \
+            by position, [section,record], since the client holds no list yet; once caught up it \
+            takes the daemon's list, and names records by key again.) The command reconnects by itself and resumes \
             from the last cursor it printed.
 
             Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
@@ -71,6 +73,15 @@ struct SubscribeCommand: AsyncParsableCommand {
                     case .human:
                         if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
                             OutputWriter.writeStandardError(note)
+                        }
+                        if update.isCurrent, !renderer.hasList, !update.mirror.hasList, let cursor = update.mirror.cursor {
+                            // Resumed with --since: no list to name records by. Take the daemon's,
+                            // when it is still at this cursor (and reachable; else try at the next update).
+                            if let current = try? await client.withMirror(of: self.name, { try await SnapshotCommand.currentMirror(in: $0) }),
+                                current.cursor == cursor
+                            {
+                                renderer.adopt(current)
+                            }
                         }
                     }
                     output.flush()

@@ -15,17 +15,22 @@ import ListSyncProtocol
 ///     → A2  section "veg" position 2 → section "fruit" position 1
 ///     ✗ products invalid: 14:9: quoted field is never closed
 ///
-/// After `--since`, the mirror holds no list until a snapshot comes, so the first changesets are
-/// shown from what they carry alone: each change by its place in the list (`[section,record]`,
-/// or `#record` in a linear list) and the values it brings.
+/// After `--since`, the mirror holds no list until a snapshot comes, so the changesets it missed
+/// are shown from what they carry alone: each change by its place in the list
+/// (`[section,record]`) and the values it brings. Once caught up,
+/// the command hands the renderer the daemon's list at the mirror's cursor (``adopt(_:)``),
+/// which it keeps current itself, and the next changesets are shown in full again.
 struct HumanUpdateRenderer {
     let style: TerminalStyle
     /// How the watch's records are named.
     let naming: MirrorVersion.Naming
     /// The terminal's width; `nil` when lines are written whole.
     let width: Int?
-    /// The list before the next changeset; `nil` while the mirror has none.
+    /// The list before the next changeset; `nil` while neither the mirror nor ``adopted`` has one.
     private var previous: [MirroredSection]?
+    /// After `--since`, whose mirror holds no list: the daemon's list at the mirror's cursor,
+    /// which the renderer applies the next changesets to.
+    private var adopted: MirroredList?
 
     init(style: TerminalStyle, naming: MirrorVersion.Naming, width: Int?) {
         self.style = style
@@ -45,17 +50,18 @@ struct HumanUpdateRenderer {
             self.line("● \(mirror.watch)\(cursor)  snapshot: \(mirror.recordCount) records\(sections)", .cyan, to: &output)
         case .changeset(let changeset):
             self.line("● \(mirror.watch)\(cursor)", .cyan, to: &output)
-            if let previous = self.previous, mirror.hasList {
+            let sections = mirror.hasList ? mirror.sections : self.applyToAdopted(changeset)
+            defer { self.previous = sections }
+            if let previous = self.previous, let sections {
                 HumanDiffRenderer(
-                    old: MirrorVersion(sections: previous, naming: self.naming), new: MirrorVersion(sections: mirror.sections, naming: self.naming),
+                    old: MirrorVersion(sections: previous, naming: self.naming), new: MirrorVersion(sections: sections, naming: self.naming),
                     stages: changeset.stages, schemaChange: changeset.schema?.change, style: self.style, width: self.width
                 ).write(to: &output)
-                self.previous = mirror.sections
             } else {
                 if let schema = changeset.schema {
                     self.line("~ header: \(schema.change)", .magenta, to: &output)
                 }
-                self.renderPlaces(changeset.stages, sectioned: mirror.isSectioned, to: &output)
+                self.renderPlaces(changeset.stages, to: &output)
             }
         case .status(let status):
             let color: TerminalStyle.Color = status.state == .ok ? .green : status.state == .loading ? .yellow : .red
@@ -64,6 +70,27 @@ struct HumanUpdateRenderer {
             return false
         }
         return true
+    }
+
+    /// Whether the renderer knows the list the next changeset applies to.
+    var hasList: Bool { self.previous != nil }
+
+    /// Takes `list`, the daemon's list at the cursor of a mirror that holds none (after
+    /// `--since`), as the list the next changeset applies to.
+    mutating func adopt(_ list: MirroredList) {
+        self.adopted = list
+        self.previous = list.sections
+    }
+
+    /// The adopted list after `changeset`; `nil` (and no adopted list any more) when there is
+    /// none or the changeset does not apply to it.
+    private mutating func applyToAdopted(_ changeset: ChangesetMessage) -> [MirroredSection]? {
+        guard var adopted = self.adopted, (try? adopted.apply(changeset)) != nil else {
+            self.adopted = nil
+            return nil
+        }
+        self.adopted = adopted
+        return adopted.sections
     }
 
     /// What a long-running command tells on standard error about `update`: connection events,
@@ -94,10 +121,11 @@ struct HumanUpdateRenderer {
         }
     }
 
-    /// The stages of a changeset the mirror has no list for: places and the values carried.
-    private func renderPlaces(_ stages: [ChangesetStage], sectioned: Bool, to output: inout OutputWriter) {
+    /// The stages of a changeset the mirror has no list for: places `[section,record]` (a linear
+    /// list's section is 0) and the values carried.
+    private func renderPlaces(_ stages: [ChangesetStage], to output: inout OutputWriter) {
         func place(_ path: ElementPath) -> String {
-            sectioned ? "[\(path.section),\(path.element)]" : "#\(path.element)"
+            "[\(path.section),\(path.element)]"
         }
         for stage in stages {
             for updated in stage.elementUpdated {

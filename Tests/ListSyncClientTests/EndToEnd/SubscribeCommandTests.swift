@@ -153,6 +153,33 @@ extension ClientEndToEnd {
             }
         }
 
+        /// Resumed with --since, the missed changesets are shown by place (the subscriber has no
+        /// list yet); the changesets after them by key and section name, as diff shows them.
+        @Test func afterSinceTheNextChangesetsAreShownByKeyAndSection() async throws {
+            let harness = try await EndToEndHarness.running()
+            for version in 1...2 {
+                try await harness.save(ProductVersions.csv(version))
+                try await harness.waitForVersion(UInt64(version))
+            }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            let resumed = try harness.client("subscribe", ["products", "--since", "\(epoch):1", "--format", "human", "--color", "never"])
+            try await eventually("the resumed subscriber shows the missed changeset") { resumed.output.contains("● products \(epoch):2\n") }
+            let missed = Self.humanLines(resumed, cursor: Cursor(epoch: epoch, seq: 2))
+            #expect(!missed.isEmpty && missed.allSatisfy { !$0.hasPrefix("~ S") }, "by place: \(missed)")
+            for version in 3...4 {
+                try FileContent.write(ProductVersions.csv(version - 1), to: harness.path("old.csv"))
+                try await harness.save(ProductVersions.csv(version))
+                try await harness.waitForVersion(UInt64(version))
+                let cursor = Cursor(epoch: epoch, seq: UInt64(version))
+                try await eventually("the subscriber shows \(cursor)") { !Self.humanLines(resumed, cursor: cursor).isEmpty && resumed.output.hasSuffix("\n") }
+                let diff = try await harness.run(
+                    "diff", [harness.path("old.csv"), harness.watched, "--key", "sku", "--section-by", "category", "--color", "never"])
+                let shown = Self.humanLines(resumed, cursor: cursor)
+                #expect(shown.filter { !$0.hasPrefix("→ ") } == diff.output.split(separator: "\n").filter { !$0.hasPrefix("→ ") }, "version \(version)")
+            }
+            #expect(resumed.exitStatus == nil)
+        }
+
         /// A nested JSON record shows the pointer of each changed member, not the whole record; on
         /// a terminal each line is cut to its width.
         @Test func nestedChangesShowTheirPathsAndLinesAreCutToTheTerminal() async throws {
