@@ -20,8 +20,8 @@ struct SubscribeCommand: AsyncParsableCommand {
             --since, the stream resumes after that cursor: exactly the missed changesets when the \
             daemon still has them, else a snapshot. (--format human shows the missed changesets \
             by position, [section,record], since the client holds no list yet; once caught up it \
-            takes the daemon's list, and names records by key again.) The command reconnects by itself and resumes \
-            from the last cursor it printed.
+            takes the daemon's list, and names records by key again.) The command reconnects by \
+            itself and resumes from the last cursor it printed.
 
             Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
             unreachable at start, 3 data error.
