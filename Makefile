@@ -58,6 +58,7 @@ install: all
 	install -Dm644 $(GENERATED)/completions/listsync.fish $(DESTDIR)$(FISHCOMPDIR)/listsync.fish
 	install -Dm644 $(GENERATED)/completions/listsyncd.fish $(DESTDIR)$(FISHCOMPDIR)/listsyncd.fish
 	for page in $(GENERATED)/man/*.1; do install -Dm644 $$page $(DESTDIR)$(MANDIR)/man1/$$(basename $$page); done
+	install -Dm644 docs/man/listsyncd.toml.5 $(DESTDIR)$(MANDIR)/man5/listsyncd.toml.5
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listsyncd $(DESTDIR)$(BINDIR)/listsync
@@ -68,6 +69,7 @@ uninstall:
 	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_listsync $(DESTDIR)$(ZSHCOMPDIR)/_listsyncd
 	rm -f $(DESTDIR)$(FISHCOMPDIR)/listsync.fish $(DESTDIR)$(FISHCOMPDIR)/listsyncd.fish
 	rm -f $(DESTDIR)$(MANDIR)/man1/listsync*.1
+	rm -f $(DESTDIR)$(MANDIR)/man5/listsyncd.toml.5
 
 test:
 	scripts/test
