@@ -102,7 +102,7 @@ final class WatchFeed: Sendable {
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version?.cursor,
-                rows: state.version?.rowCount)
+                rows: state.version?.rowCount, warnings: state.status.warnings)
         }
     }
 

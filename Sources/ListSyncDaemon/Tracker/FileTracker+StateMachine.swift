@@ -46,6 +46,8 @@ extension FileTracker {
         /// bytes read with other options (a reload changed them) are parsed again.
         private var liveOptions: ReadOptions?
         private var lastOptions: ReadOptions?
+        /// The reader's warnings about the live version (keys that repeat), for the status.
+        private var liveWarnings: [WatchProblem] = []
 
         init(watch: String, epoch: Epoch) {
             self.watch = watch
@@ -95,6 +97,7 @@ extension FileTracker {
                         let list = try ListReader(options: options).read(bytes: bytes)
                         publication = self.publish(list, after: lastGood)
                         self.liveOptions = options
+                        self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
                         self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
                     }
@@ -148,7 +151,7 @@ extension FileTracker {
             case .loading:
                 return StatusMessage(watch: self.watch, state: .loading)
             case .live:
-                return StatusMessage(watch: self.watch, state: .ok)
+                return StatusMessage(watch: self.watch, state: .ok, warnings: self.liveWarnings)
             case .invalid(_, let problem, _):
                 return StatusMessage(watch: self.watch, state: .invalid, error: problem)
             case .missing:

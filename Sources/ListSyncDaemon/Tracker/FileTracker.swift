@@ -118,6 +118,9 @@ final class FileTracker: Sendable {
             switch status.state {
             case .ok, .loading, .removed:
                 self.logger.info("file is ok")
+                for warning in status.warnings {
+                    self.logger.warning("\(warning.message)", metadata: ["at": "\(warning.position.map(\.description) ?? "-")"])
+                }
             case .invalid, .missing:
                 self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
             }
