@@ -100,6 +100,10 @@ final class FileTracker: Sendable {
                     self.log(publication)
                     self.feed.publish(publication)
                 }
+            } catch is CancellationError {
+                // The daemon is stopping (perhaps because it could not start): whatever made it
+                // stop is reported where it happened, not drowned out here.
+                return
             } catch {
                 self.logger.error("the thread pool refused work; the tracker stops", metadata: ["error": "\(error)"])
                 return

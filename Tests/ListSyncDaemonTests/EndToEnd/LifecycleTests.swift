@@ -119,6 +119,24 @@ extension EndToEndTests.Lifecycle {
         #expect(!check.log.contains("OK"))
     }
 
+    @Test func aMissingSocketDirectoryIsTheFirstThingReported() throws {
+        let harness = try DaemonHarness()
+        // A file big enough that its tracker is still reading when the start fails.
+        var text = "sku,name\n"
+        for row in 0..<300_000 { text += "S\(row),item \(row)\n" }
+        try FileOperations.write(text, to: harness.path("big.csv"))
+        let socket = harness.path("no/such/directory/d.sock")
+        try FileOperations.write(
+            "socket = \"\(socket)\"\nstate_directory = \"\(harness.path("state"))\"\n[[watch]]\nname = \"big\"\npath = \"big.csv\"\nkey = \"sku\"\n",
+            to: harness.configPath)
+        let daemon = try DaemonProcess(config: harness.configPath, logPath: harness.path("daemon.log"))
+        #expect(try daemon.waitForExit() == 1)
+        let problems = daemon.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" critical ") }
+        #expect(problems.count == 1, "\(daemon.log)")
+        #expect(problems.first?.contains("the socket's directory \(harness.path("no/such/directory")) does not exist and cannot be created") == true, "\(daemon.log)")
+        #expect(!daemon.log.contains("CancellationError"))
+    }
+
     @Test func shutdownSaysGoodbyeAndExitsZero() throws {
         let (harness, _, _) = try EndToEndTests.Subscribers.start()
         let subscriber = try harness.subscriber("products")
