@@ -18,6 +18,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             Runs in the foreground. SIGHUP reloads the configuration; SIGTERM and SIGINT shut down \
             gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
             serves on a socket-activated descriptor when one is passed.
+
+            Every configuration key is described in listsyncd.toml(5).
             """
     )
 
