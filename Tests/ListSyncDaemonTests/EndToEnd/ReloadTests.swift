@@ -92,6 +92,25 @@ extension EndToEndTests.Reload {
         #expect(try harness.stop() == 0)
     }
 
+    @Test func aNewFormatStartsANewEpoch() throws {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.txt")
+        try FileOperations.write(Lists.catalogue(0, delimiter: "\t"), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.txt\"\nformat = \"csv\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        // Read as comma-separated, each line is one field.
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma))))
+        let cursor = try #require(subscriber.mirror?.cursor)
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
+        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .tab))))
+        #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
+        #expect(try Self.list(harness).map(\.format) == ["tsv"])
+        #expect(try harness.stop() == 0)
+    }
+
     @Test func aKeyThatNamesNoColumnMakesTheWatchInvalidAndKeepsTheLastGoodVersion() throws {
         let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
         let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: keyed)
