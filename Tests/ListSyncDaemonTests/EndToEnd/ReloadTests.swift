@@ -11,6 +11,9 @@ extension EndToEndTests.Reload {
     /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
     /// until the daemon is ready again.
     static func reload(_ harness: DaemonHarness, to watch: String) throws {
+        // Status notifications of earlier connections may fill the datagram queue, which would
+        // make the daemon drop RELOADING=1.
+        harness.takePendingNotifications()
         try harness.writeConfig([watch])
         harness.daemon?.send(SIGHUP)
         try harness.waitForNotification("RELOADING=1")
@@ -78,6 +81,44 @@ extension EndToEndTests.Reload {
             arguments: ["snapshot", "list", "--socket", harness.socketPath, "--output-format", "csv"], logPath: harness.path("snapshot.log"))
         #expect(try snapshot.waitForExit() == 0, "\(snapshot.log)")
         #expect(snapshot.log.hasPrefix("sku,name,price,category\n"), "\(snapshot.log)")
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func listsyncMirrorFollowsANewEpochAndEqualsTheSnapshot() throws {
+        let (harness, file, _) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        let output = harness.path("mirror.json")
+        let mirror = try DaemonProcess(
+            executable: try Self.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
+            logPath: harness.path("mirror.log"))
+        defer {
+            mirror.send(SIGTERM)
+            _ = try? mirror.waitForExit()
+        }
+        /// Whether the mirror file holds what `listsync snapshot` prints now.
+        func mirrorEqualsSnapshot() throws -> Bool {
+            let snapshot = try DaemonProcess(
+                executable: try Self.cliPath, arguments: ["snapshot", "list", "--socket", harness.socketPath],
+                logPath: harness.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
+            guard try snapshot.waitForExit() == 0 else { return false }
+            let json = ListReader(options: ReadOptions(format: .json))
+            guard let mirrored = try? json.read(contentsOfFile: output) else { return false }
+            return mirrored.document == (try json.read(bytes: Array(snapshot.log.utf8))).document
+        }
+        func waitUntilMirrored() throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if try mirrorEqualsSnapshot() { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        #expect(!mirror.log.contains("resync"), "\(mirror.log)")
         #expect(try harness.stop() == 0)
     }
 
