@@ -19,13 +19,14 @@ protocol WatchFeedSubscriber: AnyObject, Sendable {
 final class WatchFeed: Sendable {
     /// The watch's name.
     let name: String
-    /// The server history the feed's cursors belong to.
+    /// The history the watch's first versions belong to. A reload that changes how records are
+    /// identified starts another: cursors come from ``WatchVersion/cursor``, never from this.
     let epoch: Epoch
-    /// The key fields, as the configuration names them; they are fixed for an epoch.
-    let key: [String]
 
     private struct State {
         var format: WatchConfiguration.Format
+        /// The key fields, as the configuration names them.
+        var key: [String]
         var version: WatchVersion?
         var history: ChangesetHistory
         var status: StatusMessage
@@ -41,11 +42,10 @@ final class WatchFeed: Sendable {
     init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int) {
         self.name = watch.name
         self.epoch = epoch
-        self.key = watch.key
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
-                format: watch.format, history: ChangesetHistory(capacity: historyLength), status: status,
+                format: watch.format, key: watch.key, history: ChangesetHistory(capacity: historyLength), status: status,
                 statusLine: ByteBuffer(bytes: ServerMessage.status(status).encoded())))
     }
 
@@ -60,6 +60,11 @@ final class WatchFeed: Sendable {
             if let version = publication.version {
                 if let line {
                     state.history.append(line, seq: version.seq)
+                } else if let current = state.version, current.epoch != version.epoch {
+                    // A new history: no changeset leads to it, so every subscriber's position
+                    // finds none and gets a snapshot; cursors of the old one resume no more.
+                    precondition(version.seq > current.seq, "a new epoch that does not follow the last version")
+                    state.history = ChangesetHistory(capacity: state.history.capacity)
                 } else {
                     precondition(state.version.map { $0.seq == version.seq } ?? (version.seq == 0), "a new version without its changeset")
                 }
@@ -83,10 +88,11 @@ final class WatchFeed: Sendable {
         self.publish(WatchPublication(status: StatusMessage(watch: self.name, state: .removed)))
     }
 
-    /// Applies a reloaded configuration's format and history length.
-    func reconfigure(format: WatchConfiguration.Format, historyLength: Int) {
+    /// Applies a reloaded configuration's format, key and history length.
+    func reconfigure(format: WatchConfiguration.Format, key: [String], historyLength: Int) {
         self.state.withLock { state in
             state.format = format
+            state.key = key
             state.history.resize(capacity: historyLength)
         }
     }
@@ -98,8 +104,8 @@ final class WatchFeed: Sendable {
         self.state.withLock { state in
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
-                state: state.status.state, cursor: state.version.map { Cursor(epoch: self.epoch, seq: $0.seq) },
-                rows: state.version?.rowCount, key: self.key)
+                state: state.status.state, cursor: state.version?.cursor,
+                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings)
         }
     }
 
@@ -109,7 +115,8 @@ final class WatchFeed: Sendable {
     func subscribe(_ subscriber: any WatchFeedSubscriber, since: Cursor?) -> (start: SubscriptionStart, version: WatchVersion?) {
         self.state.withLock { state in
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
-            let start = SubscriptionStart.plan(since: since, epoch: self.epoch, currentSeq: state.version?.seq, history: state.history)
+            let start = SubscriptionStart.plan(
+                since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history)
             return (start, state.version)
         }
     }

@@ -16,9 +16,14 @@ public struct WatchSummary: Hashable, Sendable {
     /// The key fields (CSV column names or JSON Pointers) that identify a record, as the
     /// configuration names them; empty when records are identified by their whole content.
     public var key: [String]
+    /// The warnings of the watch's status (``StatusMessage/warnings``); empty when none.
+    public var warnings: [WatchProblem]
 
     /// Describes a watch.
-    public init(name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = []) {
+    public init(
+        name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
+        warnings: [WatchProblem] = []
+    ) {
         self.name = name
         self.format = format
         self.sectioned = sectioned
@@ -26,5 +31,6 @@ public struct WatchSummary: Hashable, Sendable {
         self.cursor = cursor
         self.rows = rows
         self.key = key
+        self.warnings = warnings
     }
 }
