@@ -36,4 +36,9 @@ struct CSVColumns {
 
     /// The number of columns.
     var count: Int { header.count }
+
+    /// The columns that are published: the header without the ignored ones.
+    var published: ListSchema {
+        ListSchema(columns: zip(header, ignored).filter { !$0.1 }.map(\.0))
+    }
 }

@@ -33,7 +33,7 @@ struct CSVReader {
             headerPosition: { scanner.position(of: headerRow.start) })
 
         let storage = ListStorage(
-            source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header, key: columns.key)))
+            source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header, key: columns.key, ignored: columns.ignored)))
         let estimatedCount = ListAssembler.estimatedCount(
             of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: headerRow.next)
         var assembler = ListAssembler(
@@ -50,7 +50,7 @@ struct CSVReader {
         if start < buffer.count {
             try readRows(from: start, until: buffer.count, scanner: &scanner, columns: columns, into: &assembler, report: &report)
         }
-        return assembler.finish(schema: ListSchema(columns: columns.header), format: options.format, report: report)
+        return assembler.finish(schema: columns.published, format: options.format, report: report)
     }
 
     /// Reads the rows from `start` in two halves at once (``SplitRead``), the

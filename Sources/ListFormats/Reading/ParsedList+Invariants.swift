@@ -25,6 +25,10 @@ extension ParsedList {
         for record in sections.lazy.flatMap(\.elements).prefix(64) {
             let identity = storage.encoding.isKeyed ? keyCanonicalBytes(of: record).withUnsafeBytes { StableHash.hash128($0) } : record.contentHash
             precondition(record.differenceIdentifier.hash == identity, "an identity that is not its key's hash")
+            // What is published is what is hashed: JSON values without their ignored fields.
+            if case .json = storage.encoding {
+                precondition(value(of: record).contentHash == record.contentHash, "a published value that is not what its hash covers")
+            }
         }
         #endif
     }

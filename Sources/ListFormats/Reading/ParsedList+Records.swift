@@ -1,7 +1,8 @@
 extension ParsedList {
     /// The value of `record`, one of this list's records, decoded from the
     /// file: for CSV an object of strings in header order, for JSON the JSON
-    /// value with numbers as written. O(record length).
+    /// value with numbers as written — without the fields the options
+    /// ignore, which are not part of the published list. O(record length).
     public func value(of record: ListRecord) -> ListValue {
         storage.value(of: record)
     }
@@ -38,14 +39,14 @@ extension ParsedList {
     /// array is its canonical text, or — in the identity, with
     /// `hashingContainers` — its hash (``KeyCanonicalForm/appendContainer(hash:to:)``).
     private func keyComponentBytes(of record: ListRecord, hashingContainers: Bool) -> [[UInt8]] {
-        let value = storage.value(of: record)
+        let value = storage.decodedValue(of: record)
         switch storage.encoding {
         case .csv(let layout):
             return layout.key.map { column in
                 guard case .object(let members) = value, column < members.count else { return [] }
                 return Array(members[column].value.text.utf8)
             }
-        case .json(let key):
+        case .json(let key, _):
             return key.map { path in
                 var output = ByteScratch()
                 switch path.value(in: value) {
