@@ -99,7 +99,7 @@ extension FileTracker {
             }
             let sections = list.sections
             let changeset = StagedChangeset(source: lastGood.sections, target: sections)
-            let schema = SchemaUpdate(from: lastGood.list.schema, to: list.schema)
+            let schema = SchemaUpdate(from: lastGood.list, to: list)
             guard !changeset.isEmpty || schema != nil else {
                 // Content-equal: the same version, with the new values of ignored fields.
                 let version = WatchVersion(seq: lastGood.seq, list: list)
