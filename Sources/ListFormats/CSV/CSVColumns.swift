@@ -32,13 +32,21 @@ struct CSVColumns {
         for name in options.ignore { ignored[try column(name)] = true }
         self.ignored = ignored
         self.hasIgnored = ignored.contains(true)
+        self.published = ListSchema(columns: zip(header, ignored).filter { !$0.1 }.map(\.0))
+        self.headerSeed = self.published.canonicalBytes.withUnsafeBytes { StableHash.hash64($0) }
     }
 
     /// The number of columns.
     var count: Int { header.count }
 
-    /// The columns that are published: the header without the ignored ones.
-    var published: ListSchema {
-        ListSchema(columns: zip(header, ignored).filter { !$0.1 }.map(\.0))
+    /// How records are decoded.
+    func layout(delimiter: UInt8) -> CSVLayout {
+        CSVLayout(delimiter: delimiter, header: header, key: key, ignored: ignored, headerSeed: headerSeed)
     }
+
+    /// The columns that are published: the header without the ignored ones.
+    let published: ListSchema
+    /// The seed of every record's content hash: XXH3-64 of the published schema's
+    /// ``ListSchema/canonicalBytes``, so that renaming a column changes every record.
+    let headerSeed: UInt64
 }

@@ -1,3 +1,5 @@
+import CListFormatsScan
+
 /// The bytes behind a parsed list, and what decoding its records needs.
 ///
 /// Records are slices of the file that the list decodes only when asked
@@ -75,4 +77,13 @@ struct CSVLayout: Sendable {
     var key: [Int]
     /// Which columns are ignored: left out of published values.
     var ignored: [Bool]
+    /// What seals the content hashes (``contentHash(ofRow:)``).
+    var headerSeed: UInt64
+
+    /// The content hash of a record whose canonical row — its published fields with minimal
+    /// quoting — hashes to `row` (`listsync_csv_content_hash`).
+    func contentHash(ofRow row: ContentHash) -> ContentHash {
+        let hash = listsync_csv_content_hash(listsync_hash128(low: row.low, high: row.high), headerSeed)
+        return ContentHash(low: hash.low, high: hash.high)
+    }
 }
