@@ -22,6 +22,23 @@ extension ParsedList {
         keyComponentBytes(of: record, hashingContainers: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The values of the key fields of `record`, one of this list's records, in key order (CSV:
+    /// the fields' strings; JSON: the values, `null` where the record has none); `nil` when the
+    /// list has no key. O(record length).
+    public func key(of record: ListRecord) -> ChangesetStage.RecordKey? {
+        guard storage.encoding.isKeyed else { return nil }
+        let value = storage.decodedValue(of: record)
+        switch storage.encoding {
+        case .csv(let layout):
+            return layout.key.map { column in
+                guard case .object(let members) = value, column < members.count else { return .string("") }
+                return members[column].value
+            }
+        case .json(let key, _):
+            return key.map { $0.value(in: value) ?? .null }
+        }
+    }
+
     /// The canonical bytes of the key of `record`, whose stable hash is its
     /// identity (see ``KeyCanonicalForm``).
     func keyCanonicalBytes(of record: ListRecord) -> [UInt8] {

@@ -110,7 +110,7 @@ extension FileTracker {
             self.state = .live(version)
             let line = ServerMessage.encodedChangeset(
                 watch: self.watch, cursor: Cursor(epoch: self.epoch, seq: version.seq), digest: version.digest, schema: schema,
-                stagesJSON: ChangesetEncoder.encode(changeset, target: list))
+                stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))
             return WatchPublication(version: version, changesetLine: line)
         }
 

@@ -25,9 +25,11 @@ struct ListComparison: Sendable {
         self.old = old
         self.new = new
         if old.list.isSectioned || new.list.isSectioned {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.sections, target: new.list.sections), target: new.list)
+            stages = ChangesetEncoder.stages(
+                of: StagedChangeset(source: old.list.sections, target: new.list.sections), source: old.list, target: new.list)
         } else {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.records, target: new.list.records), target: new.list)
+            stages = ChangesetEncoder.stages(
+                of: StagedChangeset(source: old.list.records, target: new.list.records), source: old.list, target: new.list)
         }
         schemaChange = Self.schemaChange(from: old.list, to: new.list)
     }

@@ -39,8 +39,8 @@ enum Versions {
     static func changeset(from old: ParsedList, to new: ParsedList, seq: UInt64) throws -> ChangesetMessage {
         let stages =
             new.isSectioned
-            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), target: new)
-            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), target: new)
+            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), source: old, target: new)
+            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), source: old, target: new)
         let message = ChangesetMessage(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), prevSeq: seq - 1, stages: stages,
             digest: ListDigest(of: new), schema: SchemaUpdate(from: old, to: new))
