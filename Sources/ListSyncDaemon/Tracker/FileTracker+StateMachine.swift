@@ -49,7 +49,7 @@ extension FileTracker {
         ///
         /// - A valid version is diffed, as sectioned lists, against the last good one and
         ///   published as one changeset with the next `seq`, with the schema when it changed;
-        ///   content-equal records publish no changeset.
+        ///   a content-equal version publishes nothing and leaves the published one live.
         /// - Invalid content keeps the last good version and publishes an `invalid` status with
         ///   the positioned error; the next valid version is diffed against the last good one.
         /// - A missing file publishes a `missing` status and keeps the list.
@@ -101,10 +101,10 @@ extension FileTracker {
             let changeset = StagedChangeset(source: lastGood.sections, target: sections)
             let schema = SchemaUpdate(from: lastGood.list, to: list)
             guard !changeset.isEmpty || schema != nil else {
-                // Content-equal: the same version, with the new values of ignored fields.
-                let version = WatchVersion(seq: lastGood.seq, list: list)
-                self.state = .live(version)
-                return WatchPublication(version: version)
+                // Content-equal (ignored fields, JSON spacing or member order, CSV quoting): what
+                // was published stays, values and all, so snapshots show what mirrors hold.
+                self.state = .live(lastGood)
+                return WatchPublication()
             }
             let version = WatchVersion(seq: lastGood.seq + 1, list: list)
             self.state = .live(version)
