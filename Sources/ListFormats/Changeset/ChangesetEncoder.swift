@@ -68,8 +68,8 @@ public enum ChangesetEncoder {
         let isKeyed = target.hasKey
         func placed(_ path: ElementPath) -> ChangesetStage.PlacedRecord {
             let placed = record(path)
-            return ChangesetStage.PlacedRecord(
-                path: path, record: ChangesetStage.Record(placed, of: target), key: isKeyed ? target.key(of: placed) : nil)
+            let (value, key) = target.valueAndKey(of: placed)
+            return ChangesetStage.PlacedRecord(path: path, record: ChangesetStage.Record(value: value, hash: placed.contentHash), key: key)
         }
         return ChangesetStage(
             sectionDeleted: stage.sectionDeleted,
@@ -87,8 +87,8 @@ public enum ChangesetEncoder {
             elementInserted: stage.elementInserted.map(placed),
             elementUpdated: stage.elementUpdated.map(placed),
             elementMoved: stage.elementMoved.map { ChangesetStage.Move(source: $0.source, target: $0.target) },
-            elementDeletedKeys: isKeyed ? stage.elementDeleted.compactMap { keys.source.key(of: keys.sourceRecord($0)) } : [],
-            elementMovedKeys: isKeyed ? stage.elementMoved.compactMap { keys.target.key(of: keys.targetRecord($0.target)) } : [])
+            elementDeletedKeys: isKeyed ? stage.elementDeleted.map { keys.source.key(of: keys.sourceRecord($0)) ?? [] } : [],
+            elementMovedKeys: isKeyed ? stage.elementMoved.map { keys.target.key(of: keys.targetRecord($0.target)) ?? [] } : [])
     }
 
     /// The JSON encoding of a changeset from `source`'s sections to `target`'s.

@@ -27,7 +27,18 @@ extension ParsedList {
     /// list has no key. O(record length).
     public func key(of record: ListRecord) -> ChangesetStage.RecordKey? {
         guard storage.encoding.isKeyed else { return nil }
-        let value = storage.decodedValue(of: record)
+        return key(decodedFrom: storage.decodedValue(of: record))
+    }
+
+    /// The published value and the key of `record`, one of this list's records, from one decoding
+    /// of its bytes. O(record length).
+    func valueAndKey(of record: ListRecord) -> (value: ListValue, key: ChangesetStage.RecordKey?) {
+        let decoded = storage.decodedValue(of: record)
+        return (storage.publishedValue(decoded), storage.encoding.isKeyed ? key(decodedFrom: decoded) : nil)
+    }
+
+    /// The key fields' values in `value`, a record's whole decoded value.
+    private func key(decodedFrom value: ListValue) -> ChangesetStage.RecordKey {
         switch storage.encoding {
         case .csv(let layout):
             return layout.key.map { column in

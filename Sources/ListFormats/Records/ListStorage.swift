@@ -27,7 +27,11 @@ final class ListStorage: Sendable {
     /// ignore — exactly what its content hash covers, so snapshots, changesets, mirrors and
     /// `listsync parse` all show the same list. O(record length).
     func value(of record: ListRecord) -> ListValue {
-        let value = decodedValue(of: record)
+        publishedValue(decodedValue(of: record))
+    }
+
+    /// `value`, a record's ``decodedValue(of:)``, without the ignored fields. O(value size).
+    func publishedValue(_ value: ListValue) -> ListValue {
         switch encoding {
         case .csv(let layout):
             guard layout.ignored.contains(true), case .object(let members) = value else { return value }
