@@ -6,10 +6,15 @@ struct CSVColumns {
     let key: [Int]
     /// The `section_by` column.
     let section: Int?
-    /// Which columns are left out of the content.
+    /// Which columns are ignored: left out of the content and of the published list.
     let ignored: [Bool]
     /// Whether any column is ignored.
     let hasIgnored: Bool
+    /// The columns that are published: the header without the ignored ones.
+    let published: ListSchema
+    /// The seed of every record's content hash: XXH3-64 of the published schema's
+    /// ``ListSchema/canonicalBytes``, so that renaming a column changes every record.
+    let headerSeed: UInt64
     /// The field names as the user wrote them, for messages: key, then section.
     let keyNames: [String]
     let sectionName: String?
@@ -43,10 +48,4 @@ struct CSVColumns {
     func layout(delimiter: UInt8) -> CSVLayout {
         CSVLayout(delimiter: delimiter, header: header, key: key, ignored: ignored, headerSeed: headerSeed)
     }
-
-    /// The columns that are published: the header without the ignored ones.
-    let published: ListSchema
-    /// The seed of every record's content hash: XXH3-64 of the published schema's
-    /// ``ListSchema/canonicalBytes``, so that renaming a column changes every record.
-    let headerSeed: UInt64
 }

@@ -98,7 +98,10 @@ extension ListValue {
                     below(member.name.utf8).map { ListValue.Member(name: member.name, value: member.value.removing(tokenPaths: $0)) }
                 })
         case .array(let elements):
-            return .array(elements.enumerated().compactMap { index, element in below(String(index).utf8).map { element.removing(tokenPaths: $0) } })
+            return .array(
+                elements.enumerated().compactMap { index, element in
+                    below(String(index).utf8).map { element.removing(tokenPaths: $0) }
+                })
         default:
             return self
         }
