@@ -41,6 +41,17 @@ struct DiffCommandTests {
         #expect(result.standardOutput == "~ header: renamed: Security → Company\n~ 2  Company: \"Beta\" → \"Beta2\"\n")
     }
 
+    @Test("a JSON diff reports members added and removed, never a guessed rename")
+    func jsonMembersAreNotRenamed() throws {
+        let files = try ScratchFiles()
+        try files.write("old.json", #"[{"cca3":"NOR","currency":"NOK","callingCode":"47"}]"#)
+        try files.write("new.json", #"[{"cca3":"NOR","independent":true,"status":"officially-assigned"}]"#)
+        let result = try files.listsync("diff", "old.json", "new.json", "--key", "cca3")
+        #expect(result.status == 1)
+        let header = try #require(result.standardOutput.split(separator: "\n").first)
+        #expect(header == "~ header: added: independent, status; removed: currency, callingCode")
+    }
+
     @Test("human output: one line per update, deletion, insertion and move, plain when not a terminal")
     func humanOutput() throws {
         let files = try ScratchFiles()
