@@ -68,7 +68,7 @@ struct Subscription {
 
     private static func snapshot(of version: WatchVersion, feed: WatchFeed, chunkSize: Int, statusGeneration: UInt64?) -> Phase {
         let encoder = SnapshotEncoder(
-            watch: feed.name, cursor: Cursor(epoch: feed.epoch, seq: version.seq), list: version.list,
+            watch: feed.name, cursor: version.cursor, list: version.list,
             digest: version.digest, targetChunkSize: chunkSize)
         return .sendingSnapshot(encoder, then: WatchFeed.Position(nextSeq: version.seq + 1, statusGeneration: statusGeneration))
     }

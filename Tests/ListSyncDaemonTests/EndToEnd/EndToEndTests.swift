@@ -8,6 +8,7 @@ struct EndToEndTests {
     @Suite struct Subscribers {}
     @Suite struct Robustness {}
     @Suite struct Lifecycle {}
+    @Suite struct Reload {}
 }
 
 /// Versions of test lists, each differing from the previous one by updates, inserts, deletes,
