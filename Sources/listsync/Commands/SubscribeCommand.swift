@@ -62,6 +62,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
                 var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
+                var snapshots = 0
                 for try await update in updates {
                     switch format {
                     case .ndjson:
@@ -71,6 +72,12 @@ struct SubscribeCommand: AsyncParsableCommand {
                             OutputWriter.writeStandardError(note)
                         }
                     case .human:
+                        if case .snapshot = update.event {
+                            snapshots += 1
+                            // A later snapshot may start an epoch whose records have another key
+                            // (a reload changed it): ask again.
+                            if snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
+                        }
                         if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
                             OutputWriter.writeStandardError(note)
                         }

@@ -23,7 +23,7 @@ import ListSyncProtocol
 struct HumanUpdateRenderer {
     let style: TerminalStyle
     /// How the watch's records are named.
-    let naming: MirrorVersion.Naming
+    var naming: MirrorVersion.Naming
     /// The terminal's width; `nil` when lines are written whole.
     let width: Int?
     /// The list before the next changeset; `nil` while neither the mirror nor ``adopted`` has one.

@@ -180,6 +180,23 @@ extension ClientEndToEnd {
             #expect(resumed.exitStatus == nil)
         }
 
+        /// A reload that gives the watch another key starts a new epoch; the changesets after its
+        /// snapshot name records by the new key.
+        @Test func aNewKeyNamesTheRecordsAfterTheNextSnapshot() async throws {
+            let harness = try await EndToEndHarness.running()
+            let subscriber = try harness.client("subscribe", ["products", "--format", "human", "--color", "never"])
+            try await eventually("the subscriber has the snapshot") { subscriber.output.contains("snapshot: ") }
+            let configuration = readFile(harness.path("listsyncd.toml"))
+            try FileContent.write(configuration.replacing(#"key = ["sku"]"#, with: #"key = ["name"]"#), to: harness.path("listsyncd.toml"))
+            harness.daemon?.send(SIGHUP)
+            try await eventually("the subscriber has the snapshot of the new epoch") {
+                subscriber.output.components(separatedBy: "snapshot: ").count == 3
+            }
+            try await harness.save(ProductVersions.csv(0).replacing("S3,item 3,", with: "S3,item 3 (new),").replacing("S1,item 1,3.00", with: "S1,item 1,3.50"))
+            try await eventually("the subscriber shows the change") { subscriber.output.contains(#"~ item 1  price: "#) }
+            #expect(subscriber.output.contains(#"− item 3  {"sku":"S3""#) && subscriber.output.contains(#"+ item 3 (new)  {"sku":"S3""#), "\(subscriber.output)")
+        }
+
         /// A nested JSON record shows the pointer of each changed member, not the whole record; on
         /// a terminal each line is cut to its width.
         @Test func nestedChangesShowTheirPathsAndLinesAreCutToTheTerminal() async throws {
