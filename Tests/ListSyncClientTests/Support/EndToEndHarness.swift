@@ -127,8 +127,8 @@ final class EndToEndHarness {
     }
 
     /// Waits until the daemon has published version `seq` of `watch`.
-    func waitForVersion(_ seq: UInt64, of watch: String = "products") async throws {
-        try await eventually("the daemon publishes version \(seq) of \(watch)") {
+    func waitForVersion(_ seq: UInt64, of watch: String = "products", timeout: Duration = .seconds(20)) async throws {
+        try await eventually("the daemon publishes version \(seq) of \(watch)", timeout: timeout) {
             try await self.watchSummaries().first { $0.name == watch }?.cursor?.seq == seq
         }
     }
