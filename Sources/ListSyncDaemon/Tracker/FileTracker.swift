@@ -74,15 +74,17 @@ final class FileTracker: Sendable {
             do {
                 var read: Result<FileSnapshot, FileReadError>?
                 if let check {
-                    read = try await pool.runIfActive {
+                    let attempt = try await pool.runIfActive {
                         check.willRead()
                         return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                     }
-                    guard await check.confirm() else {
+                    // A read that failed has no content to be torn.
+                    if case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
                         // Written since it was announced complete, so possibly torn: the watcher
                         // announces the file again once the writer is done.
                         continue
                     }
+                    read = attempt
                 }
                 let step = try await pool.runIfActive { [machine, read] in
                     var machine = machine

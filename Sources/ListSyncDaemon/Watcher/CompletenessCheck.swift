@@ -12,6 +12,10 @@ public struct CompletenessCheck: Sendable, Hashable {
     let path: String
     /// The file's event count when it was announced.
     let generation: UInt64
+    /// How long ``confirm(_:)`` waits first when the read found the file empty
+    /// (``FileWatcher/Configuration/emptyReadConfirmationDelay`` for a file written in place, zero
+    /// for one renamed into place).
+    let emptyReadDelay: Duration
 
     /// Call right before reading the file: makes sure the read's own `IN_OPEN` cannot merge with
     /// a writer's that came just before it (inotify merges identical events in a row), so the
@@ -20,11 +24,12 @@ public struct CompletenessCheck: Sendable, Hashable {
         InotifyThread.separateQueuedEvents()
     }
 
-    /// Whether the file is unchanged since the announcement: `true` means a read made after the
-    /// announcement and finished before this call saw a complete version. `false` also when the
-    /// watcher stopped or lost events (it then re-checks every file).
-    public func confirm() async -> Bool {
-        await confirmations.confirm(path: path, generation: generation)
+    /// Whether the file is unchanged since the announcement: `true` means `read`, made after
+    /// the announcement and finished before this call, saw a complete version. `false` also when
+    /// the watcher stopped or lost events (it then re-checks every file).
+    public func confirm(_ read: FileSnapshot) async -> Bool {
+        let isEmpty = if case .present(let bytes, _) = read { bytes.isEmpty } else { false }
+        return await confirmations.confirm(path: path, generation: generation, after: isEmpty ? emptyReadDelay : .zero)
     }
 
     public static func == (left: CompletenessCheck, right: CompletenessCheck) -> Bool {

@@ -30,12 +30,14 @@ extension FileWatcher {
         /// `settle_while_writing_max_ms`); then it is announced as it is, without a
         /// ``CompletenessCheck``. Default 5 s.
         public var maximumWaitForWriter: Duration
-        /// How long a ``CompletenessCheck`` waits before it asks whether the file changed. A
-        /// truncation is visible to readers before the kernel reports it (ext4 frees the blocks
-        /// first, measured at 1–2 ms), and two identical `IN_OPEN`s in a row merge into one, so a
-        /// writer's open can hide behind the reader's own: the wait lets the writer's next event
-        /// arrive. Default 5 ms.
-        public var confirmationDelay: Duration
+        /// How long a ``CompletenessCheck`` waits before it asks whether the file changed, when
+        /// the read found empty a file written in place. A truncation is visible to readers before
+        /// the kernel reports it (ext4 frees the blocks first: 1–2 ms measured idle, more while
+        /// the writer is held up), and a writer's `IN_OPEN` can merge into the reader's own when
+        /// it lands just before it — so an empty read may be a writer's truncation not yet
+        /// reported; the wait lets its `IN_MODIFY` arrive. Other reads are checked at once: a
+        /// write after the truncation is reported before its bytes can be read. Default 50 ms.
+        public var emptyReadConfirmationDelay: Duration
         /// How often every watched file and directory is `stat`ed to catch what inotify missed
         /// (changes behind a symbolic link, a directory replaced while events were lost) and to
         /// retry directories that could not be watched. Default 5 s.
@@ -51,7 +53,7 @@ extension FileWatcher {
             disappearanceSettleDelay: Duration = .milliseconds(100),
             maximumSettleDelay: Duration = .seconds(1),
             maximumWaitForWriter: Duration = .seconds(5),
-            confirmationDelay: Duration = .milliseconds(5),
+            emptyReadConfirmationDelay: Duration = .milliseconds(50),
             reconciliationInterval: Duration = .seconds(5),
             maximumPendingEvents: Int = 16_384
         ) {
@@ -60,7 +62,7 @@ extension FileWatcher {
             self.disappearanceSettleDelay = disappearanceSettleDelay
             self.maximumSettleDelay = maximumSettleDelay
             self.maximumWaitForWriter = maximumWaitForWriter
-            self.confirmationDelay = confirmationDelay
+            self.emptyReadConfirmationDelay = emptyReadConfirmationDelay
             self.reconciliationInterval = reconciliationInterval
             self.maximumPendingEvents = maximumPendingEvents
         }

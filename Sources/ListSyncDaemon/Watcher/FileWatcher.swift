@@ -42,10 +42,9 @@ public final class FileWatcher: Sendable {
         /// A settle deadline armed for this instant has come.
         case deadline(ContinuousClock.Instant)
         case reconcile
-        /// ``ReadConfirmations`` call `id` asks whether `path` is unchanged since `generation`.
-        case confirm(id: Int, path: String, generation: UInt64)
-        /// The inotify thread has handed over every event queued before confirmation `id` was
-        /// asked for; `inSync` is `false` when some were refused (an overflow is owed).
+        /// The inotify thread has handed over every event queued before ``ReadConfirmations`` call
+        /// `id` asked whether `path` is unchanged since `generation`; `inSync` is `false` when
+        /// some were refused (an overflow is owed).
         case barrierPassed(id: Int, path: String, generation: UInt64, inSync: Bool)
     }
 
@@ -81,7 +80,7 @@ public final class FileWatcher: Sendable {
         (events, eventContinuation) = AsyncStream.makeStream()
         let (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
         self.inputContinuation = inputContinuation
-        self.confirmations = ReadConfirmations(inputs: inputContinuation, delay: configuration.confirmationDelay)
+        self.confirmations = ReadConfirmations(inputs: inputContinuation)
         self.state = Mutex(.initialized(inputs: inputs))
     }
 
@@ -158,6 +157,7 @@ public final class FileWatcher: Sendable {
             ingest(event)
         }
         defer { client.unregister() }
+        confirmations.attach(client)
         await withDiscardingTaskGroup { group in
             group.addTask { [inputContinuation, configuration] in
                 while (try? await Task.sleep(for: configuration.reconciliationInterval)) != nil {
@@ -184,10 +184,6 @@ public final class FileWatcher: Sendable {
                     registry.announceDue(now: now)
                 case .reconcile:
                     await registry.reconcile(now: now)
-                case .confirm(let id, let path, let generation):
-                    client.barrier { [inputContinuation] inSync in
-                        inputContinuation.yield(.barrierPassed(id: id, path: path, generation: generation, inSync: inSync))
-                    }
                 case .barrierPassed(let id, let path, let generation, let inSync):
                     let unchanged = registry.confirm(path, generation: generation, now: now)
                     confirmations.resolve(id, with: inSync && unchanged)

@@ -56,6 +56,11 @@ struct WatchRegistry {
         /// Whether an `IN_MODIFY` came after the last `IN_CLOSE_WRITE`: a writer that opened the
         /// file before it was watched is still writing.
         var isModifiedSinceClose = false
+        /// Whether an `IN_MODIFY` came since the last announcement: the file was written in place,
+        /// so the check of an empty read waits
+        /// ``FileWatcher/Configuration/emptyReadConfirmationDelay``. A file replaced by a rename
+        /// is whole the moment it appears and needs no wait.
+        var isWrittenInPlace = false
 
         /// Whether someone may be writing the file. A rename over it or its removal clears this:
         /// whoever has the old file open does not write the new one.
@@ -290,7 +295,11 @@ struct WatchRegistry {
                     output.yield(.changed(path: path, check: nil))
                 } else {
                     files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: since)
-                    output.yield(.changed(path: path, check: CompletenessCheck(confirmations: confirmations, path: path, generation: file.generation)))
+                    files[path]?.isWrittenInPlace = false
+                    let check = CompletenessCheck(
+                        confirmations: confirmations, path: path, generation: file.generation,
+                        emptyReadDelay: file.isWrittenInPlace ? configuration.emptyReadConfirmationDelay : .zero)
+                    output.yield(.changed(path: path, check: check))
                 }
             }
         }
@@ -517,6 +526,7 @@ struct WatchRegistry {
         }
         if mask.contains(.modify) {
             files[path]?.isModifiedSinceClose = true
+            files[path]?.isWrittenInPlace = true
         }
         if !mask.isDisjoint(with: [.closeWrite, .closeNoWrite]) {
             // A close of a file opened before the watch began matches no open.

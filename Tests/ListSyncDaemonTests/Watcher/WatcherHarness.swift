@@ -84,8 +84,8 @@ final class WatcherHarness: Sendable {
             case .changed(let path, let check):
                 check?.willRead()
                 switch Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) }) {
-                case .success(.present(let bytes, _)):
-                    guard await event.check?.confirm() ?? true else {
+                case .success(.present(let bytes, let identity)):
+                    guard await check?.confirm(.present(bytes: bytes, identity: identity)) ?? true else {
                         refusedReads.wrappingAdd(1, ordering: .relaxed)
                         continue
                     }
