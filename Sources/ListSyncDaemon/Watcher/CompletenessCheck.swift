@@ -2,10 +2,10 @@
 /// — so the bytes read are that complete version and not a writer's half-done work.
 ///
 /// The watcher announces a file only when no writer has it open, but the reader runs later: by
-/// then the next in-place save may have truncated it. ``confirm()`` asks the watcher — after the
+/// then the next in-place save may have truncated it. ``confirm(_:)`` asks the watcher — after the
 /// inotify thread has handed over every event the kernel queued until now — whether any event
-/// touched the file since the announcement. If one did, the read must be dropped; that event has
-/// restarted the file's settling, so the watcher announces it again.
+/// changed the file since the announcement, or someone has it open. If so, the read must be
+/// dropped; the file settles again and the watcher announces it again.
 public struct CompletenessCheck: Sendable, Hashable {
     let confirmations: ReadConfirmations
     /// The watched path, as the watcher normalised it.

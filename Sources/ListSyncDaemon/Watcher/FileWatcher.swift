@@ -21,8 +21,9 @@ import Synchronization
 /// for await event in watcher.events {
 ///     switch event {
 ///     case .changed(let path, let check):
+///         check?.willRead()
 ///         let snapshot = try FileSnapshot.read(atPath: path)
-///         guard await check?.confirm() ?? true else { continue } // written meanwhile: announced again
+///         guard await check?.confirm(snapshot) ?? true else { continue } // written meanwhile: announced again
 ///         // …
 ///     case .missing(let path): // …
 ///     }

@@ -62,15 +62,16 @@ struct WatchRegistry {
         /// is whole the moment it appears and needs no wait.
         var isWrittenInPlace = false
 
-        /// Whether someone may be writing the file. A rename over it or its removal clears this:
-        /// whoever has the old file open does not write the new one.
-        var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
         /// The last announcement with a check, until the check passes: when it fails (the file was
         /// written meanwhile), the new settle cycle counts from that announcement's `since`, so a
         /// file that keeps changing is not held back longer than the maximum.
         var pendingCheck: PendingCheck?
+
+        /// Whether someone may be writing the file. A rename over it or its removal clears this:
+        /// whoever has the old file open does not write the new one.
+        var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
 
         /// When the file is due to be announced, if it is settling: when it has been quiet for its
         /// delay or the maximum settle delay has passed — or, while a writer has it open, once the
