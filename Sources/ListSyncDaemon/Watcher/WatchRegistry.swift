@@ -312,8 +312,11 @@ struct WatchRegistry {
     /// it is announced once complete, or at the bounds.
     mutating func confirm(_ path: String, generation: UInt64, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
+        // A late answer to an older announcement leaves the newer one's pending check alone.
         let pending = file.pendingCheck?.generation == generation ? file.pendingCheck : nil
-        files[path]?.pendingCheck = nil
+        if pending != nil {
+            files[path]?.pendingCheck = nil
+        }
         if file.generation == generation, !file.isHeldOpen {
             return true
         }
