@@ -10,15 +10,18 @@ import Synchronization
 /// Reading, parsing, diffing and encoding block, so they run on a thread pool — never on the
 /// watcher's thread or an event loop — one version at a time per tracker. Announcements that
 /// arrive meanwhile are coalesced into one more read: a burst of saves costs at most two reads,
-/// and the last one sees the final content.
+/// and the last one sees the final content. A read prompted by an announcement with a
+/// ``CompletenessCheck`` is used only once the check confirms that nobody wrote the file since
+/// the announcement, so a half-written file is never published.
 final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
     /// The watch as configured, and the history a reload asked the next read to start.
     private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?)>
-    /// "Read the file again"; holds at most one pending request, which is the coalescing.
-    private let readRequests: AsyncStream<Void>.Continuation
-    private let requests: AsyncStream<Void>
+    /// "Read the file again", with the check the read must pass; holds at most one pending
+    /// request (the newest), which is the coalescing.
+    private let readRequests: AsyncStream<CompletenessCheck?>.Continuation
+    private let requests: AsyncStream<CompletenessCheck?>
     private let firstRead: Signal
     private let logger: Logger
 
@@ -32,7 +35,7 @@ final class FileTracker: Sendable {
         logger[metadataKey: "watch"] = "\(watch.name)"
         self.logger = logger
         // The first read needs no announcement: start loading at once.
-        self.readRequests.yield()
+        self.readRequests.yield(nil)
     }
 
     /// The watch as currently configured.
@@ -40,9 +43,10 @@ final class FileTracker: Sendable {
         self.configuration.withLock { $0.watch }
     }
 
-    /// Asks for the file to be read again (the watcher announced a change or its absence).
-    func fileChanged() {
-        self.readRequests.yield()
+    /// Asks for the file to be read again (the watcher announced a change or its absence); what
+    /// is read is used only if `check`, when given, confirms it complete.
+    func fileChanged(check: CompletenessCheck?) {
+        self.readRequests.yield(check)
     }
 
     /// Applies a new configuration of the watch and reads the file again at once, with the new
@@ -62,7 +66,7 @@ final class FileTracker: Sendable {
             configuration.watch = watch
             return startsEpoch
         }
-        self.readRequests.yield()
+        self.readRequests.yield(nil)
         return startsEpoch
     }
 
@@ -80,7 +84,7 @@ final class FileTracker: Sendable {
     func run(pool: NIOThreadPool) async {
         var machine = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         defer { self.firstRead.fire() }
-        for await _ in self.requests {
+        for await check in self.requests {
             let (watch, newEpoch) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
@@ -89,9 +93,23 @@ final class FileTracker: Sendable {
                 machine.startEpoch(newEpoch)
             }
             do {
-                let step = try await pool.runIfActive { [machine] in
+                var read: Result<FileSnapshot, FileReadError>?
+                if let check {
+                    let attempt = try await pool.runIfActive {
+                        check.willRead()
+                        return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    }
+                    // A read that failed has no content to be torn.
+                    if case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
+                        // Written since it was announced complete, so possibly torn: the watcher
+                        // announces the file again once the writer is done.
+                        continue
+                    }
+                    read = attempt
+                }
+                let step = try await pool.runIfActive { [machine, read] in
                     var machine = machine
-                    let read = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    let read = read ?? Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                     let publication = machine.ingest(read, options: watch.readOptions)
                     return (machine, publication)
                 }
