@@ -19,9 +19,22 @@ struct ExecCommand: AsyncParsableCommand {
             it is reported on standard error, and with --on-error continue (the default) the \
             stream goes on; with --on-error stop, `exec` exits with status 4.
 
-            The first snapshot runs nothing. A later one (after the daemon restarted, or the data \
-            had to be resynchronized) runs the command with the whole list as a "snapshot" message: \
-            replace what you hold.
+            The first snapshot runs nothing. A later one (a new epoch, or the data had to be \
+            resynchronized) runs the command with the whole list as a "snapshot" message: replace \
+            what you hold.
+
+            With --state FILE, `exec` resumes across its own restarts: after each command that \
+            exits 0 — and only then — it records that changeset's cursor in FILE (replaced \
+            atomically and flushed to disk). Started again, it resumes after that cursor: the \
+            command runs once for each changeset it missed, in order (or, when the daemon no \
+            longer has them, once with a snapshot), so each changeset's command succeeds exactly \
+            once across restarts of `exec` and of the daemon. A changeset whose command was \
+            killed, failed with --on-error stop, or had exited but was not yet recorded when \
+            `exec` itself was killed, runs again after the restart: make commands idempotent by \
+            LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
+            is passed over once a later one succeeds. A FILE that cannot be read is moved aside \
+            to FILE.damaged and said on standard error; the command then runs with a snapshot. \
+            Without --state, a restarted `exec` starts from the daemon's current version.
 
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
             cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
@@ -36,6 +49,9 @@ struct ExecCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "continue|stop"))
     var onError: FailurePolicy = .continue
+
+    @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))
+    var state: String?
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
@@ -52,16 +68,31 @@ struct ExecCommand: AsyncParsableCommand {
         try await ClientFailure.exitingOnFailure {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            try await client.withMirror(of: self.name) { updates in
-                var snapshots = 0
+            let state = self.state.map(StateFile.init(path:))
+            let resumption = state?.restore(.cursor, of: self.name) ?? .fresh
+            /// Records `mirror`'s cursor as done.
+            func record(_ mirror: MirroredList) throws {
+                do {
+                    try state?.save(.cursor, of: mirror)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
+            }
+            try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in
+                // Only a first start's first snapshot is where the command begins, not a change.
+                var snapshotRuns: Bool
+                if case .fresh = resumption { snapshotRuns = false } else { snapshotRuns = true }
                 for try await update in updates {
                     if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     switch update.event {
                     case .changeset:
                         break
                     case .snapshot:
-                        snapshots += 1
-                        guard snapshots > 1 else { continue }
+                        defer { snapshotRuns = true }
+                        guard snapshotRuns else {
+                            try record(update.mirror)
+                            continue
+                        }
                     case .status, .subscribed, .resyncing, .disconnected:
                         continue
                     }
@@ -71,7 +102,9 @@ struct ExecCommand: AsyncParsableCommand {
                     if let report = outcome.report(of: command, cursor: cursor.description) {
                         OutputWriter.writeStandardError(report)
                     }
-                    if !outcome.isSuccess, self.onError == .stop {
+                    if outcome.isSuccess {
+                        try record(update.mirror)
+                    } else if self.onError == .stop {
                         throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
                     }
                 }
