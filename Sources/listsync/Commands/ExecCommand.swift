@@ -8,9 +8,10 @@ struct ExecCommand: AsyncParsableCommand {
         commandName: "exec",
         abstract: "Run a command once per changeset, with the changeset on its standard input.",
         discussion: """
-            The command gets one line of JSON on standard input — the changeset message as \
-            `subscribe --format ndjson` prints it — and LISTSYNC_WATCH and LISTSYNC_CURSOR in its \
-            environment. Commands run one at a time, in the order of the changesets; the next \
+            The command gets the changeset on standard input as `subscribe --format FORMAT` \
+            prints it — by default (ndjson) one line of JSON, the changeset message; with \
+            --format json-patch one RFC 6902 document; with --format events one line per changed \
+            record (possibly none) — and LISTSYNC_WATCH and LISTSYNC_CURSOR in its environment. Commands run one at a time, in the order of the changesets; the next \
             changeset is not read before the command has exited. The input is written while the \
             command runs, so a command may read it slowly, or only in part: one that stops reading \
             (exits, closes its input) is reported on standard error, and that alone is no failure.
@@ -50,6 +51,9 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "continue|stop"))
     var onError: FailurePolicy = .continue
 
+    @Option(help: ArgumentHelp("What the command gets on standard input.", valueName: "ndjson|json-patch|events"))
+    var format: ChangeOutput.Format = .ndjson
+
     @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))
     var state: String?
 
@@ -69,11 +73,17 @@ struct ExecCommand: AsyncParsableCommand {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             let state = self.state.map(StateFile.init(path:))
-            let resumption = state?.restore(.cursor, of: self.name) ?? .fresh
+            // JSON Patch and events describe each changeset against the list before it, so
+            // their state is the list itself.
+            let kind: StateFile.Kind = self.format.needsList ? .list : .cursor
+            let resumption = state?.restore(kind, of: self.name) ?? .fresh
+            let key = self.format == .events ? try await SubscribeCommand.naming(of: self.name, client: client).key : []
+            var output = ChangeOutput(format: self.format, watch: self.name, key: key)
+            if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
             /// Records `mirror`'s cursor as done.
             func record(_ mirror: MirroredList) throws {
                 do {
-                    try state?.save(.cursor, of: mirror)
+                    try state?.save(kind, of: mirror)
                 } catch {
                     throw ClientFailure.data("\(error)")
                 }
@@ -90,13 +100,14 @@ struct ExecCommand: AsyncParsableCommand {
                     case .snapshot:
                         defer { snapshotRuns = true }
                         guard snapshotRuns else {
+                            _ = try output.bytes(for: update)
                             try record(update.mirror)
                             continue
                         }
                     case .status, .subscribed, .resyncing, .disconnected:
                         continue
                     }
-                    guard let line = UpdateLines.line(for: update), let cursor = update.mirror.cursor else { continue }
+                    guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { continue }
                     let outcome = try await command.run(
                         input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
                     if let report = outcome.report(of: command, cursor: cursor.description) {
