@@ -10,8 +10,7 @@ extension ClientEndToEnd {
         /// A history of a sectioned CSV with an ignored column: rows deleted, inserted, updated,
         /// rotated (moves) and moved between sections, sections added and removed, the `name`
         /// column renamed to `title` and back, and a save that changes only the ignored column.
-        @Test func patchesAndEventsTurnEachRenderingIntoTheNext() async throws {
-            let harness = try EndToEndHarness(watches: [EndToEndHarness.Watch(ignore: ["stamp"])])
+        @Test func patchesAndEventsOfASectionedCSV() async throws {
             /// Products version `number`, `name` renamed to `title` when `renamed`, every row
             /// stamped with `stamp` in the ignored column.
             func version(_ number: Int, stamp: Int, renamed: Bool = false) -> String {
@@ -19,7 +18,39 @@ extension ClientEndToEnd {
                 lines[0] = (renamed ? ProductVersions.header.replacing("name", with: "title") : lines[0]) + ",stamp"
                 return (lines.prefix(1) + lines.dropFirst().map { $0 + ",\(stamp)" }).joined(separator: "\n") + "\n"
             }
-            try FileContent.write(version(0, stamp: 0), to: harness.watched)
+            let saves: [(number: Int, stamp: Int, renamed: Bool)] = [
+                (1, 1, false), (1, 2, false), (2, 3, false), (3, 4, true), (4, 5, true), (5, 6, false), (6, 7, false), (7, 8, true), (8, 9, false),
+            ]
+            // A save that changes only the ignored column publishes nothing.
+            try await Self.check(
+                EndToEndHarness.Watch(ignore: ["stamp"]), initial: version(0, stamp: 0),
+                saves: saves.enumerated().map { index, save in
+                    (version(save.number, stamp: save.stamp, renamed: save.renamed), index + 1 == saves.count || saves[index + 1].number != save.number)
+                })
+        }
+
+        /// The same for a linear JSON list keyed by `id`: records deleted, inserted, updated and
+        /// reordered, members added and removed, numbers and nested values.
+        @Test func patchesAndEventsOfALinearJSONList() async throws {
+            func version(_ number: Int) -> String {
+                let records = (0..<12).filter { ($0 + number) % 4 != 0 }.map { id in
+                    let extra = number % 3 == 1 ? #","tags":["t\#(id % 3)",{"n":\#(number)}]"# : ""
+                    return #"{"id":\#(id),"price":\#((id * (number + 2)) % 7).5,"name":"item \#(id)"\#(extra)}"#
+                }
+                let rotation = (number * 5) % records.count
+                return "[" + (records[rotation...] + records[..<rotation]).joined(separator: ",\n") + "]\n"
+            }
+            try await Self.check(
+                EndToEndHarness.Watch(name: "products", file: "products.json", key: ["id"], sectionBy: nil), initial: version(0),
+                saves: (1...8).map { (version($0), true) })
+        }
+
+        /// Runs the subscribers and an `exec` on `watch` while `saves` are made (each with whether
+        /// it publishes a changeset), takes `snapshot --output-format json` after each published
+        /// one, and has ``check`` compare.
+        static func check(_ watch: EndToEndHarness.Watch, initial: String, saves: [(text: String, publishes: Bool)]) async throws {
+            let harness = try EndToEndHarness(watches: [watch])
+            try FileContent.write(initial, to: harness.watched)
             try await harness.startDaemon()
             let patches = try harness.client("subscribe", ["products", "--format", "json-patch"])
             let events = try harness.client("subscribe", ["products", "--format", "events"])
@@ -34,14 +65,10 @@ extension ClientEndToEnd {
                 try FileContent.write(snapshot.output, to: harness.path("render-\(seq).json"))
             }
             try await render(0)
-            let saves: [(number: Int, stamp: Int, renamed: Bool)] = [
-                (1, 1, false), (1, 2, false), (2, 3, false), (3, 4, true), (4, 5, true), (5, 6, false), (6, 7, false), (7, 8, true), (8, 9, false),
-            ]
             var seq = 0
-            for (index, save) in saves.enumerated() {
-                try await harness.save(version(save.number, stamp: save.stamp, renamed: save.renamed))
-                // A save that changes only the ignored column publishes nothing.
-                if index + 1 < saves.count, saves[index + 1].number == save.number { continue }
+            for save in saves {
+                try await harness.save(save.text)
+                guard save.publishes else { continue }
                 seq += 1
                 try await harness.waitForVersion(UInt64(seq))
                 try await render(seq)
@@ -53,7 +80,7 @@ extension ClientEndToEnd {
             }
             try FileContent.write(patches.outputLines.joined(separator: "\n") + "\n", to: harness.path("patches"))
             try FileContent.write(events.outputLines.joined(separator: "\n") + "\n", to: harness.path("events"))
-            let check = try harness.process("/usr/bin/env", ["python3", "-c", Self.check, harness.directory, String(last)])
+            let check = try harness.process("/usr/bin/env", ["python3", "-c", Self.check, harness.directory, String(last)] + watch.key)
             let status = try await check.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "\(check.output)\(check.errorOutput)")
             #expect(check.output.contains("checked \(last) patches"), "\(check.output)")
@@ -65,7 +92,7 @@ extension ClientEndToEnd {
         /// every rendering.
         static let check = #"""
             import json, sys, jsonpatch
-            directory, last = sys.argv[1], int(sys.argv[2])
+            directory, last, key_fields = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
             renders = [json.load(open(f"{directory}/render-{seq}.json")) for seq in range(last + 1)]
             patches = [json.loads(line) for line in open(f"{directory}/patches").read().splitlines()]
             assert len(patches) == last + 1, f"{len(patches)} patches for {last} changesets"
@@ -75,7 +102,8 @@ extension ClientEndToEnd {
                 assert document == renders[seq], f"patch {seq} gives {json.dumps(document)[:400]}, not {json.dumps(renders[seq])[:400]}"
             assert any(op["op"] == "remove" for patch in patches for op in patch), "the history removes records"
             def records(render):
-                return {json.dumps({"sku": record["sku"]}, sort_keys=True): (record, section) for section, list in render.items() for record in list}
+                sections = render.items() if isinstance(render, dict) else [(None, render)]
+                return {json.dumps({field: record[field] for field in key_fields}, sort_keys=True): (record, section) for section, list in sections for record in list}
             events = [json.loads(line) for line in open(f"{directory}/events").read().splitlines()]
             held, index = {}, 0
             for seq in range(last + 1):
@@ -84,13 +112,13 @@ extension ClientEndToEnd {
                     key = json.dumps(event["key"], sort_keys=True)
                     assert event["source"]["watch"] == "products" and event["ts_ms"] > 0, event
                     if event["op"] in ("u", "d"):
-                        assert held.get(key) == (event["before"], event["section"]["before"]), f"{event} does not start from {held.get(key)}"
+                        assert held.get(key) == (event["before"], event.get("section", {}).get("before")), f"{event} does not start from {held.get(key)}"
                     else:
                         assert key not in held and event["before"] is None, f"{event} creates a record held as {held.get(key)}"
                     if event["op"] == "d":
                         del held[key]
                     else:
-                        held[key] = (event["after"], event["section"]["after"])
+                        held[key] = (event["after"], event.get("section", {}).get("after"))
                     index += 1
                 assert held == records(renders[seq]), f"events up to {seq} give {sorted(held)[:5]}…, not the rendering"
             assert {event["op"] for event in events} == {"r", "c", "u", "d"}, {event["op"] for event in events}
