@@ -74,6 +74,7 @@ struct MirrorCommand: AsyncParsableCommand {
                 }
             }
             let start = state.restore(.list, of: self.name).mirror(of: self.name)
+            // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try save(start) }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
