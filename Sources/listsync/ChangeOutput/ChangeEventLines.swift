@@ -23,6 +23,8 @@ struct ChangeEventLines {
     let watch: String
     /// The watch's key fields; empty when records are identified by their content.
     let key: [FieldPath]
+    /// The watched file's path; `nil` when the daemon does not tell it.
+    let file: String?
 
     /// One `r` line per record of the list at `cursor`.
     func snapshot(_ sections: [MirroredSection], sectioned: Bool, cursor: Cursor) -> [UInt8] {
@@ -109,7 +111,7 @@ struct ChangeEventLines {
             .init(name: "key", value: self.keyValue(of: record)),
             .init(name: "source", value: .object([
                 .init(name: "watch", value: .string(self.watch)), .init(name: "cursor", value: .string(cursor.description)),
-                .init(name: "file", value: .null),
+                .init(name: "file", value: self.file.map(ListValue.string) ?? .null),
             ])),
             .init(name: "ts_ms", value: .number(String(now))),
         ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ListFormats
 import ListSyncClient
+import ListSyncProtocol
 
 /// What `subscribe` prints and `exec` feeds its command for each snapshot and changeset, in one
 /// of the machine formats; it keeps the list each changeset applies to.
@@ -24,10 +25,11 @@ struct ChangeOutput {
     /// The list as of the last snapshot or changeset; `nil` before the first.
     private var previous: [MirroredSection]?
 
-    /// An output in `format` for watch `watch`, whose records are identified by `key`.
-    init(format: Format, watch: String, key: [FieldPath]) {
+    /// An output in `format` for watch `watch`, as the daemon's `summary` describes it (its key
+    /// identifies records in events, its path is their source file).
+    init(format: Format, watch: String, summary: WatchSummary?) {
         self.format = format
-        self.events = ChangeEventLines(watch: watch, key: key)
+        self.events = ChangeEventLines(watch: watch, key: MirrorVersion.Naming(of: summary).key, file: summary?.path)
     }
 
     /// Takes `mirror`'s list as the one the next changeset applies to: a mirror restored from

@@ -77,8 +77,8 @@ struct ExecCommand: AsyncParsableCommand {
             // their state is the list itself.
             let kind: StateFile.Kind = self.format.needsList ? .list : .cursor
             let resumption = state?.restore(kind, of: self.name) ?? .fresh
-            let key = self.format == .events ? try await SubscribeCommand.naming(of: self.name, client: client).key : []
-            var output = ChangeOutput(format: self.format, watch: self.name, key: key)
+            let summary = self.format == .events ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
+            var output = ChangeOutput(format: self.format, watch: self.name, summary: summary)
             if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
             /// Records `mirror`'s cursor as done.
             func record(_ mirror: MirroredList) throws {

@@ -72,11 +72,12 @@ struct SubscribeCommand: AsyncParsableCommand {
                 throw ClientFailure.usage("--format \(format.rawValue) needs the list each changeset applies to, which --since does not give; start without --since")
             }
             // Human lines and events name records by their key, which the daemon's list of watches tells.
-            let naming = format == .human || format == .events ? try await Self.naming(of: self.name, client: client) : .positional
+            let summary = format == .human || format == .events ? try await Self.summary(of: self.name, client: client) : nil
+            let naming = MirrorVersion.Naming(of: summary)
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
                 var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
-                var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, key: naming.key) }
+                var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, summary: summary) }
                 var snapshots = 0
                 for try await update in updates {
                     switch format {
@@ -115,8 +116,11 @@ struct SubscribeCommand: AsyncParsableCommand {
     /// How the records of watch `name` are named: by the key fields the daemon reports for it;
     /// by position when it has none (or is not there: subscribing then says so).
     static func naming(of name: String, client: ListSyncClient) async throws -> MirrorVersion.Naming {
-        guard let watch = try await client.watches().first(where: { $0.name == name }) else { return .positional }
-        let key = watch.key.compactMap { try? FieldPath(parsing: $0) }
-        return MirrorVersion.Naming(key: key, isCSV: watch.format == "csv" || watch.format == "tsv")
+        MirrorVersion.Naming(of: try await self.summary(of: name, client: client))
+    }
+
+    /// The daemon's description of watch `name`; `nil` when it has none (subscribing then says so).
+    static func summary(of name: String, client: ListSyncClient) async throws -> WatchSummary? {
+        try await client.watches().first { $0.name == name }
     }
 }

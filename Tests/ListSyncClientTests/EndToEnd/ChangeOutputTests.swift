@@ -80,7 +80,7 @@ extension ClientEndToEnd {
             }
             try FileContent.write(patches.outputLines.joined(separator: "\n") + "\n", to: harness.path("patches"))
             try FileContent.write(events.outputLines.joined(separator: "\n") + "\n", to: harness.path("events"))
-            let check = try harness.process("/usr/bin/env", ["python3", "-c", Self.check, harness.directory, String(last)] + watch.key)
+            let check = try harness.process("/usr/bin/env", ["python3", "-c", Self.check, harness.directory, String(last), harness.watched] + watch.key)
             let status = try await check.waitForExit(timeout: .seconds(60))
             #expect(status == 0, "\(check.output)\(check.errorOutput)")
             #expect(check.output.contains("checked \(last) patches"), "\(check.output)")
@@ -92,7 +92,7 @@ extension ClientEndToEnd {
         /// every rendering.
         static let check = #"""
             import json, sys, jsonpatch
-            directory, last, key_fields = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+            directory, last, file, key_fields = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
             renders = [json.load(open(f"{directory}/render-{seq}.json")) for seq in range(last + 1)]
             patches = [json.loads(line) for line in open(f"{directory}/patches").read().splitlines()]
             assert len(patches) == last + 1, f"{len(patches)} patches for {last} changesets"
@@ -110,7 +110,7 @@ extension ClientEndToEnd {
                 while index < len(events) and int(events[index]["source"]["cursor"].split(":")[1]) <= seq:
                     event = events[index]
                     key = json.dumps(event["key"], sort_keys=True)
-                    assert event["source"]["watch"] == "products" and event["ts_ms"] > 0, event
+                    assert event["source"]["watch"] == "products" and event["source"]["file"] == file and event["ts_ms"] > 0, event
                     if event["op"] in ("u", "d"):
                         assert held.get(key) == (event["before"], event.get("section", {}).get("before")), f"{event} does not start from {held.get(key)}"
                     else:
