@@ -26,7 +26,8 @@ struct ExecCommand: AsyncParsableCommand {
 
             With --state FILE, `exec` resumes across its own restarts: after each command that \
             exits 0 — and only then — it records that changeset's cursor in FILE (replaced \
-            atomically and flushed to disk). Started again, it resumes after that cursor: the \
+            atomically and flushed to disk; with --format json-patch or events, the list at that \
+            cursor, which the next changeset is described against). Started again, it resumes after that cursor: the \
             command runs once for each changeset it missed, in order (or, when the daemon no \
             longer has them, once with a snapshot), so each changeset's command succeeds exactly \
             once across restarts of `exec` and of the daemon. A changeset whose command was \
