@@ -83,8 +83,8 @@ extension ClientEndToEnd {
             #expect(mirror.errorOutput.contains("reconnecting"), "\(mirror.errorOutput)")
         }
 
-        /// A mirror killed with SIGKILL at moments unrelated to the edits, while the file keeps
-        /// changing, and started again: each restart resumes from its state with the changesets
+        /// A mirror killed with SIGKILL while it applies an edit or while idle, with edits made
+        /// while it is down, and started again: each restart resumes from its state with the changesets
         /// it missed (no snapshot), and the mirror ends equal to the file.
         @Test func aKilledMirrorResumesWithTheChangesetsItMissed() async throws {
             let harness = try await EndToEndHarness.running()
@@ -92,10 +92,12 @@ extension ClientEndToEnd {
             #expect(access(harness.path(".mirror.csv.listsync-state"), F_OK) == 0, "the state is kept beside the mirror")
             var version = 0
             for round in 1...4 {
-                // An edit the mirror may or may not have applied when it is killed.
+                // Killed as soon as the daemon published an edit (the mirror may or may not have
+                // applied it), or once the mirror is idle.
                 version += 1
                 try await harness.save(ProductVersions.csv(version))
-                if round % 2 == 0 { try await harness.waitForVersion(UInt64(version)) }
+                try await harness.waitForVersion(UInt64(version))
+                if round % 2 == 0 { try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version \(version)") }
                 try await mirror.killWithDescendants()
                 // Edits while it is down.
                 for _ in 1...2 {
