@@ -27,6 +27,8 @@ final class WatchFeed: Sendable {
         var format: WatchConfiguration.Format
         /// The key fields, as the configuration names them.
         var key: [String]
+        /// The watched file's path, for `list`.
+        var path: String
         var version: WatchVersion?
         var history: ChangesetHistory
         var status: StatusMessage
@@ -45,7 +47,7 @@ final class WatchFeed: Sendable {
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
-                format: watch.format, key: watch.key, history: ChangesetHistory(capacity: historyLength), status: status,
+                format: watch.format, key: watch.key, path: watch.path, history: ChangesetHistory(capacity: historyLength), status: status,
                 statusLine: ByteBuffer(bytes: ServerMessage.status(status).encoded())))
     }
 
@@ -88,11 +90,12 @@ final class WatchFeed: Sendable {
         self.publish(WatchPublication(status: StatusMessage(watch: self.name, state: .removed)))
     }
 
-    /// Applies a reloaded configuration's format, key and history length.
-    func reconfigure(format: WatchConfiguration.Format, key: [String], historyLength: Int) {
+    /// Applies a reloaded configuration's format, key, path and history length.
+    func reconfigure(format: WatchConfiguration.Format, key: [String], path: String, historyLength: Int) {
         self.state.withLock { state in
             state.format = format
             state.key = key
+            state.path = path
             state.history.resize(capacity: historyLength)
         }
     }
@@ -105,7 +108,7 @@ final class WatchFeed: Sendable {
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version?.cursor,
-                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings)
+                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings, path: state.path)
         }
     }
 

@@ -170,7 +170,7 @@ final class RunningDaemon: Sendable {
                 ])
         }
         for watch in new.watches {
-            self.trackers.tracker(named: watch.name)?.tracker.feed.reconfigure(format: watch.format, key: watch.key, historyLength: new.historyLength)
+            self.trackers.tracker(named: watch.name)?.tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {

@@ -77,7 +77,8 @@ extension WatchSummary {
             cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init),
             rows: try fields.optionalInteger("rows"),
             key: fields.optional("key") == nil ? [] : try fields.strings("key"),
-            warnings: try fields.warnings()
+            warnings: try fields.warnings(),
+            path: try fields.optionalString("path")
         )
     }
 }

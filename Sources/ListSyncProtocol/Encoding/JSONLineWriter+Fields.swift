@@ -59,6 +59,7 @@ extension JSONLineWriter {
                         for field in watch.key { key.element(field) }
                     }
                     object.warnings(watch.warnings)
+                    if let path = watch.path { object.member("path", path) }
                 }
             }
         }

@@ -18,11 +18,14 @@ public struct WatchSummary: Hashable, Sendable {
     public var key: [String]
     /// The warnings of the watch's status (``StatusMessage/warnings``); empty when none.
     public var warnings: [WatchProblem]
+    /// The watched file's path, as the configuration names it; `nil` from a server that does not
+    /// tell it. Change events name it as their source.
+    public var path: String?
 
     /// Describes a watch.
     public init(
         name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
-        warnings: [WatchProblem] = []
+        warnings: [WatchProblem] = [], path: String? = nil
     ) {
         self.name = name
         self.format = format
@@ -32,5 +35,6 @@ public struct WatchSummary: Hashable, Sendable {
         self.rows = rows
         self.key = key
         self.warnings = warnings
+        self.path = path
     }
 }

@@ -8,9 +8,10 @@ struct ExecCommand: AsyncParsableCommand {
         commandName: "exec",
         abstract: "Run a command once per changeset, with the changeset on its standard input.",
         discussion: """
-            The command gets one line of JSON on standard input — the changeset message as \
-            `subscribe --format ndjson` prints it — and LISTSYNC_WATCH and LISTSYNC_CURSOR in its \
-            environment. Commands run one at a time, in the order of the changesets; the next \
+            The command gets the changeset on standard input as `subscribe --format FORMAT` \
+            prints it — by default (ndjson) one line of JSON, the changeset message; with \
+            --format json-patch one RFC 6902 document; with --format events one line per changed \
+            record (possibly none) — and LISTSYNC_WATCH and LISTSYNC_CURSOR in its environment. Commands run one at a time, in the order of the changesets; the next \
             changeset is not read before the command has exited. The input is written while the \
             command runs, so a command may read it slowly, or only in part: one that stops reading \
             (exits, closes its input) is reported on standard error, and that alone is no failure.
@@ -19,9 +20,23 @@ struct ExecCommand: AsyncParsableCommand {
             it is reported on standard error, and with --on-error continue (the default) the \
             stream goes on; with --on-error stop, `exec` exits with status 4.
 
-            The first snapshot runs nothing. A later one (after the daemon restarted, or the data \
-            had to be resynchronized) runs the command with the whole list as a "snapshot" message: \
-            replace what you hold.
+            The first snapshot runs nothing. A later one (a new epoch, or the data had to be \
+            resynchronized) runs the command with the whole list as a "snapshot" message: replace \
+            what you hold.
+
+            With --state FILE, `exec` resumes across its own restarts: after each command that \
+            exits 0 — and only then — it records that changeset's cursor in FILE (replaced \
+            atomically and flushed to disk; with --format json-patch or events, the list at that \
+            cursor, which the next changeset is described against). Started again, it resumes after that cursor: the \
+            command runs once for each changeset it missed, in order (or, when the daemon no \
+            longer has them, once with a snapshot), so each changeset's command succeeds exactly \
+            once across restarts of `exec` and of the daemon. A changeset whose command was \
+            killed, failed with --on-error stop, or had exited but was not yet recorded when \
+            `exec` itself was killed, runs again after the restart: make commands idempotent by \
+            LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
+            is passed over once a later one succeeds. A FILE that cannot be read is moved aside \
+            to FILE.damaged and said on standard error; the command then runs with a snapshot. \
+            Without --state, a restarted `exec` starts from the daemon's current version.
 
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
             cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
@@ -36,6 +51,12 @@ struct ExecCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "continue|stop"))
     var onError: FailurePolicy = .continue
+
+    @Option(help: ArgumentHelp("What the command gets on standard input.", valueName: "ndjson|json-patch|events"))
+    var format: ChangeOutput.Format = .ndjson
+
+    @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))
+    var state: String?
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
@@ -52,26 +73,50 @@ struct ExecCommand: AsyncParsableCommand {
         try await ClientFailure.exitingOnFailure {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            try await client.withMirror(of: self.name) { updates in
-                var snapshots = 0
+            let state = self.state.map(StateFile.init(path:))
+            // JSON Patch and events describe each changeset against the list before it, so
+            // their state is the list itself.
+            let kind: StateFile.Kind = self.format.needsList ? .list : .cursor
+            let resumption = state?.restore(kind, of: self.name) ?? .fresh
+            let summary = self.format == .events ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
+            var output = ChangeOutput(format: self.format, watch: self.name, summary: summary)
+            if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
+            /// Records `mirror`'s cursor as done.
+            func record(_ mirror: MirroredList) throws {
+                do {
+                    try state?.save(kind, of: mirror)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
+            }
+            try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in
+                // Only a first start's first snapshot is where the command begins, not a change.
+                var snapshotRuns: Bool
+                if case .fresh = resumption { snapshotRuns = false } else { snapshotRuns = true }
                 for try await update in updates {
                     if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     switch update.event {
                     case .changeset:
                         break
                     case .snapshot:
-                        snapshots += 1
-                        guard snapshots > 1 else { continue }
+                        defer { snapshotRuns = true }
+                        guard snapshotRuns else {
+                            _ = try output.bytes(for: update)
+                            try record(update.mirror)
+                            continue
+                        }
                     case .status, .subscribed, .resyncing, .disconnected:
                         continue
                     }
-                    guard let line = UpdateLines.line(for: update), let cursor = update.mirror.cursor else { continue }
+                    guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { continue }
                     let outcome = try await command.run(
                         input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
                     if let report = outcome.report(of: command, cursor: cursor.description) {
                         OutputWriter.writeStandardError(report)
                     }
-                    if !outcome.isSuccess, self.onError == .stop {
+                    if outcome.isSuccess {
+                        try record(update.mirror)
+                    } else if self.onError == .stop {
                         throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
                     }
                 }

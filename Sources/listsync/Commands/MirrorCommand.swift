@@ -12,9 +12,18 @@ struct MirrorCommand: AsyncParsableCommand {
             After the snapshot and after every changeset (each verified against the daemon's \
             digest), the whole list is written to a temporary file in FILE's directory, flushed to \
             disk and renamed over FILE, so readers always see a complete version. The command \
-            reconnects by itself and resumes from the last version it applied; a restarted daemon \
-            sends a fresh snapshot. While the watched file is invalid or missing, FILE keeps the \
-            last good version.
+            reconnects by itself and resumes from the last version it applied; a daemon that no \
+            longer has the changesets it missed (a new epoch, too far behind) sends a fresh \
+            snapshot. While the watched file is invalid or missing, FILE keeps the last good \
+            version.
+
+            The command also survives its own restarts: before FILE, it replaces its state file \
+            (--state, default .FILE.listsync-state beside FILE) the same way, with the list it \
+            mirrors, its cursor and its digest. Started again, it checks that list against the \
+            digest, writes FILE from it, and resumes after its cursor with just the changesets it \
+            missed ("resuming" on standard error); a state that cannot be read or does not verify \
+            is moved aside to STATE.damaged, said on standard error, and the mirror starts from a \
+            snapshot. Delete the state file to start over.
 
             The format is --output-format, or FILE's extension. A CSV mirror of a JSON object of \
             arrays keeps each record's section in a first column, --section-column (default: \
@@ -39,6 +48,9 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @OptionGroup var sections: SectionColumnOption
 
+    @Option(help: ArgumentHelp("Where to keep the state to resume from after a restart. Default: .FILE.listsync-state beside FILE.", valueName: "state"))
+    var state: String?
+
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
     var once = false
 
@@ -48,19 +60,29 @@ struct MirrorCommand: AsyncParsableCommand {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
             let writer = AtomicFileWriter(path: self.output)
+            let state = self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output)
             let output = MirrorOutput(format: format, sectionColumn: self.sections)
+            /// The state, then FILE: a crash between the two leaves FILE one version behind the
+            /// state, which a restart writes again.
+            func save(_ mirror: MirroredList) throws {
+                let bytes = try output.bytes(of: mirror)
+                do {
+                    try state.save(.list, of: mirror)
+                    try writer.write(bytes)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
+            }
+            let start = state.restore(.list, of: self.name).mirror(of: self.name)
+            // FILE may be a version behind the state (or edited): make it the state's version.
+            if start.hasList { try save(start) }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            try await client.withMirror(of: self.name) { updates in
+            try await client.withMirror(resuming: start) { updates in
                 for try await update in updates {
                     switch update.event {
                     case .snapshot, .changeset:
-                        let bytes = try output.bytes(of: update.mirror)
-                        do {
-                            try writer.write(bytes)
-                        } catch {
-                            throw ClientFailure.data("\(error)")
-                        }
+                        try save(update.mirror)
                     case .status, .subscribed, .resyncing, .disconnected:
                         if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     }

@@ -14,7 +14,13 @@ struct SubscribeCommand: AsyncParsableCommand {
             that carries it (docs/PROTOCOL.md) — a "changeset" with its cursor, prev_seq, stages in \
             the changeset encoding and digest; a "status"; and for a snapshot the whole list as one \
             "snapshot" (fresh: replace what you hold). --format human prints one line per change, \
-            colored on a terminal. Connection events go to standard error.
+            colored on a terminal. --format json-patch prints each snapshot and changeset as one \
+            RFC 6902 JSON Patch document that turns the previous JSON rendering of the list \
+            (`snapshot --output-format json`) into the next (a snapshot replaces the whole \
+            document); --format events prints one line per changed record, Debezium-style: op \
+            c, u, d (r for each record of a snapshot), before, after, key, source and ts_ms \
+            (docs/PROTOCOL.md, *Change-event output*). Connection events, and in these two \
+            formats statuses, go to standard error.
 
             Every snapshot and changeset is verified against the daemon's digest first. With \
             --since, the stream resumes after that cursor: exactly the missed changesets when the \
@@ -42,10 +48,15 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
     var color: ColorOption = .auto
 
-    /// How `subscribe` prints.
+    /// How `subscribe` prints: for people, or in one of the machine formats.
     enum EventFormat: String, CaseIterable, ExpressibleByArgument {
         case ndjson
         case human
+        case jsonPatch = "json-patch"
+        case events
+
+        /// The machine format; `nil` for human.
+        var machine: ChangeOutput.Format? { ChangeOutput.Format(rawValue: self.rawValue) }
     }
 
     func run() async throws {
@@ -57,17 +68,22 @@ struct SubscribeCommand: AsyncParsableCommand {
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             let isTerminal = OutputWriter().isTerminal
             let format = self.format ?? (isTerminal ? .human : .ndjson)
-            // Human lines name records by their key, which the daemon's list of watches tells.
-            let naming = format == .human ? try await Self.naming(of: self.name, client: client) : .positional
+            if since != nil, format.machine?.needsList == true {
+                throw ClientFailure.usage("--format \(format.rawValue) needs the list each changeset applies to, which --since does not give; start without --since")
+            }
+            // Human lines and events name records by their key, which the daemon's list of watches tells.
+            let summary = format == .human || format == .events ? try await Self.summary(of: self.name, client: client) : nil
+            let naming = MirrorVersion.Naming(of: summary)
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
                 var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
+                var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, summary: summary) }
                 var snapshots = 0
                 for try await update in updates {
                     switch format {
-                    case .ndjson:
-                        if let line = UpdateLines.line(for: update) {
-                            output.write(bytes: line)
+                    case .ndjson, .jsonPatch, .events:
+                        if let bytes = try machine?.bytes(for: update) {
+                            output.write(bytes: bytes)
                         } else if let note = HumanUpdateRenderer.note(for: update) {
                             OutputWriter.writeStandardError(note)
                         }
@@ -100,8 +116,11 @@ struct SubscribeCommand: AsyncParsableCommand {
     /// How the records of watch `name` are named: by the key fields the daemon reports for it;
     /// by position when it has none (or is not there: subscribing then says so).
     static func naming(of name: String, client: ListSyncClient) async throws -> MirrorVersion.Naming {
-        guard let watch = try await client.watches().first(where: { $0.name == name }) else { return .positional }
-        let key = watch.key.compactMap { try? FieldPath(parsing: $0) }
-        return MirrorVersion.Naming(key: key, isCSV: watch.format == "csv" || watch.format == "tsv")
+        MirrorVersion.Naming(of: try await self.summary(of: name, client: client))
+    }
+
+    /// The daemon's description of watch `name`; `nil` when it has none (subscribing then says so).
+    static func summary(of name: String, client: ListSyncClient) async throws -> WatchSummary? {
+        try await client.watches().first { $0.name == name }
     }
 }

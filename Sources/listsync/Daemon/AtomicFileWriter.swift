@@ -21,12 +21,14 @@ struct AtomicFileWriter {
         var description: String { "\(self.path): cannot \(self.step): \(String(cString: strerror(self.code)))" }
     }
 
-    private var directory: String {
+    /// The directory the file is in.
+    var directory: String {
         guard let slash = self.path.lastIndex(of: "/") else { return "." }
         return slash == self.path.startIndex ? "/" : String(self.path[..<slash])
     }
 
-    private var name: Substring {
+    /// The file's name in its directory.
+    var name: Substring {
         guard let slash = self.path.lastIndex(of: "/") else { return Substring(self.path) }
         return self.path[self.path.index(after: slash)...]
     }

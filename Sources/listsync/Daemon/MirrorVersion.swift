@@ -1,6 +1,7 @@
 import ListDiff
 import ListFormats
 import ListSyncClient
+import ListSyncProtocol
 
 /// A mirrored list at one version, as a ``ListVersion``: records named by their key values, read
 /// from the records themselves with the watch's key fields (the daemon's `list` tells them), as
@@ -27,6 +28,22 @@ struct MirrorVersion: ListVersion {
 
         /// No key: records are named by position.
         static let positional = Naming(key: [], isCSV: false)
+
+        /// How the records of the watch `summary` describes are named: by the key fields it
+        /// reports; by position when it has none, or there is no summary.
+        init(of summary: WatchSummary?) {
+            guard let summary else {
+                self = .positional
+                return
+            }
+            self.init(key: summary.key.compactMap { try? FieldPath(parsing: $0) }, isCSV: summary.format == "csv" || summary.format == "tsv")
+        }
+
+        /// A naming by `key`, whose values are CSV fields when `isCSV`.
+        init(key: [FieldPath], isCSV: Bool) {
+            self.key = key
+            self.isCSV = isCSV
+        }
     }
 
     func sectionModel(_ section: Int) -> ListValue { self.sections[section].model.model }

@@ -162,6 +162,91 @@ extension ClientEndToEnd {
             #expect(exec.errorOutput.contains("failed on changeset \(epoch):1: exited with status 3") && exec.errorOutput.contains("--on-error stop"), "\(exec.errorOutput)")
         }
 
+        /// `exec --state` killed with SIGKILL (with its command) while idle and while the command
+        /// runs, with changesets published while it is down, and started again: its log lists
+        /// each cursor exactly once, in order, without a gap; the command that was killed mid-run
+        /// ran again. With --format json-patch, the state keeps the list the next patch applies to.
+        @Test(arguments: ["ndjson", "json-patch"]) func aKilledExecResumesAndEachChangesetSucceedsOnce(format: String) async throws {
+            let harness = try await EndToEndHarness.running()
+            // Each run says it started, waits while the test holds it, then logs its cursor.
+            let script = """
+                echo "$LISTSYNC_CURSOR" >> "$0/starts"
+                cat > /dev/null
+                while [ -e "$0/hold" ]; do sleep 0.05; done
+                echo "$LISTSYNC_CURSOR" >> "$0/log"
+                """
+            let arguments = ["products", "--state", harness.path("exec.state"), "--format", format, "--", "/bin/sh", "-c", script, harness.directory]
+            var exec = try harness.client("exec", arguments)
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            func lines(_ file: String) -> [String] { readFile(harness.path(file)).split(separator: "\n").map(String.init) }
+            var version = 0
+            var killedMidRun: [String] = []
+            for round in 1...4 {
+                // Caught up with the changesets published while it was down.
+                try await eventually("the log reaches \(epoch):\(version)", timeout: .seconds(60)) { version == 0 || lines("log").last == "\(epoch):\(version)" }
+                version += 1
+                let cursor = "\(epoch):\(version)"
+                let midRun = round % 2 == 1
+                if midRun { try FileContent.write("", to: harness.path("hold")) }
+                try await harness.save(ProductVersions.csv(version))
+                if midRun {
+                    try await eventually("the command runs on \(cursor)") { lines("starts").contains(cursor) }
+                    killedMidRun.append(cursor)
+                } else {
+                    try await eventually("exec recorded \(cursor)") {
+                        // The cursor alone, or (json-patch) the list at that cursor.
+                        let state = readFile(harness.path("exec.state"))
+                        return state.hasPrefix(cursor + " ") || state.hasPrefix(#"{"type":"snapshot","push":true,"watch":"products","cursor":"\#(cursor)""#)
+                    }
+                }
+                try await exec.killWithDescendants()
+                if midRun { try FileContent.unlink(harness.path("hold")) }
+                for _ in 1...2 {
+                    version += 1
+                    try await harness.save(ProductVersions.csv(version))
+                    try await harness.waitForVersion(UInt64(version))
+                }
+                exec = try harness.client("exec", arguments)
+                try await eventually("exec resumed after restart \(round)") { exec.errorOutput.contains(": resuming") }
+            }
+            try await eventually("the log reaches \(epoch):\(version)", timeout: .seconds(60)) { lines("log").last == "\(epoch):\(version)" }
+            #expect(lines("log") == (1...version).map { "\(epoch):\($0)" }, "each cursor once, in order")
+            for cursor in killedMidRun {
+                #expect(lines("starts").count { $0 == cursor } == 2, "the command killed on \(cursor) ran again")
+            }
+            #expect(!exec.errorOutput.contains(": snapshot"), "\(exec.errorOutput)")
+            #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+        }
+
+        /// With --state and --on-error stop, a changeset whose command failed is not recorded: the
+        /// restarted `exec` runs it again, and goes on once it succeeds.
+        @Test func aFailedChangesetRunsAgainAfterARestart() async throws {
+            let harness = try await EndToEndHarness.running()
+            // Fails the first time it sees a cursor, succeeds the second.
+            let script = """
+                cat > /dev/null
+                if mkdir "$0/tried-$LISTSYNC_CURSOR" 2>/dev/null; then exit 5; fi
+                echo "$LISTSYNC_CURSOR" >> "$0/log"
+                """
+            let arguments = ["products", "--state", harness.path("exec.state"), "--on-error", "stop", "--", "/bin/sh", "-c", script, harness.directory]
+            let exec = try harness.client("exec", arguments)
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
+            try await harness.save(ProductVersions.csv(1))
+            #expect(try await exec.waitForExit() == 4, "\(exec.errorOutput)")
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            let restarted = try harness.client("exec", arguments)
+            try await eventually("the failed changeset ran again") { readFile(harness.path("log")) == "\(epoch):1\n" }
+            try await harness.save(ProductVersions.csv(2))
+            // Version 2 fails once too: exec stops again; its third start succeeds on it.
+            #expect(try await restarted.waitForExit() == 4, "\(restarted.errorOutput)")
+            let third = try harness.client("exec", arguments)
+            try await eventually("version 2 ran") { readFile(harness.path("log")) == "\(epoch):1\n\(epoch):2\n" }
+            #expect(third.exitStatus == nil, "\(third.errorOutput)")
+        }
+
         @Test func noCommandIsAUsageError() async throws {
             let harness = try EndToEndHarness()
             let result = try await harness.run("exec", ["products"])

@@ -83,6 +83,56 @@ extension ClientEndToEnd {
             #expect(mirror.errorOutput.contains("reconnecting"), "\(mirror.errorOutput)")
         }
 
+        /// A mirror killed with SIGKILL while it applies an edit or while idle, with edits made
+        /// while it is down, and started again: each restart resumes from its state with the changesets
+        /// it missed (no snapshot), and the mirror ends equal to the file.
+        @Test func aKilledMirrorResumesWithTheChangesetsItMissed() async throws {
+            let harness = try await EndToEndHarness.running()
+            var mirror = try await harness.startMirror("mirror.csv")
+            #expect(access(harness.path(".mirror.csv.listsync-state"), F_OK) == 0, "the state is kept beside the mirror")
+            var version = 0
+            for round in 1...4 {
+                // Killed as soon as the daemon published an edit (the mirror may or may not have
+                // applied it), or once the mirror is idle.
+                version += 1
+                try await harness.save(ProductVersions.csv(version))
+                try await harness.waitForVersion(UInt64(version))
+                if round % 2 == 0 { try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version \(version)") }
+                try await mirror.killWithDescendants()
+                // Edits while it is down.
+                for _ in 1...2 {
+                    version += 1
+                    try await harness.save(ProductVersions.csv(version))
+                    try await harness.waitForVersion(UInt64(version))
+                }
+                mirror = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv")])
+                version += 1
+                try await harness.save(ProductVersions.csv(version))
+                try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version \(version), after restart \(round)")
+                #expect(mirror.errorOutput.contains(": resuming"), "restart \(round) resumes: \(mirror.errorOutput)")
+                #expect(!mirror.errorOutput.contains(": snapshot"), "restart \(round) needs no snapshot: \(mirror.errorOutput)")
+            }
+            #expect(mirror.exitStatus == nil, "\(mirror.errorOutput)")
+        }
+
+        /// A state that is truncated, or whose list does not match its digest (edited by hand), is
+        /// moved aside and reported; the mirror starts from a snapshot and equals the file.
+        @Test(arguments: ["truncated", "edited"]) func aDamagedStateIsSetAsideAndTheMirrorStartsFromASnapshot(_ damage: String) async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.json")
+            try await mirror.stop()
+            let state = harness.path(".mirror.json.listsync-state")
+            let kept = readFile(state)
+            try FileContent.write(damage == "truncated" ? String(kept.prefix(kept.utf8.count / 2)) : kept.replacing("item 1", with: "item X"), to: state)
+            try await harness.save(ProductVersions.csv(1))
+            try await harness.waitForVersion(1)
+            let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.json")])
+            try await harness.waitUntilMirrored("mirror.json", equals: "products.csv", "version 1 after the \(damage) state")
+            #expect(restarted.errorOutput.contains("state \(state): ") && restarted.errorOutput.contains("moved aside to \(state).damaged"), "\(restarted.errorOutput)")
+            #expect(restarted.errorOutput.contains(": snapshot"), "\(restarted.errorOutput)")
+            #expect(access(state + ".damaged", F_OK) == 0 && access(state, F_OK) == 0, "the damaged state is kept aside, a new one written")
+        }
+
         /// A CSV mirror (and a CSV snapshot) of a JSON object of arrays keeps the sections in a
         /// `section` column: read with that column as section_by, it holds the watched file's
         /// sections and records.

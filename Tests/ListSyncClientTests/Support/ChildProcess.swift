@@ -49,6 +49,33 @@ final class ChildProcess {
         if self.exitStatus == nil { kill(self.pid, signal) }
     }
 
+    /// Kills the process and every process it started (and they started) with SIGKILL, as a
+    /// service manager stopping a service's whole control group does, and waits for it to end.
+    func killWithDescendants() async throws {
+        // The tree as it is now: once the process is gone, its children are adopted by another.
+        var parents: [pid_t: pid_t] = [:]
+        if let proc = opendir("/proc") {
+            defer { closedir(proc) }
+            while let entry = readdir(proc) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard let pid = pid_t(name) else { continue }
+                // The field after the command name (which is in parentheses) is the state, then the parent.
+                let stat = readFile("/proc/\(pid)/stat")
+                guard let close = stat.lastIndex(of: ")") else { continue }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 1, let parent = pid_t(fields[1]) { parents[pid] = parent }
+            }
+        }
+        var tree = [self.pid]
+        var index = 0
+        while index < tree.count {
+            tree += parents.filter { $0.value == tree[index] }.map(\.key)
+            index += 1
+        }
+        for pid in tree { kill(pid, SIGKILL) }
+        _ = try await self.waitForExit()
+    }
+
     /// Stops the process with SIGTERM (SIGKILL if it lingers) and returns its status.
     @discardableResult
     func stop() async throws -> Int32 {

@@ -8,7 +8,7 @@ import Testing
     static let digest = ListDigest(String(repeating: "0123456789abcdef", count: 4))!
     static let watches = [
         WatchSummary(name: "products", format: "csv", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 12), rows: 1200),
-        WatchSummary(name: "log", format: "ndjson", sectioned: false, state: .loading, cursor: nil, rows: nil),
+        WatchSummary(name: "log", format: "ndjson", sectioned: false, state: .loading, cursor: nil, rows: nil, path: "/var/log/app.ndjson"),
         WatchSummary(
             name: "teams", format: "json", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 0), rows: 9,
             warnings: [WatchProblem(message: "2 records repeat the key of an earlier one; the first is here", position: SourcePosition(line: 7, column: 5, byteOffset: 88))]),
