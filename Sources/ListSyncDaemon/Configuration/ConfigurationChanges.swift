@@ -107,12 +107,15 @@ extension DaemonConfiguration {
         case heartbeatInterval
         /// ``DaemonConfiguration/historyLength``.
         case historyLength
+        /// ``DaemonConfiguration/clientBufferBudget`` and ``DaemonConfiguration/unfinishedLineTimeout``.
+        case clientBuffers
 
         /// Whether a running daemon can apply a new value of this setting, or only a restart can
-        /// (the listening socket, the state directory and the file watcher are set up once).
+        /// (the listening socket, the state directory, the file watcher and the client-buffer
+        /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
@@ -129,6 +132,8 @@ extension DaemonConfiguration {
             case .watcher: return old.watcher == new.watcher
             case .heartbeatInterval: return old.heartbeatInterval == new.heartbeatInterval
             case .historyLength: return old.historyLength == new.historyLength
+            case .clientBuffers:
+                return old.clientBufferBudget == new.clientBufferBudget && old.unfinishedLineTimeout == new.unfinishedLineTimeout
             }
         }
     }

@@ -37,6 +37,26 @@ final class ProtocolClient {
         }
     }
 
+    /// Connects to `path` with one non-blocking `connect`, as a client in a burst does: fails at
+    /// once — `EAGAIN` when the server's listen queue is full — instead of waiting or retrying.
+    init(connectingOnceTo path: String) throws {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(descriptor)
+            throw Failure(description: "connect \(path): \(String(cString: strerror(error)))")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        self.descriptor = descriptor
+    }
+
     deinit {
         close(self.descriptor)
     }
