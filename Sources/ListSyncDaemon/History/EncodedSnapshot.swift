@@ -13,6 +13,8 @@ import Synchronization
 final class EncodedSnapshot: Sendable {
     /// The version the snapshot shows.
     let version: WatchVersion
+    /// The feed of the watch, to tell whether ``version`` is still its current one.
+    private let feed: WatchFeed
 
     private struct State {
         var encoder: SnapshotEncoder
@@ -24,15 +26,27 @@ final class EncodedSnapshot: Sendable {
     private let state: Mutex<State>
     private let budget: ClientBufferBudget?
 
-    /// The snapshot of `version` of the watch `watch`, cut at `chunkSize`; nothing is encoded yet.
-    init(watch: String, epoch: Epoch, version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) {
+    /// The snapshot of `version` of `feed`'s watch, cut at `chunkSize`; nothing is encoded yet.
+    init(feed: WatchFeed, version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) {
         self.version = version
+        self.feed = feed
         self.budget = budget
         self.state = Mutex(
             State(
                 encoder: SnapshotEncoder(
-                    watch: watch, cursor: Cursor(epoch: epoch, seq: version.seq), list: version.list, digest: version.digest,
-                    targetChunkSize: chunkSize)))
+                    watch: feed.name, cursor: Cursor(epoch: feed.epoch, seq: version.seq), list: version.list,
+                    digest: version.digest, targetChunkSize: chunkSize)))
+    }
+
+    /// The bytes encoded so far.
+    var bytes: Int {
+        self.state.withLock { $0.bytes }
+    }
+
+    /// Whether the watch has a newer version: only subscribers that started before it still read
+    /// this snapshot, and cutting them off releases it.
+    var isStale: Bool {
+        self.feed.currentVersion !== self.version
     }
 
     deinit {

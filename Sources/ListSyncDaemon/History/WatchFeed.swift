@@ -169,10 +169,15 @@ final class WatchFeed: Sendable {
             if let snapshot = state.snapshot, snapshot.version === version {
                 return snapshot
             }
-            let snapshot = EncodedSnapshot(watch: self.name, epoch: self.epoch, version: version, chunkSize: chunkSize, budget: budget)
+            let snapshot = EncodedSnapshot(feed: self, version: version, chunkSize: chunkSize, budget: budget)
             state.snapshot = snapshot
             return snapshot
         }
+    }
+
+    /// The version subscribers are brought to; `nil` before the first.
+    var currentVersion: WatchVersion? {
+        self.state.withLock { $0.version }
     }
 
     /// How many connections are subscribed.

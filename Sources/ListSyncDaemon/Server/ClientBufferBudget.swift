@@ -11,6 +11,9 @@ import Synchronization
 /// When a charge takes the total over the limit, the connections that have held buffered data the
 /// longest — the slowest consumers: unwritable the longest, or with a line left unfinished the
 /// longest — are cut off first (`goodbye` `slow_consumer`), until what they hold covers the excess.
+/// What a connection holds is its own buffers plus the snapshots it is still sending of versions
+/// that are no longer current; a connection holding neither is never cut off for the budget (one
+/// that only reads the current snapshot slowly shares memory every new subscriber needs anyway).
 final class ClientBufferBudget: Sendable {
     /// The most bytes the counted buffers may hold.
     let limit: Int
@@ -60,10 +63,13 @@ final class ClientBufferBudget: Sendable {
         var excess = self.usedBytes - self.limit
         var holders: [(since: UInt64, bytes: Int, connection: ConnectionHandle)] = []
         for connection in self.connections.all {
-            let bytes = connection.heldBytes
             if connection.isCutOff {
-                excess -= bytes
-            } else if let since = connection.heldSince {
+                excess -= connection.heldBytes
+                continue
+            }
+            guard let since = connection.heldSince else { continue }
+            let bytes = connection.heldBytes + connection.staleSnapshotBytes
+            if bytes > 0 {
                 holders.append((since, bytes, connection))
             }
         }

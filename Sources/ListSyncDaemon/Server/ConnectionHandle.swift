@@ -21,6 +21,8 @@ final class ConnectionHandle: WatchFeedSubscriber {
     /// Since when (uptime, ns) a request line is unfinished, and the channel unwritable; 0: not.
     private let lineStartedAt = Atomic<UInt64>(0)
     private let unwritableSince = Atomic<UInt64>(0)
+    /// The snapshots the connection's subscriptions are sending.
+    private let snapshots = Mutex<[EncodedSnapshot]>([])
     /// Set once the budget cut the connection off.
     private let cutOffFlag = Atomic<Bool>(false)
     /// Set once the connection closed: nothing is charged any more.
@@ -73,6 +75,17 @@ final class ConnectionHandle: WatchFeedSubscriber {
         return instants.min()
     }
 
+    /// The bytes of the snapshots the connection is sending of versions that are no longer
+    /// current: memory that cutting it off may release (unless others still read them).
+    var staleSnapshotBytes: Int {
+        self.snapshots.withLock { $0.filter(\.isStale).reduce(0) { $0 + $1.bytes } }
+    }
+
+    /// The connection's subscriptions are sending `snapshots` now. Called on the event loop.
+    func noteSnapshotsBeingSent(_ snapshots: [EncodedSnapshot]) {
+        self.snapshots.withLock { $0 = snapshots }
+    }
+
     /// Whether the budget cut the connection off.
     var isCutOff: Bool {
         self.cutOffFlag.load(ordering: .relaxed)
@@ -110,6 +123,7 @@ final class ConnectionHandle: WatchFeedSubscriber {
     func releaseBuffers() {
         guard !self.released.exchange(true, ordering: .relaxed) else { return }
         self.budget?.release(self.heldBytes)
+        self.snapshots.withLock { $0 = [] }
     }
 
     private func charge(_ bytes: Int) {

@@ -37,6 +37,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var slowConsumerTimer: Scheduled<Void>?
     /// Set while a request line is unfinished: its deadline.
     private var unfinishedLineTimer: Scheduled<Void>?
+    /// The snapshots last reported to the handle as being sent.
+    private var notedSnapshots: [ObjectIdentifier] = []
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
@@ -157,6 +159,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 if let index = subscriptions.firstIndex(where: { $0.feed.name == watch }) {
                     subscriptions.remove(at: index).feed.unsubscribe(self.handle)
                     self.state = .open(subscriptions)
+                    self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
@@ -257,6 +260,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Writes lines while the channel is writable and the budget lasts; returns the bytes written.
     /// The state is updated before each write, so whatever a write triggers sees it current.
     private func writePendingLines(context: ChannelHandlerContext, budget: Int) -> Int {
+        defer { self.noteSnapshotsBeingSent() }
         var written = 0
         var progressed = true
         while progressed, written < budget, context.channel.isWritable {
@@ -280,6 +284,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
         }
         return written
+    }
+
+    /// Tells the handle which snapshots the subscriptions are sending, when that changed.
+    private func noteSnapshotsBeingSent() {
+        guard case .open(let subscriptions) = self.state else { return }
+        let snapshots = subscriptions.compactMap(\.snapshot)
+        guard snapshots.map(ObjectIdentifier.init) != self.notedSnapshots else { return }
+        self.notedSnapshots = snapshots.map(ObjectIdentifier.init)
+        self.handle.noteSnapshotsBeingSent(snapshots)
     }
 
     /// Writes a heartbeat unless the connection is not open or not keeping up.

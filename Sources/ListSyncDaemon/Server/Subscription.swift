@@ -23,6 +23,12 @@ struct Subscription {
     private let chunkSize: Int
     private let budget: ClientBufferBudget?
 
+    /// The snapshot being sent, if one is.
+    var snapshot: EncodedSnapshot? {
+        if case .sendingSnapshot(let snapshot, _, _) = self.phase { return snapshot }
+        return nil
+    }
+
     /// A subscription to `feed` that starts as the feed decided.
     ///
     /// - Parameters:

@@ -53,9 +53,16 @@ extension EndToEndTests.Load {
         let subscriber = try harness.subscriber("products")
         #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
 
-        // Subscribes to a snapshot larger than the socket buffers, and never reads.
+        // Subscribes to a snapshot larger than the socket buffers, and never reads: once the
+        // next version is out, it alone holds that snapshot.
         let neverReads = try harness.client()
         try neverReads.send(.subscribe(id: RequestID(1), watch: "products", since: nil))
+        try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 1), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
+        // Reads nothing while the others flood the daemon, but what it waits for is the current
+        // snapshot, shared with any new subscriber: the budget does not cut it off.
+        let slowOnCurrent = try harness.client()
+        try slowOnCurrent.send(.subscribe(id: RequestID(1), watch: "products", since: nil))
         try daemon.resetPeakMemory()
         let baseline = try daemon.memoryKiB("VmRSS")
 
@@ -78,12 +85,17 @@ extension EndToEndTests.Load {
         // The budget, plus allocator slack and what one turn of reads brings before the cut.
         #expect(growthKiB <= (budgetMiB + 24) << 10, "peak RSS grew by \(growthKiB) KiB")
 
-        try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 1), to: file)
+        try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 2), to: file)
         #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
-        #expect(subscriber.changesets.map(\.seq) == [1])
-        // The slowest go first: the reader that never reads (its goodbye did not fit behind its
-        // snapshot), and enough of the half-line clients, told why.
+        #expect(subscriber.changesets.map(\.seq) == [1, 2])
+        // The slowest go first: the reader that never reads, holding the old snapshot (its
+        // goodbye did not fit behind it), and enough of the half-line clients, told why.
         _ = try neverReads.messagesUntilClosed(timeout: .seconds(10))
+        let current = try slowOnCurrent.next(timeout: .seconds(10)) { message -> Cursor? in
+            guard case .snapshot(let chunk) = message, chunk.last else { return nil }
+            return chunk.cursor
+        }
+        #expect(current.seq == 1)
         var cutOff = 0
         for client in halfLines {
             let messages = (try? client.messagesUntilClosed(timeout: .milliseconds(100))) ?? []
