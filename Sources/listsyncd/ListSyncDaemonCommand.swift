@@ -18,6 +18,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             Runs in the foreground. SIGHUP reloads the configuration; SIGTERM and SIGINT shut down \
             gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
             serves on a socket-activated descriptor when one is passed.
+
+            Every configuration key is described in listsyncd.toml(5).
             """
     )
 
@@ -37,6 +39,9 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
 
         if let file = self.checkConfig {
             let loaded = try Self.load(file, environment: environment)
+            for warning in loaded.warnings {
+                Self.printError(warning.description)
+            }
             print("\(file): OK, \(loaded.configuration.watches.count) watch\(loaded.configuration.watches.count == 1 ? "" : "es")")
             return
         }
@@ -72,15 +77,11 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
         }
     }
 
-    /// Loads `file`; on failure prints every problem (`file:line:column: message`) to standard
-    /// error and exits 1. Warnings go to standard error too.
+    /// Loads `file`; on failure prints every problem (`file:line:column: error: message`) to
+    /// standard error and exits 1. The caller shows the warnings.
     private static func load(_ file: String, environment: ProcessEnvironment) throws -> LoadedConfiguration {
         do {
-            let loaded = try DaemonConfiguration.load(file: file, environment: environment)
-            for warning in loaded.warnings {
-                Self.printError("warning: \(warning)")
-            }
-            return loaded
+            return try DaemonConfiguration.load(file: file, environment: environment)
         } catch {
             Self.printError(error.description)
             throw ExitCode.failure

@@ -190,6 +190,38 @@ class MirrorTest(unittest.TestCase):
         self.assertNoResync("teams")
         self.assertNoResync("events")
 
+    def test_a_reload_that_changes_the_key_starts_a_new_epoch_the_mirror_follows(self):
+        events = self.path("data", "events.ndjson")
+        output = self.follow("events")
+
+        def read_events():
+            with open(events, encoding="utf-8") as file:
+                return [json.loads(line) for line in file if line.strip()]
+
+        def snapshots():
+            with open(self.path("events.mirror.log"), encoding="utf-8") as log:
+                return [line.split("snapshot at ")[1].strip() for line in log if "snapshot at " in line]
+
+        self.assertMirrors(output, read_events, "the snapshot")
+        configuration = self.path("listsyncd.toml")
+        with open(configuration, encoding="utf-8") as file:
+            text = file.read()
+        rekeyed = text.replace('path = "data/events.ndjson"\nkey = ["id"]', 'path = "data/events.ndjson"\nkey = ["time"]')
+        self.assertNotEqual(rekeyed, text)
+        with open(configuration, "w", encoding="utf-8") as file:
+            file.write(rekeyed)
+        self.daemon.send_signal(signal.SIGHUP)
+        # The file did not change: the reload alone sends a snapshot of a new epoch.
+        self.assertTrue(wait_for(lambda: len(snapshots()) == 2), snapshots())
+        first, second = snapshots()
+        self.assertNotEqual(first.split(":")[0], second.split(":")[0], "the snapshot is of a new epoch")
+        self.assertMirrors(output, read_events, "the reload")
+        # The new epoch carries on with changesets.
+        with open(events, "a", encoding="utf-8") as file:
+            file.write('{"id": "evt-0005", "time": "2026-11-20T08:03:00Z", "level": "info", "message": "recovered"}\n')
+        self.assertMirrors(output, read_events, "a line appended after the reload")
+        self.assertNoResync("events")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -32,6 +32,7 @@ expected=(
     usr/share/fish/vendor_completions.d/listsyncd.fish
     usr/share/man/man1/listsync.1
     usr/share/man/man1/listsyncd.1
+    usr/share/man/man5/listsyncd.toml.5
 )
 for path in "${expected[@]}"; do
     check "$path is installed and not empty" test -s "$stage/$path"
@@ -40,6 +41,15 @@ check "the binaries are executable" test -x "$stage/usr/bin/listsyncd" -a -x "$s
 check "listsyncd runs" "$stage/usr/bin/listsyncd" --help
 check "listsync runs" "$stage/usr/bin/listsync" --help
 check "the installed example configuration is valid" "$stage/usr/bin/listsyncd" --check-config "$stage/etc/listsyncd/listsyncd.toml"
+for page in usr/share/man/man1/listsync.1 usr/share/man/man1/listsyncd.1 usr/share/man/man5/listsyncd.toml.5; do
+    check "$page renders without warnings" test -z "$(MANWIDTH=80 man --warnings -l "$stage/$page" 2>&1 >/dev/null)"
+done
+check "no other man page is installed (none for the benchmarks)" \
+    test "$(cd "$stage/usr/share/man" && find . -type f | sort | tr '\n' ' ')" = "./man1/listsync.1 ./man1/listsyncd.1 ./man5/listsyncd.toml.5 "
+check "listsync.1 renders the symbols of diff --format human" grep -q "− deleted, ~ updated, → moved" \
+    <(MANWIDTH=200 man -l "$stage/usr/share/man/man1/listsync.1" 2>/dev/null)
+check "listsyncd.1 shows no subcommand: listsyncd has none" \
+    bash -c '! MANWIDTH=80 man -l "$1" 2>/dev/null | grep -qi subcommand' _ "$stage/usr/share/man/man1/listsyncd.1"
 check "the system unit starts the installed binary" grep -q "^ExecStart=/usr/bin/listsyncd " "$stage/usr/lib/systemd/system/listsyncd.service"
 
 # Another prefix: the units follow the binaries.

@@ -10,7 +10,8 @@
 #
 # The units start /usr/bin/listsyncd, which is not installed when this runs, and verify refuses
 # a missing ExecStart binary; so the checks run on a temporary copy whose ExecStart points at
-# /bin/true. Man pages are not installed either, hence --man=no.
+# /bin/true. Man pages are not installed either, hence --man=no (the pages the units name are
+# checked against what `make install` installs instead).
 set -euo pipefail
 
 repository="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -87,6 +88,23 @@ if grep -q '^RuntimeDirectory=.*listsyncd' "$units/listsyncd.service"; then
     fail "listsyncd.service has RuntimeDirectory=listsyncd: stopping the service would delete the socket"
 fi
 [[ $failures -eq 0 ]] && echo "ok: required directives present"
+
+# --- documentation --------------------------------------------------------------------------
+# verify runs with --man=no (nothing is installed here), so check instead that every page a unit
+# names in Documentation= is one `make install` installs: a man1 page per product of the Makefile
+# (generated from the command), or a hand-written page in docs/man.
+products=" $(sed -n 's/^PRODUCTS *:= *//p' "$repository/Makefile") "
+for page in $(grep -ho 'man:[^ ]*' "$units"/listsyncd.service "$units"/listsyncd.socket "$units"/user/listsyncd.* | sort -u); do
+    name="${page#man:}"
+    section="${name##*(}"
+    section="${section%)}"
+    name="${name%(*}"
+    if [[ "$section" == 1 && "$products" == *" $name "* ]] || [[ -f "$repository/docs/man/$name.$section" ]]; then
+        echo "ok: Documentation=$page is installed"
+    else
+        fail "Documentation=$page names a page that make install does not install"
+    fi
+done
 
 # --- security -------------------------------------------------------------------------------
 report="$(systemd-analyze security --offline=yes "$scratch/system/listsyncd.service" 2>&1)" || true

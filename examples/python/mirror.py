@@ -239,12 +239,16 @@ def follow(connection, watch, mirror, output, once, log):
         kind = message.get("type")
         try:
             if kind == "reply" and message.get("id") == subscription:
-                current = parse_cursor(message["cursor"])
+                # null when the watch has no valid version yet: its first snapshot is current.
+                current = parse_cursor(message["cursor"]) if message["cursor"] else None
                 log(f"subscribed to {watch} ({message['mode']}, at {message['cursor']})")
             elif kind == "error":
                 raise ConnectionError(f"{message.get('code')}: {message.get('message')}")
             elif kind == "snapshot" and message.get("watch") == watch:
                 if mirror.apply_snapshot_chunk(message):
+                    if current is None or parse_cursor(mirror.cursor)[0] != current[0]:
+                        # The first version, or a new epoch (a reload changed how records are identified).
+                        current = parse_cursor(mirror.cursor)
                     log(f"snapshot at {mirror.cursor}")
                     write_atomically(output, mirror.document())
             elif kind == "changeset" and message.get("watch") == watch:

@@ -51,16 +51,15 @@ struct SubscriberStateMachine {
     enum Handshake {
         /// `hello` sent.
         case awaitingHello
-        /// `subscribe` sent as `request`, to the server whose history is `epoch`.
-        case awaitingReply(request: RequestID, epoch: Epoch)
+        /// `subscribe` sent as `request`.
+        case awaitingReply(request: RequestID)
     }
 
     /// A live subscription.
     struct Stream {
-        /// The server's history.
-        var epoch: Epoch
         /// The version the daemon had when the subscription started; `nil` when the watch had
-        /// none yet.
+        /// none yet. A snapshot of another epoch (the first version, or a new history after a
+        /// reload) replaces it.
         var announced: Cursor?
         /// Why the daemon is about to close the connection, once it said `goodbye`.
         var goodbye: GoodbyeReason?
@@ -106,11 +105,16 @@ struct SubscriberStateMachine {
     }
 
     /// Whether the mirror has reached the version the daemon announced at subscribe time.
+    ///
+    /// The announced cursor's epoch is the watch's history (a watch added or re-identified by a
+    /// configuration reload has its own, not the server's `instance`); a snapshot of another
+    /// epoch received while streaming is the daemon's new history and is current.
     var isCurrent: Bool {
-        guard case .streaming(let stream) = self.state, let cursor = self.mirror.cursor, cursor.epoch == stream.epoch else {
+        guard case .streaming(let stream) = self.state, let cursor = self.mirror.cursor, let announced = stream.announced,
+            cursor.epoch == announced.epoch
+        else {
             return false
         }
-        guard let announced = stream.announced else { return self.mirror.hasList }
         return cursor.seq >= announced.seq
     }
 
@@ -188,16 +192,16 @@ struct SubscriberStateMachine {
         switch self.state {
         case .handshaking(.awaitingHello, let failures):
             return self.handshake(message, failures: failures)
-        case .handshaking(.awaitingReply(let request, let epoch), _):
-            return self.awaitReply(request, epoch: epoch, message: message)
-        case .resyncing(let stream, let request):
+        case .handshaking(.awaitingReply(let request), _):
+            return self.awaitReply(request, message: message)
+        case .resyncing(_, let request):
             switch message {
             case .snapshot(let chunk) where chunk.watch == self.watch:
                 return []
             case .changeset(let changeset) where changeset.watch == self.watch:
                 return []
             default:
-                return self.awaitReply(request, epoch: stream.epoch, message: message)
+                return self.awaitReply(request, message: message)
             }
         case .streaming(let stream):
             return self.stream(stream, message: message)
@@ -215,7 +219,7 @@ struct SubscriberStateMachine {
                 return [.disconnect] + self.close(.protocolViolation("the daemon chose protocol version \(hello.protocolVersion), which was not offered"))
             }
             let request = self.nextRequestID()
-            self.state = .handshaking(.awaitingReply(request: request, epoch: hello.instance), failures: failures)
+            self.state = .handshaking(.awaitingReply(request: request), failures: failures)
             return [.send(self.subscribe(request))]
         case .error(let error):
             return [.disconnect] + self.close(.refused(error))
@@ -227,14 +231,14 @@ struct SubscriberStateMachine {
     }
 
     /// Waits for the reply to `subscribe` `request`; meanwhile statuses still apply.
-    private mutating func awaitReply(_ request: RequestID, epoch: Epoch, message: ServerMessage) -> [Action] {
+    private mutating func awaitReply(_ request: RequestID, message: ServerMessage) -> [Action] {
         switch message {
         case .reply(let reply) where reply.id == request:
             guard case .subscribed(let subscription) = reply.result, subscription.watch == self.watch else {
                 return [.disconnect] + self.connectionFailed(reason: "the reply to subscribe is not a subscription of \"\(self.watch)\"")
             }
             self.subscriptions += 1
-            self.state = .streaming(Stream(epoch: epoch, announced: subscription.cursor))
+            self.state = .streaming(Stream(announced: subscription.cursor))
             return [.emit(self.update(.subscribed(subscription)))]
         case .error(let error) where error.id == request:
             return [.disconnect] + self.close(error.code == .unknownWatch ? .unknownWatch(self.watch) : .refused(error))
@@ -250,6 +254,12 @@ struct SubscriberStateMachine {
         case .snapshot(let chunk) where chunk.watch == self.watch:
             do {
                 guard try self.mirror.apply(chunk) else { return [] }
+                if stream.announced?.epoch != chunk.cursor.epoch {
+                    // The watch's first version, or a new history the daemon started since.
+                    var stream = stream
+                    stream.announced = chunk.cursor
+                    self.state = .streaming(stream)
+                }
                 self.verified()
                 return [.emit(self.update(.snapshot(cursor: chunk.cursor)))]
             } catch {

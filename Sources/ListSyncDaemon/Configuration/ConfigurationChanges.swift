@@ -70,6 +70,34 @@ extension WatchConfiguration {
         case sectionBy
         /// ``WatchConfiguration/ignore``.
         case ignore
+        /// ``WatchConfiguration/delimiter``.
+        case delimiter
+        /// ``WatchConfiguration/raggedRows``.
+        case raggedRows
+
+        /// The settings that say how records are identified: versions read before and after a
+        /// change of one of them cannot be diffed record by record, so the watch starts a new
+        /// epoch. (A new path, delimiter, `ignore` or `ragged_rows` changes values, not identities.)
+        public static let identities: Set<Field> = [.format, .key, .sectionBy]
+
+        /// The setting's key in a `[[watch]]` table, as logs name it.
+        public var configurationKey: String {
+            switch self {
+            case .path: return "path"
+            case .format: return "format"
+            case .key: return "key"
+            case .sectionBy: return "section_by"
+            case .ignore: return "ignore"
+            case .delimiter: return "delimiter"
+            case .raggedRows: return "ragged_rows"
+            }
+        }
+
+        /// The configuration keys of `fields`, in declaration order, comma-separated:
+        /// `key,section_by`.
+        public static func configurationKeys(_ fields: Set<Field>) -> String {
+            Self.allCases.filter(fields.contains).map(\.configurationKey).joined(separator: ",")
+        }
     }
 
     /// The settings in which `self` and `other` differ (the name is not compared).
@@ -82,6 +110,8 @@ extension WatchConfiguration {
                 case .key: return self.key != other.key
                 case .sectionBy: return self.sectionBy != other.sectionBy
                 case .ignore: return self.ignore != other.ignore
+                case .delimiter: return self.delimiter != other.delimiter
+                case .raggedRows: return self.raggedRows != other.raggedRows
                 }
             }
         )
@@ -109,6 +139,22 @@ extension DaemonConfiguration {
         case historyLength
         /// ``DaemonConfiguration/clientBufferBudget`` and ``DaemonConfiguration/unfinishedLineTimeout``.
         case clientBuffers
+
+        /// The setting's key at the top of the configuration file, as logs name it (the watcher's
+        /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
+        public var configurationKey: String {
+            switch self {
+            case .socketPath: return "socket"
+            case .socketMode: return "socket_mode"
+            case .stateDirectory: return "state_directory"
+            case .allowedUserIDs: return "allow_uids"
+            case .allowedGroups: return "allow_groups"
+            case .watcher: return "settle_*_ms,reconcile_interval_ms"
+            case .heartbeatInterval: return "heartbeat_interval_ms"
+            case .historyLength: return "history_length"
+            case .clientBuffers: return "client_buffer_budget_mib,partial_line_timeout_ms"
+            }
+        }
 
         /// Whether a running daemon can apply a new value of this setting, or only a restart can
         /// (the listening socket, the state directory, the file watcher and the client-buffer

@@ -1,9 +1,10 @@
 /// One thing wrong with a configuration file, with where it is.
 ///
 /// The loader collects every problem it finds rather than stopping at the first, so
-/// `listsyncd --check-config` can list them all. Most problems are errors (reported through
-/// ``ConfigurationError``); ``unknownKey(_:at:)`` and ``noWatches`` are warnings (reported in
-/// ``LoadedConfiguration/warnings``) so that a file written for a newer daemon still loads.
+/// `listsyncd --check-config` can list them all. Every problem is an error (reported through
+/// ``ConfigurationError``) except ``noWatches``, a warning (reported in
+/// ``LoadedConfiguration/warnings``). An unknown key is an error: a misspelt `key` would
+/// otherwise leave a watch silently keyless.
 public enum ConfigurationProblem: Sendable, Hashable, CustomStringConvertible {
     /// The file could not be read; `reason` is the system's explanation.
     case unreadable(file: String, reason: String)
@@ -11,8 +12,9 @@ public enum ConfigurationProblem: Sendable, Hashable, CustomStringConvertible {
     case invalidEncoding(reason: String, at: ConfigurationLocation)
     /// The text is not valid TOML; `message` is the TOML parser's explanation.
     case syntax(message: String, at: ConfigurationLocation)
-    /// A key or table the daemon does not know (a warning).
-    case unknownKey(String, at: ConfigurationLocation)
+    /// A key or table the daemon does not know, in `table` (`"[[watch]]"`; `nil`: the top level),
+    /// with the known key it most likely meant, if one is close.
+    case unknownKey(String, table: String?, suggestion: String?, at: ConfigurationLocation)
     /// A value of the wrong TOML type, e.g. a number where a string belongs.
     case wrongType(key: String, expected: String, found: String, at: ConfigurationLocation)
     /// A required key is absent from the table that starts at the location.
@@ -35,7 +37,7 @@ public enum ConfigurationProblem: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unreadable, .noWatches:
             return nil
-        case .invalidEncoding(_, let at), .syntax(_, let at), .unknownKey(_, let at),
+        case .invalidEncoding(_, let at), .syntax(_, let at), .unknownKey(_, _, _, let at),
             .wrongType(_, _, _, let at), .missingKey(_, _, let at), .unknownFormat(_, let at),
             .formatNotInferable(_, let at), .duplicateWatchName(_, let at, _), .invalidSocketMode(_, let at),
             .invalidValue(_, _, let at):
@@ -43,34 +45,52 @@ public enum ConfigurationProblem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `file:line:column: message`, or `file: message` when there is no position.
+    /// Whether the problem is only a warning: the configuration still loads.
+    public var isWarning: Bool {
+        if case .noWatches = self { return true }
+        return false
+    }
+
+    /// `file:line:column: error: message` (or `warning:`), without the position when there is
+    /// none: the form compilers use, which editors and terminals recognise.
     public var description: String {
+        let place: String
         switch self {
-        case .unreadable(let file, let reason):
-            return "\(file): cannot read the configuration: \(reason)"
-        case .noWatches(let file):
-            return "\(file): no [[watch]] table: the daemon will serve nothing"
-        case .invalidEncoding(let reason, let at):
-            return "\(at): \(reason)"
-        case .syntax(let message, let at):
-            return "\(at): TOML syntax error: \(message)"
-        case .unknownKey(let key, let at):
-            return "\(at): unknown key '\(key)' (ignored)"
-        case .wrongType(let key, let expected, let found, let at):
-            return "\(at): '\(key)' must be \(expected), not \(found)"
-        case .missingKey(let key, let table, let at):
-            return "\(at): \(table) has no '\(key)'"
-        case .unknownFormat(let format, let at):
+        case .unreadable(let file, _), .noWatches(let file): place = file
+        default: place = self.location?.description ?? ""
+        }
+        return "\(place): \(self.isWarning ? "warning" : "error"): \(self.message)"
+    }
+
+    /// What is wrong, without the place.
+    public var message: String {
+        switch self {
+        case .unreadable(_, let reason):
+            return "cannot read the configuration: \(reason)"
+        case .noWatches:
+            return "no [[watch]] table: the daemon will serve nothing"
+        case .invalidEncoding(let reason, _):
+            return reason
+        case .syntax(let message, _):
+            return "TOML syntax error: \(message)"
+        case .unknownKey(let key, let table, let suggestion, _):
+            let hint = suggestion.map { "; did you mean \"\($0)\"?" } ?? ""
+            return "unknown key \"\(key)\" \(table.map { "in \($0)" } ?? "at the top level")\(hint)"
+        case .wrongType(let key, let expected, let found, _):
+            return "'\(key)' must be \(expected), not \(found)"
+        case .missingKey(let key, let table, _):
+            return "\(table) has no '\(key)'"
+        case .unknownFormat(let format, _):
             let known = WatchConfiguration.Format.allCases.map(\.rawValue).joined(separator: ", ")
-            return "\(at): unknown format \"\(format)\" (expected one of \(known))"
-        case .formatNotInferable(let path, let at):
-            return "\(at): cannot tell the format of \"\(path)\" from its extension: add format = \"csv\", \"tsv\", \"json\" or \"ndjson\""
-        case .duplicateWatchName(let name, let at, let first):
-            return "\(at): a watch named \"\(name)\" is already defined at line \(first.line)"
-        case .invalidSocketMode(let mode, let at):
-            return "\(at): socket_mode \"\(mode)\" is not an octal permission string such as \"0660\""
-        case .invalidValue(let key, let reason, let at):
-            return "\(at): invalid '\(key)': \(reason)"
+            return "unknown format \"\(format)\" (expected one of \(known))"
+        case .formatNotInferable(let path, _):
+            return "cannot tell the format of \"\(path)\" from its extension: add format = \"csv\", \"tsv\", \"json\" or \"ndjson\""
+        case .duplicateWatchName(let name, _, let first):
+            return "a watch named \"\(name)\" is already defined at line \(first.line)"
+        case .invalidSocketMode(let mode, _):
+            return "socket_mode \"\(mode)\" is not an octal permission string such as \"0660\""
+        case .invalidValue(let key, let reason, _):
+            return "invalid '\(key)': \(reason)"
         }
     }
 }

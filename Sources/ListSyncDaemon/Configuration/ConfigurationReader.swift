@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ListFormats
 import TOMLKit
 
 /// Turns a parsed TOML table into a ``DaemonConfiguration``, collecting every problem with its
@@ -22,7 +23,11 @@ struct ConfigurationReader {
         "history_length", "client_buffer_budget_mib", "partial_line_timeout_ms", "watch",
     ]
     /// The keys of a `[[watch]]` table.
-    static let watchKeys: Set<String> = ["name", "path", "format", "key", "section_by", "ignore"]
+    static let watchKeys: Set<String> = ["name", "path", "format", "key", "section_by", "ignore", "delimiter", "ragged_rows"]
+    /// The values of `delimiter`, named as `listsync parse --delimiter` names them.
+    static let delimiters: [(name: String, value: CSVDelimiter)] = CSVDelimiter.allCases.map { ("\($0)", $0) }
+    /// The values of `ragged_rows`, named as `listsync parse --ragged-rows` names them.
+    static let raggedRowPolicies: [(name: String, value: RaggedRowPolicy)] = [RaggedRowPolicy.error, .pad, .truncate].map { ("\($0)", $0) }
 
     /// Largest `sun_path` content: 108 bytes including the terminating NUL.
     static let maximumSocketPathLength = 107
@@ -48,7 +53,7 @@ struct ConfigurationReader {
 
     /// Reads the whole configuration; check ``errors`` before using the result.
     mutating func read(_ root: TOMLTable) -> DaemonConfiguration {
-        self.warnAboutUnknownKeys(in: root, at: [], known: Self.topLevelKeys)
+        self.rejectUnknownKeys(in: root, at: [], known: Self.topLevelKeys, table: nil)
         let defaults = DaemonConfiguration.Defaults.self
         return DaemonConfiguration(
             socketPath: self.socketPath(root) ?? defaults.socketPath(environment: self.environment),
@@ -148,7 +153,7 @@ struct ConfigurationReader {
     }
 
     private mutating func watch(_ table: TOMLTable, at path: Path) -> WatchConfiguration? {
-        self.warnAboutUnknownKeys(in: table, at: path, known: Self.watchKeys)
+        self.rejectUnknownKeys(in: table, at: path, known: Self.watchKeys, table: "[[watch]]")
         let name = self.required(table, "name", at: path).flatMap { name in
             self.accept(
                 name,
@@ -170,6 +175,8 @@ struct ConfigurationReader {
             let reason = "\"\(column)\" is \(role) and cannot be ignored"
             self.error(.invalidValue(key: "ignore", reason: reason, at: self.location(path + [.key("ignore")])))
         }
+        let delimiter = self.csvOption(table, "delimiter", at: path, format: format, among: Self.delimiters)
+        let raggedRows = self.csvOption(table, "ragged_rows", at: path, format: format, among: Self.raggedRowPolicies)
         guard let name, let filePath, let format else { return nil }
         return WatchConfiguration(
             name: name,
@@ -177,8 +184,31 @@ struct ConfigurationReader {
             format: format,
             key: key,
             sectionBy: sectionBy,
-            ignore: ignore
+            ignore: ignore,
+            delimiter: delimiter,
+            raggedRows: raggedRows ?? .error
         )
+    }
+
+    /// A CSV reading option (`delimiter`, `ragged_rows`): one of the named `choices`, and only for
+    /// a csv or tsv watch, where it means something.
+    private mutating func csvOption<Value>(
+        _ table: TOMLTable,
+        _ key: String,
+        at tablePath: Path,
+        format: WatchConfiguration.Format?,
+        among choices: [(name: String, value: Value)]
+    ) -> Value? {
+        guard let name = self.string(table, key, at: tablePath) else { return nil }
+        let keyPath = tablePath + [.key(key)]
+        guard let choice = choices.first(where: { $0.name == name.lowercased() }) else {
+            let names = choices.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            return self.reject(key, at: keyPath, because: "\"\(name)\" is none of \(names)")
+        }
+        if let format, format.defaultDelimiter == nil {
+            return self.reject(key, at: keyPath, because: "it applies to csv and tsv watches only, and this one is \(format.rawValue)")
+        }
+        return choice.value
     }
 
     /// The watch's format: the one it names, or the one its path's extension implies.
@@ -324,9 +354,12 @@ struct ConfigurationReader {
 
     // MARK: - Problems
 
-    private mutating func warnAboutUnknownKeys(in table: TOMLTable, at path: Path, known: Set<String>) {
+    /// An error for every key of `table` that is not `known`, with the known key it most likely
+    /// meant: a misspelt key must not silently leave its setting at the default.
+    private mutating func rejectUnknownKeys(in table: TOMLTable, at path: Path, known: Set<String>, table name: String?) {
         for key in table.keys where !known.contains(key) {
-            self.warnings.append(.unknownKey(key, at: self.location(path + [.key(key)])))
+            let suggestion = KeySuggestion.closest(to: key, among: known)
+            self.error(.unknownKey(key, table: name, suggestion: suggestion, at: self.location(path + [.key(key)])))
         }
     }
 

@@ -5,7 +5,7 @@ import Musl
 #endif
 import TOMLKit
 
-/// A configuration that loaded, with the warnings worth showing (unknown keys, no watches).
+/// A configuration that loaded, with the warnings worth showing (no watches).
 public struct LoadedConfiguration: Sendable, Hashable {
     /// The configuration.
     public var configuration: DaemonConfiguration

@@ -1,7 +1,9 @@
+import ListFormats
+
 /// One `[[watch]]` entry of the configuration: a list-shaped file the daemon serves under a name.
 ///
 /// Every value is resolved: `path` is absolute and lexically normalised, `format` is known
-/// (inferred from the extension when the file did not say). Two watches are therefore equal
+/// (inferred from the extension when the file did not say), `delimiter` is the one in effect. Two watches are therefore equal
 /// exactly when the daemon would treat them the same way, which is what ``ConfigurationChanges``
 /// relies on.
 public struct WatchConfiguration: Sendable, Hashable {
@@ -29,6 +31,16 @@ public struct WatchConfiguration: Sendable, Hashable {
             default: return nil
             }
         }
+
+        /// The field delimiter a file of this format has unless the watch names another; `nil`
+        /// for the JSON formats, which have none.
+        public var defaultDelimiter: CSVDelimiter? {
+            switch self {
+            case .csv: return .comma
+            case .tsv: return .tab
+            case .json, .ndjson: return nil
+            }
+        }
     }
 
     /// The name clients subscribe to: 1 to 64 characters from `A-Z a-z 0-9 . _ -`, not starting
@@ -45,6 +57,12 @@ public struct WatchConfiguration: Sendable, Hashable {
     public var sectionBy: String?
     /// Columns left out when comparing rows, e.g. an `updated_at` that changes on every save.
     public var ignore: [String]
+    /// The field delimiter of a CSV or TSV file: the one the configuration names, else the
+    /// format's ``Format/defaultDelimiter``; `nil` for JSON formats.
+    public var delimiter: CSVDelimiter?
+    /// What to do with CSV rows whose field count differs from the header's (`.error` for JSON
+    /// formats, where it has no effect).
+    public var raggedRows: RaggedRowPolicy
 
     /// Creates a watch configuration; the values must already be resolved (see the type's
     /// documentation).
@@ -54,7 +72,9 @@ public struct WatchConfiguration: Sendable, Hashable {
         format: Format,
         key: [String] = [],
         sectionBy: String? = nil,
-        ignore: [String] = []
+        ignore: [String] = [],
+        delimiter: CSVDelimiter? = nil,
+        raggedRows: RaggedRowPolicy = .error
     ) {
         self.name = name
         self.path = path
@@ -62,6 +82,8 @@ public struct WatchConfiguration: Sendable, Hashable {
         self.key = key
         self.sectionBy = sectionBy
         self.ignore = ignore
+        self.delimiter = format.defaultDelimiter == nil ? nil : delimiter ?? format.defaultDelimiter
+        self.raggedRows = raggedRows
     }
 
     /// Whether `name` is acceptable as a watch name (see ``name``).

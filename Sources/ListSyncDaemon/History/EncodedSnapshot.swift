@@ -34,8 +34,8 @@ final class EncodedSnapshot: Sendable {
         self.state = Mutex(
             State(
                 encoder: SnapshotEncoder(
-                    watch: feed.name, cursor: Cursor(epoch: feed.epoch, seq: version.seq), list: version.list,
-                    digest: version.digest, targetChunkSize: chunkSize)))
+                    watch: feed.name, cursor: version.cursor, list: version.list, digest: version.digest,
+                    targetChunkSize: chunkSize)))
     }
 
     /// The bytes encoded so far.

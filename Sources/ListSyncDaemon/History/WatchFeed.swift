@@ -19,7 +19,8 @@ protocol WatchFeedSubscriber: AnyObject, Sendable {
 final class WatchFeed: Sendable {
     /// The watch's name.
     let name: String
-    /// The server history the feed's cursors belong to.
+    /// The history the watch's first versions belong to. A reload that changes how records are
+    /// identified starts another: cursors come from ``WatchVersion/cursor``, never from this.
     let epoch: Epoch
 
     private struct State {
@@ -59,6 +60,11 @@ final class WatchFeed: Sendable {
             if let version = publication.version {
                 if let line {
                     state.history.append(line, seq: version.seq)
+                } else if let current = state.version, current.epoch != version.epoch {
+                    // A new history: no changeset leads to it, so every subscriber's position
+                    // finds none and gets a snapshot; cursors of the old one resume no more.
+                    precondition(version.seq > current.seq, "a new epoch that does not follow the last version")
+                    state.history = ChangesetHistory(capacity: state.history.capacity)
                 } else {
                     precondition(state.version.map { $0.seq == version.seq } ?? (version.seq == 0), "a new version without its changeset")
                 }
@@ -97,8 +103,8 @@ final class WatchFeed: Sendable {
         self.state.withLock { state in
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
-                state: state.status.state, cursor: state.version.map { Cursor(epoch: self.epoch, seq: $0.seq) },
-                rows: state.version?.rowCount)
+                state: state.status.state, cursor: state.version?.cursor,
+                rows: state.version?.rowCount, warnings: state.status.warnings)
         }
     }
 
@@ -108,7 +114,8 @@ final class WatchFeed: Sendable {
     func subscribe(_ subscriber: any WatchFeedSubscriber, since: Cursor?) -> (start: SubscriptionStart, version: WatchVersion?) {
         self.state.withLock { state in
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
-            let start = SubscriptionStart.plan(since: since, epoch: self.epoch, currentSeq: state.version?.seq, history: state.history)
+            let start = SubscriptionStart.plan(
+                since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history)
             return (start, state.version)
         }
     }

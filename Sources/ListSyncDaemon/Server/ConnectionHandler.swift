@@ -180,7 +180,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 self.state = .open(subscriptions)
                 let mode: ReplyResult.Subscription.Mode
                 if case .resume = start { mode = .resume } else { mode = .snapshot }
-                let cursor = version.map { Cursor(epoch: feed.epoch, seq: $0.seq) }
+                let cursor = version?.cursor
                 self.logger.debug("subscribed", metadata: ["watch": "\(watch)", "mode": "\(mode.rawValue)", "since": "\(since?.description ?? "-")"])
                 self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor)))), context: context)
                 self.server.connectionsDidChange()

@@ -6,6 +6,8 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     case notASocket(path: String)
     /// A system call on the socket path failed.
     case systemCall(path: String, SystemCallError)
+    /// The socket's directory is missing and could not be created (only the last level is).
+    case socketDirectoryUnavailable(directory: String, SystemCallError)
     /// Binding the socket failed.
     case bindFailed(path: String, reason: String)
     /// The passed (socket-activated) descriptor could not be used.
@@ -19,6 +21,8 @@ public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path): exists and is not a socket; remove it or configure another socket path"
         case .systemCall(let path, let error):
             return "\(path): \(error)"
+        case .socketDirectoryUnavailable(let directory, let error):
+            return "the socket's directory \(directory) does not exist and cannot be created (\(error)); create it, or configure another socket path"
         case .bindFailed(let path, let reason):
             return "\(path): cannot bind: \(reason)"
         case .adoptionFailed(let descriptor, let reason):

@@ -20,7 +20,7 @@ struct UnixSocketFile: Sendable {
     static func prepare(path: String) throws(ServerError) {
         let directory = ConfigurationPath.directory(of: path)
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw .systemCall(path: directory, .lastError(of: "mkdir"))
+            throw .socketDirectoryUnavailable(directory: directory, .lastError(of: "mkdir"))
         }
         var status = stat()
         guard lstat(path, &status) == 0 else {

@@ -109,9 +109,11 @@ final class RunningDaemon: Sendable {
     /// Reloads the configuration file (SIGHUP): `RELOADING=1`, the changes applied, `READY=1`.
     ///
     /// Added watches start; removed ones end their subscriptions with a `removed` status; changed
-    /// ones keep their feed, subscribers and sequence and re-read the file with the new settings
-    /// (subscribers get one changeset); unchanged ones carry on. A file that does not load keeps
-    /// the running configuration.
+    /// ones keep their feed and subscribers and re-read the file at once with the new settings:
+    /// subscribers get one changeset, or a snapshot under a new epoch when the records are
+    /// identified differently (see ``FileTracker/reconfigure(_:)``); unchanged ones carry on. A
+    /// file that does not load (a syntax error, an unknown key…) is refused with its errors
+    /// logged, and the running configuration stays.
     func reload(from file: String, in group: inout ThrowingDiscardingTaskGroup<any Error>) async {
         self.notify([.reloadingNow()])
         self.logger.info("reloading the configuration", metadata: ["file": "\(file)"])
@@ -160,15 +162,20 @@ final class RunningDaemon: Sendable {
                     continue
                 }
             }
-            tracker.reconfigure(change.new)
-            self.logger.info("watch changed", metadata: ["watch": "\(change.new.name)", "fields": "\(change.fields)"])
+            let startsEpoch = tracker.reconfigure(change.new)
+            self.logger.info(
+                "watch changed",
+                metadata: [
+                    "watch": "\(change.new.name)", "fields": "\(WatchConfiguration.Field.configurationKeys(change.fields))",
+                    "records": "\(startsEpoch ? "identified anew: new epoch, subscribers get a snapshot" : "diffed: subscribers get a changeset")",
+                ])
         }
         for watch in new.watches {
             self.trackers.tracker(named: watch.name)?.tracker.feed.reconfigure(format: watch.format, historyLength: new.historyLength)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {
-            self.logger.warning("a changed setting takes effect only after a restart", metadata: ["setting": "\(setting)"])
+            self.logger.warning("a changed setting takes effect only after a restart", metadata: ["setting": "\(setting.configurationKey)"])
         }
         self.trackers.reorder(new.watches.map(\.name))
         self.publishWatchList()

@@ -34,15 +34,31 @@ extension FileTracker {
 
         /// The watch's name, for the messages.
         let watch: String
-        /// The server history the cursors belong to.
-        let epoch: Epoch
+        /// The history the cursors of new versions belong to.
+        private(set) var epoch: Epoch
+        /// The history the next valid version starts, as a snapshot rather than a changeset: a
+        /// reload changed how records are identified (``startEpoch(_:)``).
+        private(set) var pendingEpoch: Epoch?
         private(set) var state: State = .loading
         /// The last status published, so only changes are published.
         private(set) var publishedStatus: StatusMessage?
+        /// The options the live version was parsed with, and those of the last parse: the same
+        /// bytes read with other options (a reload changed them) are parsed again.
+        private var liveOptions: ReadOptions?
+        private var lastOptions: ReadOptions?
+        /// The reader's warnings about the live version (keys that repeat), for the status.
+        private var liveWarnings: [WatchProblem] = []
 
         init(watch: String, epoch: Epoch) {
             self.watch = watch
             self.epoch = epoch
+        }
+
+        /// Starts history `epoch` with the next valid version, which is published whole (subscribers
+        /// get a snapshot) and never diffed against the last good one, whose records were
+        /// identified differently. Until then the last good version stays live.
+        mutating func startEpoch(_ epoch: Epoch) {
+            self.pendingEpoch = epoch
         }
 
         /// Takes one read of the file and says what to publish; `nil` when nothing changed.
@@ -53,6 +69,9 @@ extension FileTracker {
         /// - Invalid content keeps the last good version and publishes an `invalid` status with
         ///   the positioned error; the next valid version is diffed against the last good one.
         /// - A missing file publishes a `missing` status and keeps the list.
+        /// - Bytes already read are parsed again when `options` differ from those they were read
+        ///   with (a reload changed them); after ``startEpoch(_:)`` the next valid version starts
+        ///   the new history.
         ///
         /// - Complexity: O(*n*) in the file's size (parse, diff, digest) for new content; O(*n*)
         ///   byte comparison for content already seen.
@@ -68,14 +87,17 @@ extension FileTracker {
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
             case .success(.present(let bytes, _)):
-                if let lastGood, lastGood.list.bytes == bytes {
+                if let lastGood, lastGood.list.bytes == bytes, options == self.liveOptions, self.pendingEpoch == nil {
                     self.state = .live(lastGood)
-                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == bytes {
+                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == bytes, options == self.lastOptions {
                     return nil
                 } else {
+                    self.lastOptions = options
                     do {
                         let list = try ListReader(options: options).read(bytes: bytes)
                         publication = self.publish(list, after: lastGood)
+                        self.liveOptions = options
+                        self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
                         self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
                     }
@@ -92,8 +114,17 @@ extension FileTracker {
 
         /// Makes `list` the live version and returns what publishes it.
         private mutating func publish(_ list: ParsedList, after lastGood: WatchVersion?) -> WatchPublication {
+            if let epoch = self.pendingEpoch {
+                // A new history: its first version follows the last good one's `seq`, so a
+                // subscriber's position lands on it and finds no changeset: it gets a snapshot.
+                self.epoch = epoch
+                self.pendingEpoch = nil
+                let version = WatchVersion(epoch: epoch, seq: lastGood.map { $0.seq + 1 } ?? 0, list: list)
+                self.state = .live(version)
+                return WatchPublication(version: version)
+            }
             guard let lastGood else {
-                let version = WatchVersion(seq: 0, list: list)
+                let version = WatchVersion(epoch: self.epoch, seq: 0, list: list)
                 self.state = .live(version)
                 return WatchPublication(version: version)
             }
@@ -102,14 +133,14 @@ extension FileTracker {
             let schema = SchemaUpdate(from: lastGood.list.schema, to: list.schema)
             guard !changeset.isEmpty || schema != nil else {
                 // Content-equal: the same version, with the new values of ignored fields.
-                let version = WatchVersion(seq: lastGood.seq, list: list)
+                let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq, list: list)
                 self.state = .live(version)
                 return WatchPublication(version: version)
             }
-            let version = WatchVersion(seq: lastGood.seq + 1, list: list)
+            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list)
             self.state = .live(version)
             let line = ServerMessage.encodedChangeset(
-                watch: self.watch, cursor: Cursor(epoch: self.epoch, seq: version.seq), digest: version.digest, schema: schema,
+                watch: self.watch, cursor: version.cursor, digest: version.digest, schema: schema,
                 stagesJSON: ChangesetEncoder.encode(changeset, target: list))
             return WatchPublication(version: version, changesetLine: line)
         }
@@ -120,7 +151,7 @@ extension FileTracker {
             case .loading:
                 return StatusMessage(watch: self.watch, state: .loading)
             case .live:
-                return StatusMessage(watch: self.watch, state: .ok)
+                return StatusMessage(watch: self.watch, state: .ok, warnings: self.liveWarnings)
             case .invalid(_, let problem, _):
                 return StatusMessage(watch: self.watch, state: .invalid, error: problem)
             case .missing:
@@ -135,6 +166,9 @@ extension FileTracker {
                 precondition(self.publishedStatus == nil, "a loading tracker published a status")
             } else {
                 precondition(self.publishedStatus == self.status, "the published status is not the state's")
+            }
+            if let lastGood = self.state.lastGood {
+                precondition(lastGood.epoch == self.epoch, "the live version is not of the current epoch")
             }
             #endif
         }

@@ -14,7 +14,8 @@ import Synchronization
 final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
-    private let configuration: Mutex<WatchConfiguration>
+    /// The watch as configured, and the history a reload asked the next read to start.
+    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?)>
     /// "Read the file again"; holds at most one pending request, which is the coalescing.
     private let readRequests: AsyncStream<Void>.Continuation
     private let requests: AsyncStream<Void>
@@ -24,7 +25,7 @@ final class FileTracker: Sendable {
     /// A tracker for `watch`, publishing to `feed`. Call ``run(pool:)`` to start it.
     init(watch: WatchConfiguration, feed: WatchFeed, logger: Logger) {
         self.feed = feed
-        self.configuration = Mutex(watch)
+        self.configuration = Mutex((watch, nil))
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.firstRead = Signal()
         var logger = logger
@@ -36,7 +37,7 @@ final class FileTracker: Sendable {
 
     /// The watch as currently configured.
     var watch: WatchConfiguration {
-        self.configuration.withLock { $0 }
+        self.configuration.withLock { $0.watch }
     }
 
     /// Asks for the file to be read again (the watcher announced a change or its absence).
@@ -44,11 +45,25 @@ final class FileTracker: Sendable {
         self.readRequests.yield()
     }
 
-    /// Applies a new configuration of the watch (path, format, key…) and reads the file again:
-    /// the next version is diffed against the last good one, so subscribers see one changeset.
-    func reconfigure(_ watch: WatchConfiguration) {
-        self.configuration.withLock { $0 = watch }
+    /// Applies a new configuration of the watch and reads the file again at once, with the new
+    /// options even if the file did not change.
+    ///
+    /// When the records are identified differently (format, key, section_by) the next valid
+    /// version starts a new history, an epoch of its own, and subscribers get a snapshot of it;
+    /// otherwise (path, ignore, delimiter, ragged_rows) it is diffed against the last good version
+    /// and subscribers get one changeset.
+    ///
+    /// - Returns: Whether a new epoch starts.
+    @discardableResult
+    func reconfigure(_ watch: WatchConfiguration) -> Bool {
+        let startsEpoch = self.configuration.withLock { configuration in
+            let startsEpoch = !watch.fields(differingFrom: configuration.watch).isDisjoint(with: WatchConfiguration.Field.identities)
+            if startsEpoch { configuration.newEpoch = Epoch.random() }
+            configuration.watch = watch
+            return startsEpoch
+        }
         self.readRequests.yield()
+        return startsEpoch
     }
 
     /// Ends ``run(pool:)`` after the read in progress, if any.
@@ -66,7 +81,13 @@ final class FileTracker: Sendable {
         var machine = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         defer { self.firstRead.fire() }
         for await _ in self.requests {
-            let watch = self.watch
+            let (watch, newEpoch) = self.configuration.withLock { configuration in
+                defer { configuration.newEpoch = nil }
+                return configuration
+            }
+            if let newEpoch {
+                machine.startEpoch(newEpoch)
+            }
             do {
                 let step = try await pool.runIfActive { [machine] in
                     var machine = machine
@@ -79,6 +100,10 @@ final class FileTracker: Sendable {
                     self.log(publication)
                     self.feed.publish(publication)
                 }
+            } catch is CancellationError {
+                // The daemon is stopping (perhaps because it could not start): whatever made it
+                // stop is reported where it happened, not drowned out here.
+                return
             } catch {
                 self.logger.error("the thread pool refused work; the tracker stops", metadata: ["error": "\(error)"])
                 return
@@ -97,6 +122,9 @@ final class FileTracker: Sendable {
             switch status.state {
             case .ok, .loading, .removed:
                 self.logger.info("file is ok")
+                for warning in status.warnings {
+                    self.logger.warning("\(warning.message)", metadata: ["at": "\(warning.position.map(\.description) ?? "-")"])
+                }
             case .invalid, .missing:
                 self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
             }
@@ -109,11 +137,10 @@ extension WatchConfiguration {
     var readOptions: ReadOptions {
         let format: ListFormat
         switch self.format {
-        case .csv: format = .csv(delimiter: .comma)
-        case .tsv: format = .csv(delimiter: .tab)
+        case .csv, .tsv: format = .csv(delimiter: self.delimiter ?? .comma)
         case .json: format = .json
         case .ndjson: format = .ndjson
         }
-        return ReadOptions(format: format, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore)
+        return ReadOptions(format: format, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore, raggedRows: self.raggedRows)
     }
 }

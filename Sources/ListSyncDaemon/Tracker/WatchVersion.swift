@@ -5,7 +5,10 @@ import ListSyncProtocol
 /// One valid version of a watched file's list, as subscribers see it: immutable and shared by
 /// the tracker (the next diff's source), the feed (snapshots) and every snapshot in progress.
 final class WatchVersion: Sendable {
-    /// The version's number: 0 for the first one loaded, then one more per changeset.
+    /// The history the version belongs to: the watch's first, or the one a reload started when it
+    /// changed how records are identified (key, section_by, format).
+    let epoch: Epoch
+    /// The version's number: 0 for the first one loaded, then one more per version, across epochs.
     let seq: UInt64
     /// The parsed file.
     let list: ParsedList
@@ -16,12 +19,18 @@ final class WatchVersion: Sendable {
     /// The number of records.
     let rowCount: Int
 
-    /// Version `seq` of `list`. O(*n*): computes the digest.
-    init(seq: UInt64, list: ParsedList) {
+    /// Version `seq` of `list` in history `epoch`. O(*n*): computes the digest.
+    init(epoch: Epoch, seq: UInt64, list: ParsedList) {
+        self.epoch = epoch
         self.seq = seq
         self.list = list
         self.sections = list.sections
         self.digest = ListDigest(sections: self.sections)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+    }
+
+    /// The cursor that names the version.
+    var cursor: Cursor {
+        Cursor(epoch: self.epoch, seq: self.seq)
     }
 }

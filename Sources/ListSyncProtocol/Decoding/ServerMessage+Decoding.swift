@@ -54,7 +54,8 @@ extension ServerMessage {
                 StatusMessage(
                     watch: try fields.string("watch"),
                     state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
-                    error: problem
+                    error: problem,
+                    warnings: try fields.warnings()
                 ))
         case "heartbeat":
             self = .heartbeat(time: try fields.integer("time", as: Int64.self))
@@ -74,7 +75,8 @@ extension WatchSummary {
             sectioned: try fields.bool("sectioned"),
             state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
             cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init),
-            rows: try fields.optionalInteger("rows")
+            rows: try fields.optionalInteger("rows"),
+            warnings: try fields.warnings()
         )
     }
 }
@@ -167,6 +169,12 @@ extension WatchProblem {
 }
 
 extension MessageFields {
+    /// The problems in `warnings`; none when the member is absent (servers before it).
+    func warnings() throws(ProtocolError) -> [WatchProblem] {
+        guard self.optional("warnings") != nil else { return [] }
+        return try self.objects("warnings").map { fields throws(ProtocolError) in try WatchProblem(decoding: fields) }
+    }
+
     func contentHash(_ name: String) throws(ProtocolError) -> ContentHash {
         try self.parsed(name, as: "a content hash (32 hex digits)", ContentHash.init)
     }

@@ -55,6 +55,7 @@ extension JSONLineWriter {
                     } else {
                         object.nullMember("rows")
                     }
+                    object.warnings(watch.warnings)
                 }
             }
         }
@@ -62,12 +63,30 @@ extension JSONLineWriter {
 
     mutating func problem(_ problem: WatchProblem) {
         self.object("error") { object in
-            object.member("message", problem.message)
-            if let position = problem.position {
-                object.member("line", position.line)
-                object.member("column", position.column)
-                object.member("offset", position.byteOffset)
+            object.problemMembers(problem)
+        }
+    }
+
+    /// `warnings`, an array of problems, when there are any: absent otherwise, so that a status
+    /// without warnings is the line it always was.
+    mutating func warnings(_ warnings: [WatchProblem]) {
+        guard !warnings.isEmpty else { return }
+        self.array("warnings") { array in
+            for warning in warnings {
+                array.objectElement { object in
+                    object.problemMembers(warning)
+                }
             }
+        }
+    }
+
+    /// `message`, and `line`, `column`, `offset` when the problem has a position.
+    private mutating func problemMembers(_ problem: WatchProblem) {
+        self.member("message", problem.message)
+        if let position = problem.position {
+            self.member("line", position.line)
+            self.member("column", position.column)
+            self.member("offset", position.byteOffset)
         }
     }
 }

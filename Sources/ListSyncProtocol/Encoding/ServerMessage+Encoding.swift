@@ -63,6 +63,7 @@ extension ServerMessage {
             if let problem = status.error {
                 writer.problem(problem)
             }
+            writer.warnings(status.warnings)
             return writer.finish()
         case .heartbeat(let time):
             var writer = JSONLineWriter(type: self.type, push: true)

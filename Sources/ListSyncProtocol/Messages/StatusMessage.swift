@@ -7,11 +7,15 @@ public struct StatusMessage: Hashable, Sendable {
     public var state: WatchState
     /// Why the file is invalid or could not be read.
     public var error: WatchProblem?
+    /// What the reader noticed in the live version that a user should know though the file
+    /// reads, such as keys that repeat (the first repeat, with its position); empty when none.
+    public var warnings: [WatchProblem]
 
     /// A status.
-    public init(watch: String, state: WatchState, error: WatchProblem? = nil) {
+    public init(watch: String, state: WatchState, error: WatchProblem? = nil, warnings: [WatchProblem] = []) {
         self.watch = watch
         self.state = state
         self.error = error
+        self.warnings = warnings
     }
 }

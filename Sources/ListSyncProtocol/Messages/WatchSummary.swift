@@ -13,14 +13,19 @@ public struct WatchSummary: Hashable, Sendable {
     public var cursor: Cursor?
     /// The number of records in the current version; `nil` before the first valid version.
     public var rows: Int?
+    /// The warnings of the watch's status (``StatusMessage/warnings``); empty when none.
+    public var warnings: [WatchProblem]
 
     /// Describes a watch.
-    public init(name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?) {
+    public init(
+        name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, warnings: [WatchProblem] = []
+    ) {
         self.name = name
         self.format = format
         self.sectioned = sectioned
         self.state = state
         self.cursor = cursor
         self.rows = rows
+        self.warnings = warnings
     }
 }

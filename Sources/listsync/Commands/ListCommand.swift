@@ -9,8 +9,10 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the daemon's watches with their cursor, row count and state.",
         discussion: """
-            --format table prints one aligned row per watch; --format ndjson one JSON object per \
-            watch, as the protocol's watch summaries (name, format, sectioned, state, cursor, rows).
+            --format table prints one aligned row per watch, then the warnings of the watches that \
+            have any (keys that repeat in the file: the first repeat, with its line and column); \
+            --format ndjson one JSON object per watch, as the protocol's watch summaries (name, \
+            format, sectioned, state, cursor, rows, and warnings when there are any).
 
             Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable.
             """
@@ -56,6 +58,7 @@ struct ListCommand: AsyncParsableCommand {
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
+            + watches.flatMap { watch in watch.warnings.map { "\(watch.name): warning: \($0)\n" } }.joined()
     }
 
     static func object(_ watch: WatchSummary) -> ListValue {
@@ -66,6 +69,19 @@ struct ListCommand: AsyncParsableCommand {
             ListValue.Member(name: "state", value: .string(watch.state.rawValue)),
             ListValue.Member(name: "cursor", value: watch.cursor.map { .string($0.description) } ?? .null),
             ListValue.Member(name: "rows", value: watch.rows.map { .number(String($0)) } ?? .null),
-        ])
+        ] + (watch.warnings.isEmpty ? [] : [ListValue.Member(name: "warnings", value: .array(watch.warnings.map(Self.object)))]))
+    }
+
+    /// A warning as the protocol writes it: `message`, and `line`, `column`, `offset` when placed.
+    static func object(_ problem: WatchProblem) -> ListValue {
+        var members = [ListValue.Member(name: "message", value: .string(problem.message))]
+        if let position = problem.position {
+            members += [
+                ListValue.Member(name: "line", value: .number(String(position.line))),
+                ListValue.Member(name: "column", value: .number(String(position.column))),
+                ListValue.Member(name: "offset", value: .number(String(position.byteOffset))),
+            ]
+        }
+        return .object(members)
     }
 }

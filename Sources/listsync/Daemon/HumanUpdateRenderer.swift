@@ -63,17 +63,18 @@ struct HumanUpdateRenderer {
         case .disconnected(let error, let retryIn):
             let milliseconds = Int((Double(retryIn.components.seconds) * 1e3 + Double(retryIn.components.attoseconds) / 1e15).rounded())
             return "listsync: \(error); reconnecting in \(milliseconds) ms\n"
-        case .status(let status) where status.state != .ok:
+        case .status(let status) where status.state != .ok || !status.warnings.isEmpty:
             return "listsync: \(Self.describe(status))\n"
         case .status, .snapshot, .changeset:
             return nil
         }
     }
 
-    /// `✓ products ok`, `✗ products invalid: 14:9: quoted field is never closed`.
+    /// `✓ products ok`, `✓ products ok; warning: 7:1: 1 record repeats the key of an earlier
+    /// one; the first is here`, `✗ products invalid: 14:9: quoted field is never closed`.
     private static func describe(_ status: StatusMessage) -> String {
         switch status.state {
-        case .ok: return "✓ \(status.watch) ok"
+        case .ok: return "✓ \(status.watch) ok" + status.warnings.map { "; warning: \($0)" }.joined()
         case .loading: return "… \(status.watch) loading"
         case .invalid, .missing, .removed: return "✗ \(status.watch) \(status.state.rawValue)" + (status.error.map { ": \($0)" } ?? "")
         }

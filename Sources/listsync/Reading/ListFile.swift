@@ -27,10 +27,7 @@ struct ListFile: Sendable {
     /// `file:line:column: warning: message` lines: keys that repeat (records
     /// without a key may repeat freely).
     var warnings: [String] {
-        let report = list.report
-        guard isKeyed, report.duplicateCount > 0, let offset = report.firstDuplicateOffset else { return [] }
-        let records = report.duplicateCount == 1 ? "record repeats the key" : "records repeat the key"
-        return ["\(path):\(list.position(ofByteOffset: offset)): warning: \(report.duplicateCount) \(records) of an earlier one; the first is here"]
+        list.warnings(keyed: isKeyed).map { "\(path):\($0.position): warning: \($0.message)" }
     }
 
     /// Writes ``warnings`` to standard error.

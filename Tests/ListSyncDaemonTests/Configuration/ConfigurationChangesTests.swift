@@ -49,7 +49,11 @@ struct ConfigurationChangesTests {
         #expect(changes.added.map(\.name) == ["fresh"])
         #expect(changes.removed.map(\.name) == ["gone"])
         #expect(changes.changed.map(\.new.name) == ["rekeyed", "moved"])
-        #expect(changes.changed.map(\.fields) == [[.key, .ignore], [.path, .format]])
+        // csv to tsv also changes the delimiter in effect, comma to tab.
+        #expect(changes.changed.map(\.fields) == [[.key, .ignore], [.path, .format, .delimiter]])
+        // Logs name the fields by their configuration keys.
+        #expect(changes.changed.map { WatchConfiguration.Field.configurationKeys($0.fields) } == ["key,ignore", "path,format,delimiter"])
+        #expect(WatchConfiguration.Field.configurationKeys([.raggedRows, .sectionBy]) == "section_by,ragged_rows")
         #expect(changes.changed.map(\.old) == [old.watches[3], old.watches[2]])
         #expect(changes.unchanged.map(\.name) == ["kept"])
         #expect(changes.settings.isEmpty)

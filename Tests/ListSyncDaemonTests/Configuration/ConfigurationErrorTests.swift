@@ -211,7 +211,7 @@ struct ConfigurationErrorTests {
         #expect(name == "a")
         #expect((at.line, at.column) == (5, 3))
         #expect((first.line, first.column) == (2, 1))
-        #expect(found.first?.description == "/etc/listsyncd/listsyncd.toml:5:3: a watch named \"a\" is already defined at line 2")
+        #expect(found.first?.description == "/etc/listsyncd/listsyncd.toml:5:3: error: a watch named \"a\" is already defined at line 2")
     }
 
     @Test("invalid UTF-8 is reported at its line and column, before TOML parsing")

@@ -233,31 +233,87 @@ struct DaemonConfigurationParsingTests {
         #expect(configuration.watches.map(\.format) == [.csv, .ndjson])
     }
 
-    @Test("unknown keys and tables are warnings with their lines; the rest still loads")
+    @Test("unknown keys and tables are errors with their positions and the key they most likely meant")
     func unknownKeys() throws {
-        let loaded = try parse(
-            """
-            socket_mode = "0600"
-            colour = "blue"
+        let found = problems(
+            of: """
+                socket_mod = "0600"
+                colour = "blue"
 
+                [[watch]]
+                name = "a"
+                path = "/d/a.csv"
+                  keys = ["id"]
+                section-by = "c"
+                fromat = "csv"
+
+                [server]
+                port = 1
+                """
+        )
+        #expect(found.map(kind) == ["unknownKey", "unknownKey", "unknownKey", "unknownKey", "unknownKey", "unknownKey"])
+        #expect(found.map(\.description) == [
+            "/etc/listsyncd/listsyncd.toml:1:1: error: unknown key \"socket_mod\" at the top level; did you mean \"socket_mode\"?",
+            "/etc/listsyncd/listsyncd.toml:2:1: error: unknown key \"colour\" at the top level",
+            "/etc/listsyncd/listsyncd.toml:7:3: error: unknown key \"keys\" in [[watch]]; did you mean \"key\"?",
+            "/etc/listsyncd/listsyncd.toml:8:1: error: unknown key \"section-by\" in [[watch]]; did you mean \"section_by\"?",
+            "/etc/listsyncd/listsyncd.toml:9:1: error: unknown key \"fromat\" in [[watch]]; did you mean \"format\"?",
+            "/etc/listsyncd/listsyncd.toml:11:1: error: unknown key \"server\" at the top level",
+        ])
+    }
+
+    @Test(
+        "a suggestion is the closest known key within a few edits, or none",
+        arguments: [
+            ("keys", "key"), ("Key", "key"), ("igonre", "ignore"), ("sectionby", "section_by"), ("histroy_length", "history_length"),
+            ("heartbeat_interval", "heartbeat_interval_ms"), ("colour", nil), ("k", nil), ("watches", "watch"),
+        ] as [(String, String?)])
+    func suggestions(typed: String, meant: String?) {
+        let known = ConfigurationReader.watchKeys.union(ConfigurationReader.topLevelKeys)
+        #expect(KeySuggestion.closest(to: typed, among: known) == meant)
+    }
+
+    @Test("delimiter and ragged_rows read a CSV as listsync parse --delimiter and --ragged-rows do")
+    func csvReadOptions() throws {
+        let watches = try parse(
+            """
             [[watch]]
             name = "a"
             path = "/d/a.csv"
-            fromat = "csv"
-
-            [server]
-            port = 1
+            delimiter = "semicolon"
+            ragged_rows = "pad"
+            [[watch]]
+            name = "b"
+            path = "/d/b.tsv"
+            ragged_rows = "truncate"
+            [[watch]]
+            name = "c"
+            path = "/d/c.csv"
+            format = "tsv"
+            delimiter = "pipe"
+            [[watch]]
+            name = "d"
+            path = "/d/d.json"
             """
-        )
-        #expect(loaded.configuration.socketMode == 0o600)
-        #expect(loaded.configuration.watches.map(\.name) == ["a"])
-        #expect(loaded.warnings.map(kind) == ["unknownKey", "unknownKey", "unknownKey"])
-        #expect(loaded.warnings.map { $0.location?.line } == [2, 7, 9])
-        #expect(loaded.warnings.map(\.description) == [
-            "/etc/listsyncd/listsyncd.toml:2:1: unknown key 'colour' (ignored)",
-            "/etc/listsyncd/listsyncd.toml:7:1: unknown key 'fromat' (ignored)",
-            "/etc/listsyncd/listsyncd.toml:9:1: unknown key 'server' (ignored)",
+        ).configuration.watches
+        #expect(watches.map(\.delimiter) == [.semicolon, .tab, .pipe, nil])
+        #expect(watches.map(\.raggedRows) == [.pad, .truncate, .error, .error])
+        #expect(watches.map(\.readOptions.format) == [.csv(delimiter: .semicolon), .csv(delimiter: .tab), .csv(delimiter: .pipe), .json])
+        #expect(watches.map(\.readOptions.raggedRows) == [.pad, .truncate, .error, .error])
+        // A delimiter equal to the format's default is the same watch as none.
+        #expect(WatchConfiguration(name: "a", path: "/a.csv", format: .csv, delimiter: .comma) == WatchConfiguration(name: "a", path: "/a.csv", format: .csv))
+    }
+
+    @Test(
+        "delimiter and ragged_rows reject unknown values and JSON watches, at their lines",
+        arguments: [
+            ("path = \"/d/a.csv\"\ndelimiter = \";\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': \";\" is none of \"comma\", \"semicolon\", \"tab\", \"pipe\""),
+            ("path = \"/d/a.csv\"\nragged_rows = \"skip\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': \"skip\" is none of \"error\", \"pad\", \"truncate\""),
+            ("path = \"/d/a.json\"\ndelimiter = \"tab\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': it applies to csv and tsv watches only, and this one is json"),
+            ("path = \"/d/a.ndjson\"\nragged_rows = \"pad\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': it applies to csv and tsv watches only, and this one is ndjson"),
         ])
+    func invalidCSVReadOptions(body: String, message: String) {
+        #expect(problems(of: "[[watch]]\nname = \"a\"\n\(body)\n").map(\.description) == [message])
     }
 
     @Test("a file without watches loads with a warning", arguments: ["", "watch = []", "# only a comment\n"])
@@ -286,13 +342,13 @@ struct DaemonConfigurationParsingTests {
               "x", # ] not the end
               "y",
             ]
-            oops = 1
             """
         )
         #expect(loaded.configuration.socketPath == "/tmp/l.sock")
         #expect(loaded.configuration.stateDirectory == "/var/lib/x")
         #expect(loaded.configuration.watches.map(\.path) == ["/d/a[1].csv", "/d/b.csv"])
-        #expect(loaded.warnings.map { $0.location?.line } == [16])
+        #expect(loaded.warnings.isEmpty)
+        #expect(problems(of: "[[watch]]\nname = \"b\"\npath = \"/d/b.csv\"\nignore = [\n  \"x\", # ] not the end\n]\noops = 1\n").map { $0.location?.line } == [7])
     }
 
     @Test("load reads a real file and resolves paths against its directory")

@@ -8,6 +8,7 @@ struct EndToEndTests {
     @Suite struct Subscribers {}
     @Suite struct Robustness {}
     @Suite struct Lifecycle {}
+    @Suite struct Reload {}
     @Suite struct Load {}
 }
 

@@ -9,6 +9,9 @@ import Testing
     static let watches = [
         WatchSummary(name: "products", format: "csv", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 12), rows: 1200),
         WatchSummary(name: "log", format: "ndjson", sectioned: false, state: .loading, cursor: nil, rows: nil),
+        WatchSummary(
+            name: "teams", format: "json", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 0), rows: 9,
+            warnings: [WatchProblem(message: "2 records repeat the key of an earlier one; the first is here", position: SourcePosition(line: 7, column: 5, byteOffset: 88))]),
     ]
 
     static let messages: [ServerMessage] = [
@@ -23,6 +26,9 @@ import Testing
         .status(StatusMessage(watch: "products", state: .invalid, error: WatchProblem(message: "quoted field is never closed", position: SourcePosition(line: 14, column: 9, byteOffset: 612)))),
         .status(StatusMessage(watch: "products", state: .missing, error: WatchProblem(message: "no such file"))),
         .status(StatusMessage(watch: "gone", state: .removed)),
+        .status(StatusMessage(
+            watch: "products", state: .ok,
+            warnings: [WatchProblem(message: "1 record repeats the key of an earlier one; the first is here", position: SourcePosition(line: 4, column: 1, byteOffset: 40))])),
         .heartbeat(time: 1_763_745_600_123),
         .goodbye(reason: .shutdown),
         .goodbye(reason: .slowConsumer),
@@ -72,6 +78,14 @@ import Testing
             watch: "products", state: .invalid,
             error: WatchProblem(message: "unterminated quoted field", position: SourcePosition(line: 14, column: 9, byteOffset: 612))))
         #expect(String(decoding: status.encoded(), as: UTF8.self) == #"{"type":"status","push":true,"watch":"products","state":"invalid","error":{"message":"unterminated quoted field","line":14,"column":9,"offset":612}}"# + "\n")
+    }
+
+    @Test func encodesWarningsOnlyWhenThereAreAny() {
+        let warned = ServerMessage.status(StatusMessage(
+            watch: "products", state: .ok,
+            warnings: [WatchProblem(message: "1 record repeats the key of an earlier one; the first is here", position: SourcePosition(line: 4, column: 1, byteOffset: 40))]))
+        #expect(String(decoding: warned.encoded(), as: UTF8.self) == #"{"type":"status","push":true,"watch":"products","state":"ok","warnings":[{"message":"1 record repeats the key of an earlier one; the first is here","line":4,"column":1,"offset":40}]}"# + "\n")
+        #expect(String(decoding: ServerMessage.status(StatusMessage(watch: "products", state: .ok)).encoded(), as: UTF8.self) == #"{"type":"status","push":true,"watch":"products","state":"ok"}"# + "\n")
     }
 
     @Test func writesPreEncodedStagesVerbatim() throws {

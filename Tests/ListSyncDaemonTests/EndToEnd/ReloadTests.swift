@@ -1,0 +1,243 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+import Testing
+@testable import ListSyncDaemon
+
+/// Reloads that change how a watch reads a file that does not change: the file is read again at
+/// once with the new options, as a changeset, or as a snapshot under a new epoch when the records
+/// are identified differently.
+extension EndToEndTests.Reload {
+    /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
+    /// until the daemon is ready again.
+    static func reload(_ harness: DaemonHarness, to watch: String) throws {
+        // Status notifications of earlier connections may fill the datagram queue, which would
+        // make the daemon drop RELOADING=1.
+        harness.takePendingNotifications()
+        try harness.writeConfig([watch])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+    }
+
+    /// The built `listsync`, beside `listsyncd`.
+    static var cliPath: String {
+        get throws { String(try DaemonProcess.binaryPath.dropLast("d".count)) }
+    }
+
+    /// The watches as `list` shows them.
+    static func list(_ harness: DaemonHarness) throws -> [WatchSummary] {
+        guard case .list(let watches) = try harness.client().request({ .list(id: $0) }) else {
+            throw TestFailure(description: "not a list")
+        }
+        return watches
+    }
+
+    /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
+    /// subscriber that has applied version 1, so the watch has a history to drop.
+    static func start(_ watch: String, options: ReadOptions) throws -> (DaemonHarness, String, MirrorSubscriber) {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.csv")
+        try FileOperations.write(Lists.catalogue(0), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.csv\"\n\(watch)"])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        return (harness, file, subscriber)
+    }
+
+    @Test func aNewKeyStartsANewEpochAndSubscribersGetASnapshot() throws {
+        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        let oldCursor = try #require(subscriber.mirror?.cursor)
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        let byName = ReadOptions(format: .csv(delimiter: .comma), key: ["name"])
+        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: byName))
+        let newCursor = try #require(subscriber.mirror?.cursor)
+        #expect(newCursor.epoch != oldCursor.epoch)
+        #expect(newCursor.seq == oldCursor.seq + 1)
+        #expect(try Self.list(harness).map(\.cursor) == [newCursor])
+        #expect(try Self.list(harness).map(\.state) == [.ok])
+        #expect(harness.log.contains("fields=key"), "\(harness.log)")
+
+        // A cursor of the old epoch never resumes: a new subscriber gets a snapshot.
+        let resuming = try harness.subscriber("list", since: oldCursor)
+        #expect(resuming.reply?.mode == .snapshot)
+        #expect(resuming.reply?.cursor == newCursor)
+
+        // The new epoch carries on with changesets.
+        try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: byName))
+        #expect(subscriber.changesets.last == Cursor(epoch: newCursor.epoch, seq: newCursor.seq + 1))
+        #expect(subscriber.snapshots == 2)
+
+        // `listsync snapshot` sees the new epoch's version as current and prints it.
+        let snapshot = try DaemonProcess(
+            executable: try Self.cliPath,
+            arguments: ["snapshot", "list", "--socket", harness.socketPath, "--output-format", "csv"], logPath: harness.path("snapshot.log"))
+        #expect(try snapshot.waitForExit() == 0, "\(snapshot.log)")
+        #expect(snapshot.log.hasPrefix("sku,name,price,category\n"), "\(snapshot.log)")
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func listsyncMirrorFollowsANewEpochAndEqualsTheSnapshot() throws {
+        let (harness, file, _) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        let output = harness.path("mirror.json")
+        let mirror = try DaemonProcess(
+            executable: try Self.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
+            logPath: harness.path("mirror.log"))
+        defer {
+            mirror.send(SIGTERM)
+            _ = try? mirror.waitForExit()
+        }
+        /// Whether the mirror file holds what `listsync snapshot` prints now.
+        func mirrorEqualsSnapshot() throws -> Bool {
+            let snapshot = try DaemonProcess(
+                executable: try Self.cliPath, arguments: ["snapshot", "list", "--socket", harness.socketPath],
+                logPath: harness.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
+            guard try snapshot.waitForExit() == 0 else { return false }
+            let json = ListReader(options: ReadOptions(format: .json))
+            guard let mirrored = try? json.read(contentsOfFile: output) else { return false }
+            return mirrored.document == (try json.read(bytes: Array(snapshot.log.utf8))).document
+        }
+        func waitUntilMirrored() throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if try mirrorEqualsSnapshot() { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
+        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        #expect(!mirror.log.contains("resync"), "\(mirror.log)")
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aNewSectionColumnStartsANewEpoch() throws {
+        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"")
+        let sectioned = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
+        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: sectioned))
+        #expect(subscriber.mirror?.sectioned == true)
+        #expect(try Self.list(harness).map(\.sectioned) == [true])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aNewFormatStartsANewEpoch() throws {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.txt")
+        try FileOperations.write(Lists.catalogue(0, delimiter: "\t"), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.txt\"\nformat = \"csv\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        // Read as comma-separated, each line is one field.
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma))))
+        let cursor = try #require(subscriber.mirror?.cursor)
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
+        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .tab))))
+        #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
+        #expect(try Self.list(harness).map(\.format) == ["tsv"])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aKeyThatNamesNoColumnMakesTheWatchInvalidAndKeepsTheLastGoodVersion() throws {
+        let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
+        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: keyed)
+        let cursor = try #require(subscriber.mirror?.cursor)
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"skew\"]")
+        #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
+        let error = try #require(subscriber.status?.error)
+        #expect(error.message.contains("skew"), "\(error)")
+        #expect(error.position?.line == 1)
+        let listed = try Self.list(harness)
+        #expect(listed.map(\.state) == [.invalid])
+        // The last good version stays live, under its own cursor, as for any invalid file.
+        #expect(listed.map(\.cursor) == [cursor])
+        #expect(subscriber.snapshots == 1)
+
+        // Fixing the configuration starts the new epoch at once, the file still unchanged.
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        #expect(try subscriber.waitUntil { $0.status?.state == .ok && $0.snapshots == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["name"])))
+        #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aWatchInvalidBecauseOfItsOptionsIsReadAgainWithTheNewOnes() throws {
+        let harness = try DaemonHarness()
+        let file = harness.path("ragged.csv")
+        try FileOperations.write("id,name,note\n1,a,x\n2,b\n3,c,z\n", to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
+        #expect(try Self.list(harness).map(\.cursor) == [nil])
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\"\nragged_rows = \"pad\"")
+        #expect(try subscriber.waitUntil { $0.status?.state == .ok })
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"], raggedRows: .pad)))
+        #expect(try Self.list(harness).map(\.rows) == [3])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func newIgnoredFieldsArePublishedAsAChangeset() throws {
+        let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
+        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: keyed)
+        let cursor = try #require(subscriber.mirror?.cursor)
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nignore = [\"price\"]")
+        #expect(try subscriber.waitUntil { $0.changesets.count == 2 })
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], ignore: ["price"])))
+        #expect(subscriber.changesets.last == Cursor(epoch: cursor.epoch, seq: cursor.seq + 1))
+        #expect(subscriber.snapshots == 1)
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aNewDelimiterReadsTheColumnsAsAChangeset() throws {
+        let harness = try DaemonHarness()
+        let file = harness.path("semicolons.csv")
+        try FileOperations.write(Lists.catalogue(0, delimiter: ";"), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"semicolons.csv\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        // Read with commas, the file is one column named "sku;name;price;category".
+        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma))))
+
+        try Self.reload(harness, to: "name = \"list\"\npath = \"semicolons.csv\"\ndelimiter = \"semicolon\"")
+        let semicolons = ReadOptions(format: .csv(delimiter: .semicolon))
+        #expect(try subscriber.waitUntil { $0.changesets.count == 1 })
+        #expect(try subscriber.waitUntilMirrors(file, options: semicolons))
+        #expect(subscriber.snapshots == 1)
+        let parsed = try ListReader(options: semicolons).read(contentsOfFile: file)
+        #expect(parsed.schema.columns == ["sku", "name", "price", "category"])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aSemicolonWatchReadsItsColumnsFromTheStart() throws {
+        let harness = try DaemonHarness()
+        let file = harness.path("semicolons.csv")
+        try FileOperations.write(Lists.catalogue(0, delimiter: ";"), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"semicolons.csv\"\nkey = \"sku\"\ndelimiter = \"semicolon\""])
+        try harness.start()
+        let options = ReadOptions(format: .csv(delimiter: .semicolon), key: ["sku"])
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1, delimiter: ";"), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+}
