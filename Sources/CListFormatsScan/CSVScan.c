@@ -444,10 +444,21 @@ static inline bool needs_quotes(const uint8_t *base, int64_t start, int64_t end,
     return false;
 }
 
+static inline listsync_hash128 content_hash(listsync_hash128 row, uint64_t header_seed) {
+    XXH128_canonical_t canonical;
+    XXH128_canonicalFromHash(&canonical, (XXH128_hash_t){row.low, row.high});
+    XXH128_hash_t hash = XXH3_128bits_withSeed(canonical.digest, sizeof canonical.digest, header_seed);
+    return (listsync_hash128){hash.low64, hash.high64};
+}
+
+listsync_hash128 listsync_csv_content_hash(listsync_hash128 row, uint64_t header_seed) {
+    return content_hash(row, header_seed);
+}
+
 void listsync_csv_hash_rows(
     const uint8_t *base, uint8_t delimiter, const listsync_csv_row *rows, int64_t row_count,
-    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, int32_t identity,
-    listsync_csv_row_hashes *hashes, listsync_record *records)
+    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, uint64_t header_seed,
+    int32_t identity, listsync_csv_row_hashes *hashes, listsync_record *records)
 {
     for (int64_t index = 0; index < row_count; index++) {
         const listsync_csv_row *row = &rows[index];
@@ -466,8 +477,11 @@ void listsync_csv_hash_rows(
             }
             if (is_canonical) {
                 XXH128_hash_t hash = XXH3_128bits(base + row->start, (size_t)(row->end - row->start));
-                out->content_low = hash.low64;
-                out->content_high = hash.high64;
+                listsync_hash128 content = content_hash((listsync_hash128){hash.low64, hash.high64}, header_seed);
+                out->row_low = hash.low64;
+                out->row_high = hash.high64;
+                out->content_low = content.low;
+                out->content_high = content.high;
                 out->has_content = true;
             }
         }
@@ -492,7 +506,7 @@ void listsync_csv_hash_rows(
         if (out->is_ready) {
             const bool is_keyed = identity == LISTSYNC_IDENTITY_KEY;
             records[index] = (listsync_record){
-                is_keyed ? out->key_low : out->content_low, is_keyed ? out->key_high : out->content_high,
+                is_keyed ? out->key_low : out->row_low, is_keyed ? out->key_high : out->row_high,
                 out->content_low, out->content_high, (uint32_t)row->start, (uint32_t)(row->end - row->start)};
         }
     }

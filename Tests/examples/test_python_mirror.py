@@ -40,12 +40,16 @@ def read_json(path):
         return None
 
 
+# examples/listsyncd.toml ignores these products fields: they are not published.
+IGNORED = {"updated_at"}
+
+
 def products(path):
-    """products.csv as the mirror holds it: objects of strings, sectioned by category."""
+    """products.csv as the mirror holds it: objects of strings without the ignored fields, sectioned by category."""
     sections = {}
     with open(path, newline="", encoding="utf-8") as file:
         for row in csv.DictReader(file):
-            sections.setdefault(row["category"], []).append(row)
+            sections.setdefault(row["category"], []).append({name: value for name, value in row.items() if name not in IGNORED})
     return sections
 
 
@@ -160,6 +164,17 @@ class MirrorTest(unittest.TestCase):
         with open(data, "w", encoding="utf-8") as file:
             file.write(content)
         self.assertMirrors(output, lambda: products(data), "recovery from an invalid file")
+
+        # An ignored field alone changes: nothing is published; then a column is renamed and
+        # renamed back, and every record carries the new name, each version proved by its digest.
+        header_line, body = content.split("\n", 1)
+        with open(data, "w", encoding="utf-8") as file:
+            file.write(header_line + "\n" + body.replace("2026-11-20", "2026-11-22"))
+        for name in ("title", "name"):
+            with open(data + ".tmp", "w", encoding="utf-8") as file:
+                file.write(header_line.replace(",name,", f",{name},") + "\n" + body.replace("2026-11-20", "2026-11-22"))
+            os.rename(data + ".tmp", data)
+            self.assertMirrors(output, lambda: products(data), f"the name column renamed to {name}")
         self.assertNoResync("products")
 
     def test_json_object_of_arrays_and_ndjson(self):

@@ -20,6 +20,18 @@ struct ParseCommandTests {
         #expect(first.hasPrefix("{\"id\":\"1\",\"name\":\"Ann\",\"note\":"))
     }
 
+    @Test("--ignore leaves fields out of the output, as the daemon leaves them out of what it publishes")
+    func ignoredFields() throws {
+        let files = try ScratchFiles()
+        try files.write("people.csv", "id,name,updated_at\n1,Ann,monday\n")
+        let csv = try files.listsync("parse", "people.csv", "--ignore", "updated_at", "--output-format", "csv")
+        #expect(csv.status == 0)
+        #expect(csv.standardOutput == "id,name\n1,Ann\n")
+        try files.write("people.json", #"[{"id":1,"meta":{"at":"monday","by":"Bo"}}]"#)
+        let json = try files.listsync("parse", "people.json", "--ignore", "/meta/at", "--output-format", "ndjson")
+        #expect(json.standardOutput == #"{"id":1,"meta":{"by":"Bo"}}"# + "\n")
+    }
+
     @Test("--section-by makes a JSON object of arrays, sections in order of first appearance")
     func sectionedJSON() throws {
         let files = try ScratchFiles()

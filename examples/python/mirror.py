@@ -39,9 +39,16 @@ def parse_cursor(text):
     return epoch, int(seq)
 
 
-def list_digest(sections):
-    """The digest of a list, as docs/PROTOCOL.md defines it (SHA-256 of the content hashes)."""
+def list_digest(columns, sections):
+    """The digest of a list, as docs/PROTOCOL.md defines it: SHA-256 of the schema block
+    (the column count, then each name's UTF-8 length and bytes, counts as 8 bytes big-endian),
+    then of each section's hash and record count and of its records' content hashes."""
     digest = hashlib.sha256()
+    digest.update(len(columns).to_bytes(8, "big"))
+    for name in columns:
+        encoded = name.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "big"))
+        digest.update(encoded)
     for section in sections:
         digest.update(bytes.fromhex(section["hash"]))
         digest.update(len(section["records"]).to_bytes(8, "big"))
@@ -97,9 +104,10 @@ def apply_stage(sections, stage):
 
 
 class Mirror:
-    """A mirrored list: sections of records, each record with its content hash and value."""
+    """A mirrored list: its columns, and sections of records, each record with its content hash and value."""
 
     def __init__(self):
+        self.columns = None
         self.sections = None
         self.sectioned = False
         self.cursor = None
@@ -120,8 +128,10 @@ class Mirror:
             return False
         sections = [self._chunks[index] for index in range(len(self._chunks))]
         self._chunks = None
-        if list_digest(sections) != message["digest"]:
+        columns = message["schema"]["columns"]
+        if list_digest(columns, sections) != message["digest"]:
             raise Resync("snapshot digest mismatch")
+        self.columns = columns
         self.sections = sections
         self.sectioned = message["sectioned"]
         self.cursor = message["cursor"]
@@ -140,8 +150,10 @@ class Mirror:
                 sections = apply_stage(sections, stage)
         except (IndexError, KeyError, TypeError, ValueError) as error:
             raise Resync(f"changeset does not apply: {error!r}")
-        if list_digest(sections) != message["digest"]:
+        columns = message["schema"]["columns"] if "schema" in message else self.columns
+        if list_digest(columns, sections) != message["digest"]:
             raise Resync("changeset digest mismatch")
+        self.columns = columns
         self.sections = sections
         self.cursor = message["cursor"]
 

@@ -139,12 +139,30 @@ enum {
     LISTSYNC_IDENTITY_OTHER = 2,
 };
 
+/// A 128-bit hash, as its two halves.
+typedef struct listsync_hash128 {
+    uint64_t low;
+    uint64_t high;
+} listsync_hash128;
+
+/// The content hash of a CSV record whose canonical row hashes (XXH3-128) to
+/// `row`, in a list whose published header gives `header_seed`: XXH3-128,
+/// seeded with `header_seed`, of the 16 bytes of `row` (high half first, each
+/// half big-endian). A header rename so changes every record's content while
+/// its identity, taken from the row or the key, stays: every record is
+/// updated with its new field names.
+listsync_hash128 listsync_csv_content_hash(listsync_hash128 row, uint64_t header_seed);
+
 /// The hashes of a row that `listsync_csv_hash_rows` could take from the
 /// row's bytes as they are.
 typedef struct listsync_csv_row_hashes {
-    /// XXH3-128 of the row's canonical form, when `has_content`.
+    /// The record's content hash (`listsync_csv_content_hash`), when `has_content`.
     uint64_t content_low;
     uint64_t content_high;
+    /// XXH3-128 of the row's canonical form, when `has_content`: the identity
+    /// of a record without a key.
+    uint64_t row_low;
+    uint64_t row_high;
     /// XXH3-128 of the key field's value, when `has_key`.
     uint64_t key_low;
     uint64_t key_high;
@@ -158,15 +176,16 @@ typedef struct listsync_csv_row_hashes {
 /// Hashes the rows of a batch: the content of each row that has
 /// `field_count` fields and whose bytes are its canonical form (every
 /// quoted field needs its quotes: it holds the delimiter, a quote, CR or
-/// LF; no loose quotes), when `hashes_content`; the value of field
+/// LF; no loose quotes), when `hashes_content`, sealed with `header_seed`
+/// (`listsync_csv_content_hash`); the value of field
 /// `key_column` (unless -1) when the row has it and it needs no unescaping.
 /// A row whose content and identity (`identity`, one of
 /// `LISTSYNC_IDENTITY_…`) it took is ready: its record is in `records`.
 /// Rows it cannot hash are left to the caller.
 void listsync_csv_hash_rows(
     const uint8_t *base, uint8_t delimiter, const listsync_csv_row *rows, int64_t row_count,
-    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, int32_t identity,
-    listsync_csv_row_hashes *hashes, listsync_record *records);
+    const uint32_t *separators, int64_t field_count, int64_t key_column, bool hashes_content, uint64_t header_seed,
+    int32_t identity, listsync_csv_row_hashes *hashes, listsync_record *records);
 
 // MARK: JSON
 

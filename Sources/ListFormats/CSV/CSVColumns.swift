@@ -6,10 +6,15 @@ struct CSVColumns {
     let key: [Int]
     /// The `section_by` column.
     let section: Int?
-    /// Which columns are left out of the content.
+    /// Which columns are ignored: left out of the content and of the published list.
     let ignored: [Bool]
     /// Whether any column is ignored.
     let hasIgnored: Bool
+    /// The columns that are published: the header without the ignored ones.
+    let published: ListSchema
+    /// The seed of every record's content hash: XXH3-64 of the published schema's
+    /// ``ListSchema/canonicalBytes``, so that renaming a column changes every record.
+    let headerSeed: UInt64
     /// The field names as the user wrote them, for messages: key, then section.
     let keyNames: [String]
     let sectionName: String?
@@ -32,8 +37,15 @@ struct CSVColumns {
         for name in options.ignore { ignored[try column(name)] = true }
         self.ignored = ignored
         self.hasIgnored = ignored.contains(true)
+        self.published = ListSchema(columns: zip(header, ignored).filter { !$0.1 }.map(\.0))
+        self.headerSeed = self.published.canonicalBytes.withUnsafeBytes { StableHash.hash64($0) }
     }
 
     /// The number of columns.
     var count: Int { header.count }
+
+    /// How records are decoded.
+    func layout(delimiter: UInt8) -> CSVLayout {
+        CSVLayout(delimiter: delimiter, header: header, key: key, ignored: ignored, headerSeed: headerSeed)
+    }
 }

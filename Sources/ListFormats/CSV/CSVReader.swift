@@ -6,7 +6,11 @@ import CListFormatsScan
 /// section are taken from their columns, and its content is hashed — the raw
 /// row bytes when they are canonical (no quotes, or only quotes that are
 /// needed) and no column is ignored, the common case; otherwise the row
-/// re-encoded with minimal quoting. No value is built.
+/// re-encoded with minimal quoting — and sealed with the published header
+/// (``CSVLayout/contentHash(ofRow:)``): a record's content includes its
+/// field names. A record without a key is identified by its row's hash
+/// alone, so a renamed column updates records rather than replacing them.
+/// No value is built.
 struct CSVReader {
     let options: ReadOptions
     let delimiter: UInt8
@@ -32,8 +36,8 @@ struct CSVReader {
             header: try header(of: headerRow, scanner: scanner), options: options,
             headerPosition: { scanner.position(of: headerRow.start) })
 
-        let storage = ListStorage(
-            source: bytes, encoding: .csv(CSVLayout(delimiter: delimiter, header: columns.header, key: columns.key)))
+        let layout = columns.layout(delimiter: delimiter)
+        let storage = ListStorage(source: bytes, encoding: .csv(layout))
         let estimatedCount = ListAssembler.estimatedCount(
             of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: headerRow.next)
         var assembler = ListAssembler(
@@ -50,7 +54,7 @@ struct CSVReader {
         if start < buffer.count {
             try readRows(from: start, until: buffer.count, scanner: &scanner, columns: columns, into: &assembler, report: &report)
         }
-        return assembler.finish(schema: ListSchema(columns: columns.header), format: options.format, report: report)
+        return assembler.finish(schema: columns.published, format: options.format, report: report)
     }
 
     /// Reads the rows from `start` in two halves at once (``SplitRead``), the
@@ -98,6 +102,7 @@ struct CSVReader {
         from start: Int, until limit: Int, scanner: inout CSVScanner, columns: CSVColumns,
         into assembler: inout ListAssembler, report: inout ReadReport
     ) throws(ListFormatError) -> Int {
+        let layout = columns.layout(delimiter: delimiter)
         var scratch = ByteScratch()
         var fieldValue = ByteScratch()
         var index = start
@@ -112,7 +117,7 @@ struct CSVReader {
             report.blankLineCount += batch.blankLineCount
             scanner.hashRows(
                 fieldCount: columns.count, keyColumn: columns.key.count == 1 ? columns.key[0] : nil,
-                hashesContent: !columns.hasIgnored, identity: identity)
+                hashesContent: !columns.hasIgnored, headerSeed: columns.headerSeed, identity: identity)
             var rowIndex = 0
             while rowIndex < batch.rowCount {
                 // The rows whose records the scanner made: added at once.
@@ -146,8 +151,10 @@ struct CSVReader {
                 }
 
                 let content: ContentHash
+                let rowHash: ContentHash
                 if hashes.has_content {
                     content = ContentHash(low: hashes.content_low, high: hashes.content_high)
+                    rowHash = ContentHash(low: hashes.row_low, high: hashes.row_high)
                 } else {
                     var isFirst = true
                     for column in 0..<columns.count where !columns.ignored[column] {
@@ -165,13 +172,14 @@ struct CSVReader {
                             CSVFieldEncoding.append(scanner.rawBytes(of: field), delimiter: delimiter, to: &scratch)
                         }
                     }
-                    content = scratch.hash128(from: 0)
+                    rowHash = scratch.hash128(from: 0)
+                    content = layout.contentHash(ofRow: rowHash)
                     scratch.truncate(to: 0)
                 }
 
                 switch columns.key.count {
                 case 0:
-                    assembler.append(start: row.start, end: row.end, key: .content, content: content, section: section)
+                    assembler.append(start: row.start, end: row.end, key: .hashed(rowHash), content: content, section: section)
                 case 1 where hashes.has_key:
                     assembler.append(
                         start: row.start, end: row.end,

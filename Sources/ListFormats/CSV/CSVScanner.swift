@@ -27,9 +27,9 @@ struct CSVScanner: ~Copyable {
     private var rows: UnsafeMutableBufferPointer<listsync_csv_row>
     /// Where each field of the batch's rows ends (see `listsync_csv_row`).
     private var separators: UnsafeMutableBufferPointer<UInt32>
-    /// The hashes of the batch's rows, after ``hashRows(fieldCount:keyColumn:hashesContent:)``.
+    /// The hashes of the batch's rows, after ``hashRows(fieldCount:keyColumn:hashesContent:headerSeed:identity:)``.
     private var hashes: UnsafeMutableBufferPointer<listsync_csv_row_hashes>
-    /// The records of the rows that ``hashRows(fieldCount:keyColumn:hashesContent:identity:)`` made ready.
+    /// The records of the rows that ``hashRows(fieldCount:keyColumn:hashesContent:headerSeed:identity:)`` made ready.
     private var records: UnsafeMutableBufferPointer<listsync_record>
     private var rowCount = 0
 
@@ -114,16 +114,17 @@ struct CSVScanner: ~Copyable {
     }
 
     /// Hashes the rows of the last batch that can be hashed as they are in
-    /// the file (see `listsync_csv_hash_rows`): their content when
-    /// `hashesContent` and they have `fieldCount` fields, the value of field
+    /// the file (see `listsync_csv_hash_rows`): their content, sealed with
+    /// `headerSeed`, when `hashesContent` and they have `fieldCount` fields,
+    /// the value of field
     /// `keyColumn` (if any). O(bytes of the batch).
     /// Rows whose content and identity (`identity`, one of
     /// `LISTSYNC_IDENTITY_…`) were both taken are ready: their records are
     /// ``readyRecords(_:)``.
-    mutating func hashRows(fieldCount: Int, keyColumn: Int?, hashesContent: Bool, identity: Int32) {
+    mutating func hashRows(fieldCount: Int, keyColumn: Int?, hashesContent: Bool, headerSeed: UInt64, identity: Int32) {
         listsync_csv_hash_rows(
             base, delimiter, rows.baseAddress, Int64(rowCount), separators.baseAddress, Int64(fieldCount),
-            Int64(keyColumn ?? -1), hashesContent, identity, hashes.baseAddress, records.baseAddress)
+            Int64(keyColumn ?? -1), hashesContent, headerSeed, identity, hashes.baseAddress, records.baseAddress)
     }
 
     /// The records of the rows `rows` of the last batch, which are ready.

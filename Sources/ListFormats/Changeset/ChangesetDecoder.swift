@@ -54,7 +54,9 @@ public enum ChangesetDecoder {
             elementMoved: try stage.list(ChangesetField.elementMoved) { item throws(ChangesetDecodingError) in
                 let pair = try item.pair()
                 return ChangesetStage.Move(source: try pair.0.elementPath(), target: try pair.1.elementPath())
-            })
+            },
+            elementDeletedKeys: try stage.list(ChangesetField.elementDeletedKeys) { item throws(ChangesetDecodingError) in try item.key() },
+            elementMovedKeys: try stage.list(ChangesetField.elementMovedKeys) { item throws(ChangesetDecodingError) in try item.key() })
     }
 
     /// A value of the encoding with its path, for messages
@@ -123,7 +125,15 @@ public enum ChangesetDecoder {
         }
 
         func placedRecord() throws(ChangesetDecodingError) -> ChangesetStage.PlacedRecord {
-            ChangesetStage.PlacedRecord(path: try member(ChangesetField.at).elementPath(), record: try record())
+            ChangesetStage.PlacedRecord(
+                path: try member(ChangesetField.at).elementPath(), record: try record(),
+                key: try value[member: ChangesetField.key].map { _ throws(ChangesetDecodingError) in try member(ChangesetField.key).key() })
+        }
+
+        /// A record's key: an array of the key fields' values.
+        func key() throws(ChangesetDecodingError) -> ChangesetStage.RecordKey {
+            guard case .array(let values) = value else { throw .unexpected(at: path, expected: "an array of key values") }
+            return values
         }
     }
 }

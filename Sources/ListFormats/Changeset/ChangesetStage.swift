@@ -26,12 +26,24 @@ public struct ChangesetStage: Hashable, Sendable {
     public var elementUpdated: [PlacedRecord]
     /// Records moved.
     public var elementMoved: [Move<ElementPath>]
+    /// The keys of the records deleted, in the order of ``elementDeleted``; empty when the list
+    /// has no key.
+    public var elementDeletedKeys: [RecordKey]
+    /// The keys of the records moved, in the order of ``elementMoved``; empty when the list has no
+    /// key.
+    public var elementMovedKeys: [RecordKey]
+
+    /// The values of a record's key fields, in key order: for CSV the fields' strings, for JSON
+    /// the values at the key paths (`null` where a record has none). A record's key names it
+    /// where a position alone would need the old file.
+    public typealias RecordKey = [ListValue]
 
     /// Creates a stage.
     public init(
         sectionDeleted: [Int] = [], sectionInserted: [InsertedSection] = [], sectionMoved: [Move<Int>] = [],
         sectionUpdated: [UpdatedSection] = [], elementDeleted: [ElementPath] = [], elementInserted: [PlacedRecord] = [],
-        elementUpdated: [PlacedRecord] = [], elementMoved: [Move<ElementPath>] = []
+        elementUpdated: [PlacedRecord] = [], elementMoved: [Move<ElementPath>] = [], elementDeletedKeys: [RecordKey] = [],
+        elementMovedKeys: [RecordKey] = []
     ) {
         self.sectionDeleted = sectionDeleted
         self.sectionInserted = sectionInserted
@@ -41,6 +53,8 @@ public struct ChangesetStage: Hashable, Sendable {
         self.elementInserted = elementInserted
         self.elementUpdated = elementUpdated
         self.elementMoved = elementMoved
+        self.elementDeletedKeys = elementDeletedKeys
+        self.elementMovedKeys = elementMovedKeys
     }
 
     /// A record's value and content hash.
@@ -119,11 +133,14 @@ public struct ChangesetStage: Hashable, Sendable {
         public var path: ElementPath
         /// The record's value and hash.
         public var record: Record
+        /// The record's key; `nil` when the list has no key.
+        public var key: RecordKey?
 
         /// Creates a placed record.
-        public init(path: ElementPath, record: Record) {
+        public init(path: ElementPath, record: Record, key: RecordKey? = nil) {
             self.path = path
             self.record = record
+            self.key = key
         }
     }
 

@@ -30,9 +30,14 @@ struct JSONReader {
         let sectionSlot = try options.sectionBy.map { name throws(ListFormatError) in
             fields.addCapture(try FieldPath(parsing: name))
         }
-        for name in options.ignore { fields.addIgnored(try FieldPath(parsing: name)) }
+        var ignorePaths: [FieldPath] = []
+        for name in options.ignore {
+            let path = try FieldPath(parsing: name)
+            ignorePaths.append(path)
+            fields.addIgnored(path)
+        }
 
-        let storage = ListStorage(source: bytes, encoding: .json(key: keyPaths))
+        let storage = ListStorage(source: bytes, encoding: .json(key: keyPaths, ignore: ignorePaths))
         let assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: options.sectionBy != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: 0))
@@ -57,8 +62,11 @@ struct JSONReader {
         }
         try state.validation.validateAll()
         validation = state.validation
+        // Ignored top-level members are not published, so they are no columns.
+        let ignoredNames = Set(ignorePaths.compactMap(\.topLevelName))
         return state.assembler.finish(
-            schema: ListSchema(columns: state.scanner.schema.columns), format: options.format, report: report)
+            schema: ListSchema(columns: state.scanner.schema.columns.filter { !ignoredNames.contains($0) }),
+            format: options.format, report: report)
     }
 }
 

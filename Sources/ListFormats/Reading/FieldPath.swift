@@ -66,3 +66,44 @@ extension FieldPath {
         return current
     }
 }
+
+extension FieldPath {
+    /// The member name a one-token path names at the top of a record; `nil` for a deeper path.
+    var topLevelName: String? {
+        tokens.count == 1 ? String(decoding: tokens[0], as: UTF8.self) : nil
+    }
+}
+
+extension ListValue {
+    /// The value without the fields at `paths` — members by name, array elements by index
+    /// (`0`, `12`; indices in this value, before any removal), as the JSON scanner leaves them out
+    /// of the content hash. Paths that lead nowhere change nothing. O(size × paths).
+    func removing(_ paths: [FieldPath]) -> ListValue {
+        removing(tokenPaths: paths.map { $0.tokens[...] })
+    }
+
+    private func removing(tokenPaths paths: [ArraySlice<[UInt8]>]) -> ListValue {
+        guard !paths.isEmpty else { return self }
+        /// What to do with a member or element named `token`: drop it, or keep it without the
+        /// rest of the paths that go through it.
+        func below(_ token: some Sequence<UInt8>) -> [ArraySlice<[UInt8]>]? {
+            let through = paths.filter { $0.first.map { $0.elementsEqual(token) } ?? false }
+            if through.contains(where: { $0.count == 1 }) { return nil }
+            return through.map { $0.dropFirst() }
+        }
+        switch self {
+        case .object(let members):
+            return .object(
+                members.compactMap { member in
+                    below(member.name.utf8).map { ListValue.Member(name: member.name, value: member.value.removing(tokenPaths: $0)) }
+                })
+        case .array(let elements):
+            return .array(
+                elements.enumerated().compactMap { index, element in
+                    below(String(index).utf8).map { element.removing(tokenPaths: $0) }
+                })
+        default:
+            return self
+        }
+    }
+}

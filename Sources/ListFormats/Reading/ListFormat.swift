@@ -23,4 +23,11 @@ public enum ListFormat: Hashable, Sendable {
         default: return nil
         }
     }
+
+    /// Whether the file has a header row whose columns are identified by
+    /// position (CSV), rather than records that name their members (JSON).
+    public var hasHeader: Bool {
+        if case .csv = self { return true }
+        return false
+    }
 }

@@ -23,8 +23,22 @@ extension ParsedList {
         }
         // Identities against the values they are read from (a sample: decoding is slow).
         for record in sections.lazy.flatMap(\.elements).prefix(64) {
-            let identity = storage.encoding.isKeyed ? keyCanonicalBytes(of: record).withUnsafeBytes { StableHash.hash128($0) } : record.contentHash
-            precondition(record.differenceIdentifier.hash == identity, "an identity that is not its key's hash")
+            switch storage.encoding {
+            case let encoding where encoding.isKeyed:
+                let key = keyCanonicalBytes(of: record).withUnsafeBytes { StableHash.hash128($0) }
+                precondition(record.differenceIdentifier.hash == key, "an identity that is not its key's hash")
+            case .csv(let layout):
+                // Keyless: the row's hash, which the published header seals into the content.
+                precondition(
+                    layout.contentHash(ofRow: record.differenceIdentifier.hash) == record.contentHash,
+                    "a keyless identity that is not the hash of the record's row")
+            case .json:
+                precondition(record.differenceIdentifier.hash == record.contentHash, "a keyless identity that is not the content hash")
+            }
+            // What is published is what is hashed: JSON values without their ignored fields.
+            if case .json = storage.encoding {
+                precondition(value(of: record).contentHash == record.contentHash, "a published value that is not what its hash covers")
+            }
         }
         #endif
     }

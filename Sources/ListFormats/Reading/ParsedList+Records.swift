@@ -1,7 +1,8 @@
 extension ParsedList {
     /// The value of `record`, one of this list's records, decoded from the
     /// file: for CSV an object of strings in header order, for JSON the JSON
-    /// value with numbers as written. O(record length).
+    /// value with numbers as written — without the fields the options
+    /// ignore, which are not part of the published list. O(record length).
     public func value(of record: ListRecord) -> ListValue {
         storage.value(of: record)
     }
@@ -21,6 +22,34 @@ extension ParsedList {
         keyComponentBytes(of: record, hashingContainers: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The values of the key fields of `record`, one of this list's records, in key order (CSV:
+    /// the fields' strings; JSON: the values, `null` where the record has none); `nil` when the
+    /// list has no key. O(record length).
+    public func key(of record: ListRecord) -> ChangesetStage.RecordKey? {
+        guard storage.encoding.isKeyed else { return nil }
+        return key(decodedFrom: storage.decodedValue(of: record))
+    }
+
+    /// The published value and the key of `record`, one of this list's records, from one decoding
+    /// of its bytes. O(record length).
+    func valueAndKey(of record: ListRecord) -> (value: ListValue, key: ChangesetStage.RecordKey?) {
+        let decoded = storage.decodedValue(of: record)
+        return (storage.publishedValue(decoded), storage.encoding.isKeyed ? key(decodedFrom: decoded) : nil)
+    }
+
+    /// The key fields' values in `value`, a record's whole decoded value.
+    private func key(decodedFrom value: ListValue) -> ChangesetStage.RecordKey {
+        switch storage.encoding {
+        case .csv(let layout):
+            return layout.key.map { column in
+                guard case .object(let members) = value, column < members.count else { return .string("") }
+                return members[column].value
+            }
+        case .json(let key, _):
+            return key.map { $0.value(in: value) ?? .null }
+        }
+    }
+
     /// The canonical bytes of the key of `record`, whose stable hash is its
     /// identity (see ``KeyCanonicalForm``).
     func keyCanonicalBytes(of record: ListRecord) -> [UInt8] {
@@ -38,14 +67,14 @@ extension ParsedList {
     /// array is its canonical text, or — in the identity, with
     /// `hashingContainers` — its hash (``KeyCanonicalForm/appendContainer(hash:to:)``).
     private func keyComponentBytes(of record: ListRecord, hashingContainers: Bool) -> [[UInt8]] {
-        let value = storage.value(of: record)
+        let value = storage.decodedValue(of: record)
         switch storage.encoding {
         case .csv(let layout):
             return layout.key.map { column in
                 guard case .object(let members) = value, column < members.count else { return [] }
                 return Array(members[column].value.text.utf8)
             }
-        case .json(let key):
+        case .json(let key, _):
             return key.map { path in
                 var output = ByteScratch()
                 switch path.value(in: value) {

@@ -45,6 +45,11 @@ public struct ParsedList: Sendable {
         }
     }
 
+    /// Whether records are identified by key fields (rather than by their content).
+    public var hasKey: Bool {
+        storage.encoding.isKeyed
+    }
+
     /// Whether the list is sectioned.
     public var isSectioned: Bool {
         if case .sectioned = layout { return true }

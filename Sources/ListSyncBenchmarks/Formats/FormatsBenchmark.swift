@@ -111,7 +111,7 @@ struct FormatsBenchmark {
         results.append(DiffResult(step: "in process: read the old file (load + parse)", seconds: readOld.seconds))
         let diff = Stopwatch.times(runs: diffRuns) { StagedChangeset(source: oldList.records, target: newList.records) }
         results.append(DiffResult(step: "in process: `StagedChangeset(source:target:)`", seconds: diff.seconds))
-        let encode = Stopwatch.times(runs: diffRuns) { ChangesetEncoder.encode(diff.result, target: newList) }
+        let encode = Stopwatch.times(runs: diffRuns) { ChangesetEncoder.encode(diff.result, source: oldList, target: newList) }
         results.append(DiffResult(step: "in process: `ChangesetEncoder.encode` (\(encode.result.count) bytes)", seconds: encode.seconds))
         return results
     }

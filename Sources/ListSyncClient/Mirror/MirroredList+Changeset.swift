@@ -47,7 +47,8 @@ extension MirroredList {
 }
 
 extension MirrorContent {
-    /// Applies every stage, then checks the digest; on any failure, rolls back to the list as it
+    /// Applies every stage, then checks the digest of the result with the changeset's schema (or
+    /// the current one when it has none); on any failure, rolls back to the list as it
     /// was.
     mutating func apply(_ changeset: ChangesetMessage) throws(MirrorError) {
         var undo = MirrorUndoLog()
@@ -62,15 +63,14 @@ extension MirrorContent {
                 throw .invalidStage(changeset: changeset.cursor, stage: number, reason: error.reason)
             }
         }
-        let computed = MirrorContent.digest(of: self.sections)
+        let schema = changeset.schema?.schema ?? self.schema
+        let computed = MirrorContent.digest(schema: schema, sections: self.sections)
         guard computed == changeset.digest else {
             undo.rollBack(&self.sections)
             throw .digestMismatch(cursor: changeset.cursor, expected: changeset.digest, computed: computed)
         }
         self.cursor = changeset.cursor
         self.digest = computed
-        if let update = changeset.schema {
-            self.schema = update.schema
-        }
+        self.schema = schema
     }
 }

@@ -11,7 +11,9 @@ extension MirroredList {
                 precondition(content.sections.count == 1, "a linear list is one section, not \(content.sections.count)")
                 precondition(content.sections[0].model.model == .null, "the section of a linear list has model null")
             }
-            precondition(MirrorContent.digest(of: content.sections) == content.digest, "the list at \(content.cursor) lost its verified digest")
+            precondition(
+                MirrorContent.digest(schema: content.schema, sections: content.sections) == content.digest,
+                "the list at \(content.cursor) lost its verified digest")
         }
         if let pending = self.pendingSnapshot {
             precondition(pending.nextChunk > 0, "an incomplete snapshot has at least its first chunk")

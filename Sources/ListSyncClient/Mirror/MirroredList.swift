@@ -150,12 +150,12 @@ struct MirrorContent: Sendable {
     var schema: ListSchema
     /// The sections; exactly one, with model `null`, when the list is linear.
     var sections: [MirroredSection]
-    /// The digest of `sections`, equal to the daemon's at `cursor`.
+    /// The digest of `schema` and `sections`, equal to the daemon's at `cursor`.
     var digest: ListDigest
 
-    /// The digest of `sections`, computed. O(*n*).
-    static func digest(of sections: [MirroredSection]) -> ListDigest {
-        var builder = ListDigest.Builder()
+    /// The digest of a list with `schema` and `sections`, computed. O(*n*).
+    static func digest(schema: ListSchema, sections: [MirroredSection]) -> ListDigest {
+        var builder = ListDigest.Builder(schema: schema)
         for section in sections {
             builder.beginSection(modelHash: section.model.hash, recordCount: section.records.count)
             for record in section.records {

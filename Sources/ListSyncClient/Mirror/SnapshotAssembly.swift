@@ -59,7 +59,7 @@ struct SnapshotAssembly: Sendable {
                 throw malformed("a linear list must be one section with model null")
             }
         }
-        let computed = MirrorContent.digest(of: self.sections)
+        let computed = MirrorContent.digest(schema: self.schema, sections: self.sections)
         guard computed == digest else { throw .digestMismatch(cursor: self.cursor, expected: digest, computed: computed) }
         return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest)
     }

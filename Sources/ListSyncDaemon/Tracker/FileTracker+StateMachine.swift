@@ -65,7 +65,7 @@ extension FileTracker {
         ///
         /// - A valid version is diffed, as sectioned lists, against the last good one and
         ///   published as one changeset with the next `seq`, with the schema when it changed;
-        ///   content-equal records publish no changeset.
+        ///   a content-equal version publishes nothing and leaves the published one live.
         /// - Invalid content keeps the last good version and publishes an `invalid` status with
         ///   the positioned error; the next valid version is diffed against the last good one.
         /// - A missing file publishes a `missing` status and keeps the list.
@@ -130,18 +130,18 @@ extension FileTracker {
             }
             let sections = list.sections
             let changeset = StagedChangeset(source: lastGood.sections, target: sections)
-            let schema = SchemaUpdate(from: lastGood.list.schema, to: list.schema)
+            let schema = SchemaUpdate(from: lastGood.list, to: list)
             guard !changeset.isEmpty || schema != nil else {
-                // Content-equal: the same version, with the new values of ignored fields.
-                let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq, list: list)
-                self.state = .live(version)
-                return WatchPublication(version: version)
+                // Content-equal (ignored fields, JSON spacing or member order, CSV quoting): what
+                // was published stays, values and all, so snapshots show what mirrors hold.
+                self.state = .live(lastGood)
+                return WatchPublication()
             }
             let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list)
             self.state = .live(version)
             let line = ServerMessage.encodedChangeset(
                 watch: self.watch, cursor: version.cursor, digest: version.digest, schema: schema,
-                stagesJSON: ChangesetEncoder.encode(changeset, target: list))
+                stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))
             return WatchPublication(version: version, changesetLine: line)
         }
 

@@ -3,8 +3,8 @@ import ListSyncProtocol
 /// What one new version of a watched file changes for subscribers: handed from the tracker to
 /// its ``WatchFeed`` in one piece, so the version, its changeset and the status move together.
 struct WatchPublication: Sendable {
-    /// The version now live: a new `seq` (with ``changesetLine`` unless it is version 0), or the
-    /// same `seq` with content-equal records (whitespace, member order or ignored fields changed).
+    /// The version now live, with a new `seq` (and ``changesetLine`` unless it is version 0). A
+    /// content-equal read of the file publishes none: the live version stays as it was published.
     var version: WatchVersion?
     /// The encoded `changeset` line that publishes ``version``, written as is to every subscriber.
     var changesetLine: [UInt8]?

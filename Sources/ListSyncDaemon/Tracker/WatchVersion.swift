@@ -25,7 +25,7 @@ final class WatchVersion: Sendable {
         self.seq = seq
         self.list = list
         self.sections = list.sections
-        self.digest = ListDigest(sections: self.sections)
+        self.digest = ListDigest(of: list)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
     }
 

@@ -5,14 +5,17 @@ import ListFormats
 /// The state of a whole list in 32 bytes, so a client can prove its mirror: the `digest` of
 /// changesets and of a snapshot's last chunk.
 ///
-/// It is the SHA-256 of the concatenation, section after section, of the 16 bytes of the section
-/// model's content hash, the section's record count as 8 bytes big-endian, then each record's
-/// 16-byte content hash in order. A content hash's 16 bytes are its 32 hex digits read as bytes:
-/// the high half first, each half big-endian. Every record and section carries its hash, so a
-/// client needs no hashing of its own beyond SHA-256.
+/// It is the SHA-256 of the concatenation of the schema block (``ListSchema/canonicalBytes``:
+/// the column count, then each column name's length and bytes, counts as 8 bytes big-endian),
+/// then, section after section, the 16 bytes of the section model's content hash, the section's
+/// record count as 8 bytes big-endian, then each record's 16-byte content hash in order. A content
+/// hash's 16 bytes are its 32 hex digits read as bytes: the high half first, each half big-endian.
+/// Every record and section carries its hash, so a client needs no hashing of its own beyond
+/// SHA-256. The schema block makes the digest cover the field names: a mirror that kept a column's
+/// old name fails verification, even when the list is empty.
 ///
 /// ```swift
-/// var builder = ListDigest.Builder()
+/// var builder = ListDigest.Builder(schema: schema)
 /// for section in sections {
 ///     builder.beginSection(modelHash: section.modelHash, recordCount: section.records.count)
 ///     for record in section.records { builder.addRecord(record.hash) }
@@ -76,8 +79,12 @@ extension ListDigest {
         private var expectedRecords = 0
         #endif
 
-        /// An empty builder (the digest of an empty list with no sections).
-        public init() {}
+        /// A builder that starts with the schema block of `schema`; finished at once, it gives
+        /// the digest of a list with these columns and no sections.
+        public init(schema: ListSchema) {
+            // Hashed directly, before the buffer takes the 8-byte values that follow.
+            self.hasher.update(data: schema.canonicalBytes)
+        }
 
         private static let blockSize = 64 << 10
 
@@ -135,13 +142,13 @@ extension ListDigest {
 }
 
 extension ListDigest {
-    /// The digest of a list read by `ListFormats`.
+    /// The digest of a list read by `ListFormats`: its schema, then its sections (a linear list
+    /// is one section with model `null`).
     ///
-    /// - Parameter sections: The list; a linear list is one section with model `null`.
     /// - Complexity: O(*n*) in the number of records.
-    public init(sections: [ArraySection<SectionModel, ListRecord>]) {
-        var builder = Builder()
-        for section in sections {
+    public init(of list: ParsedList) {
+        var builder = Builder(schema: list.schema)
+        for section in list.sections {
             builder.beginSection(modelHash: section.model.contentHash, recordCount: section.elements.count)
             // Through the buffer: hashes read in place, without bounds checks.
             section.elements.withUnsafeBufferPointer { records in

@@ -8,10 +8,13 @@ public struct SchemaUpdate: Hashable, Sendable {
     /// How it differs from the previous version's.
     public var change: SchemaChange
 
-    /// The update from `old` to `new`; `nil` when they are equal.
-    public init?(from old: ListSchema, to new: ListSchema) {
-        guard old != new else { return nil }
-        self.init(schema: new, change: new.changes(from: old))
+    /// The update from the schema of `old` to that of `new`, a later version of the same list;
+    /// `nil` when they are equal. Every difference is published, since the digest covers the
+    /// schema: between JSON lists the change may be empty when only the order of first
+    /// appearance changed (``ParsedList/schemaChange(from:)``).
+    public init?(from old: ParsedList, to new: ParsedList) {
+        guard let change = new.schemaChange(from: old) else { return nil }
+        self.init(schema: new.schema, change: change)
     }
 
     /// An update to `schema`.

@@ -37,10 +37,16 @@ struct HumanDiffRenderer {
         if let change = comparison.schemaChange {
             line("~", "header: \(change)", .magenta, to: &output)
         }
+        // A renamed column updates every record; the header line says so once, and a record is
+        // shown only when something else changed.
+        let renames = Dictionary(
+            (comparison.schemaChange?.renamed ?? []).map { ($0.from, $0.to) }, uniquingKeysWith: { first, _ in first })
         for stage in comparison.stages {
             for placed in stage.elementUpdated {
                 let record = oldSections[placed.path.section].elements[placed.path.element]
-                let change = ValueChange.summary(from: old.value(of: record), to: placed.record.value)
+                let oldValue = old.value(of: record).renamingMembers(renames)
+                guard oldValue != placed.record.value else { continue }
+                let change = ValueChange.summary(from: oldValue, to: placed.record.value)
                 line("~", old.name(of: record) + "  " + change, .yellow, to: &output)
             }
             for index in stage.sectionDeleted {
@@ -121,5 +127,14 @@ struct HumanDiffRenderer {
     private func sectionLabel(_ section: ArraySection<SectionModel, ListRecord>) -> String {
         let count = section.elements.count
         return "section \(section.model.value.jsonText) (\(count) \(count == 1 ? "record" : "records"))"
+    }
+}
+
+extension ListValue {
+    /// An object with its members renamed by `names` (old name → new name), in place; any other
+    /// value as it is.
+    fileprivate func renamingMembers(_ names: [String: String]) -> ListValue {
+        guard !names.isEmpty, case .object(let members) = self else { return self }
+        return .object(members.map { ListValue.Member(name: names[$0.name] ?? $0.name, value: $0.value) })
     }
 }

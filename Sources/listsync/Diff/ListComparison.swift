@@ -25,24 +25,21 @@ struct ListComparison: Sendable {
         self.old = old
         self.new = new
         if old.list.isSectioned || new.list.isSectioned {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.sections, target: new.list.sections), target: new.list)
+            stages = ChangesetEncoder.stages(
+                of: StagedChangeset(source: old.list.sections, target: new.list.sections), source: old.list, target: new.list)
         } else {
-            stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.list.records, target: new.list.records), target: new.list)
+            stages = ChangesetEncoder.stages(
+                of: StagedChangeset(source: old.list.records, target: new.list.records), source: old.list, target: new.list)
         }
         schemaChange = Self.schemaChange(from: old.list, to: new.list)
     }
 
-    /// How the columns changed. The order of JSON members means nothing
-    /// (RFC 8259 objects are unordered, and content equality ignores it), so
-    /// between two JSON lists a new order alone is no change; between CSV
-    /// files it is a header change.
+    /// How the columns changed; `nil` when nothing that can be reported did. Renames and
+    /// reorders are positional, so only CSV headers have them; JSON lists report added and
+    /// removed members (``ParsedList/schemaChange(from:)``).
     private static func schemaChange(from old: ParsedList, to new: ParsedList) -> SchemaChange? {
-        guard old.schema != new.schema else { return nil }
-        var change = new.schema.changes(from: old.schema)
-        if !old.format.isCSV && !new.format.isCSV {
-            change.reordered = []
-        }
-        return change.isEmpty ? nil : change
+        guard let change = new.schemaChange(from: old), !change.isEmpty else { return nil }
+        return change
     }
 
     /// Whether the versions hold the same records, in the same order, with
@@ -52,10 +49,3 @@ struct ListComparison: Sendable {
     }
 }
 
-extension ListFormat {
-    /// Whether the format has a header whose order is part of the file.
-    fileprivate var isCSV: Bool {
-        if case .csv = self { return true }
-        return false
-    }
-}

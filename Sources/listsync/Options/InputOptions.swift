@@ -27,7 +27,7 @@ struct InputOptions: ParsableArguments {
         help: ArgumentHelp("A field whose value groups records into sections, in order of first appearance.", valueName: "field"))
     var sectionBy: String?
 
-    @Option(help: ArgumentHelp("A field left out of the content comparison (e.g. updated_at). Repeatable.", valueName: "field"))
+    @Option(help: ArgumentHelp("A field left out of the list: not compared, not output (e.g. updated_at). Repeatable.", valueName: "field"))
     var ignore: [String] = []
 
     @Option(

@@ -1,3 +1,4 @@
+import CListFormatsScan
 @testable import ListFormats
 import Testing
 
@@ -24,12 +25,39 @@ import Testing
         #expect(hash128.description == expected128)
     }
 
-    @Test func csvContentHashIsXXH3OfTheCanonicalRow() throws {
+    /// A keyless record's identity is XXH3-128 of its canonical row; its content is that hash
+    /// sealed with the header (`listsync_csv_content_hash`, seeded with XXH3-64 of the schema
+    /// block), by the vectorized path and the quoted-row path alike.
+    @Test func csvContentHashIsTheCanonicalRowSealedWithTheHeader() throws {
         // An unquoted row is its own canonical form; quoting does not change it.
         let plain = try read("id,name\n1,a\n", csv).records[0]
         let quoted = try read("id,name\n\"1\",\"a\"\n", csv).records[0]
-        #expect(plain.contentHash.description == "f04c807b5f7e9d05b18706147c6a5ea5")
+        #expect(plain.differenceIdentifier.hash.description == "f04c807b5f7e9d05b18706147c6a5ea5")
+        let seed = ListSchema(columns: ["id", "name"]).canonicalBytes.withUnsafeBytes { StableHash.hash64($0) }
+        let sealed = listsync_csv_content_hash(listsync_hash128(low: 0xb187_0614_7c6a_5ea5, high: 0xf04c_807b_5f7e_9d05), seed)
+        #expect(plain.contentHash == ContentHash(low: sealed.low, high: sealed.high))
+        #expect(plain.contentHash != plain.differenceIdentifier.hash)
         #expect(quoted.contentHash == plain.contentHash)
+        #expect(quoted.differenceIdentifier == plain.differenceIdentifier)
+    }
+
+    /// Renaming a column changes the content of every record, keyed or not, by either path,
+    /// and no identity: a rename is an update of every record (issue 10 item 1).
+    @Test func aRenamedColumnChangesEveryContentButNoIdentity() throws {
+        for key in [[], ["id"], ["id", "sector"]] {
+            let old = try read("id,Security,sector\n1,Acme,x\n2,\"B, Inc\",y\n", csv, key: key)
+            let new = try read("id,Company,sector\n1,Acme,x\n2,\"B, Inc\",y\n", csv, key: key)
+            let back = try read("id,Security,sector\n1,Acme,x\n2,\"B, Inc\",y\n", csv, key: key)
+            #expect(old.records.map(\.differenceIdentifier) == new.records.map(\.differenceIdentifier))
+            for (before, after) in zip(old.records, new.records) {
+                #expect(before.contentHash != after.contentHash)
+            }
+            #expect(back.records.map(\.contentHash) == old.records.map(\.contentHash))
+        }
+        // An ignored column's name is not published, so renaming it changes nothing.
+        let old = try read("id,name,at\n1,a,x\n", csv, key: ["id"], ignore: ["at"])
+        let new = try read("id,name,stamp\n1,a,x\n", csv, key: ["id"], ignore: ["stamp"])
+        #expect(old.records[0].contentHash == new.records[0].contentHash)
     }
 
     @Test func jsonContentHashIsXXH3OfTheCanonicalText() throws {

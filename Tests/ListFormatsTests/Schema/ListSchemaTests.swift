@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ListSchemaTests {
     private func change(_ old: [String], _ new: [String]) -> SchemaChange {
-        ListSchema(columns: new).changes(from: ListSchema(columns: old))
+        ListSchema(columns: new).changes(from: ListSchema(columns: old), byPosition: true)
     }
 
     @Test func noChange() {
@@ -42,7 +42,39 @@ import Testing
     @Test func csvSchemaIsTheHeader() throws {
         let old = try read("id,name\n1,a\n", csv).schema
         let new = try read("id,full_name,age\n1,a,3\n", csv).schema
-        #expect(new.changes(from: old) == SchemaChange(added: ["age"], renamed: [SchemaChange.Rename(from: "name", to: "full_name")]))
+        #expect(new.changes(from: old, byPosition: true) == SchemaChange(added: ["age"], renamed: [SchemaChange.Rename(from: "name", to: "full_name")]))
+    }
+
+    /// A CSV header renames in place (positions); JSON members have no position, so unrelated
+    /// members that come and go are added and removed, never taken for a rename (issue 10 item 11).
+    @Test func renamesArePositionalForCSVOnly() throws {
+        let oldCSV = try read("id,Security,sector\n1,a,x\n", csv)
+        let newCSV = try read("id,Company,sector\n1,a,x\n", csv)
+        #expect(newCSV.schemaChange(from: oldCSV) == SchemaChange(renamed: [SchemaChange.Rename(from: "Security", to: "Company")]))
+        let oldJSON = try read(#"[{"name":"a","currency":"NOK","callingCode":"47"}]"#, .json)
+        let newJSON = try read(#"[{"name":"a","independent":true,"status":"official"}]"#, .json)
+        let change = try #require(newJSON.schemaChange(from: oldJSON))
+        #expect(change == SchemaChange(added: ["independent", "status"], removed: ["currency", "callingCode"]))
+        #expect(change.description == "added: independent, status; removed: currency, callingCode")
+    }
+
+    /// Between JSON lists a new order of first appearance is a different schema (the digest
+    /// covers it) but no reportable change; between CSV files it is a reorder.
+    @Test func jsonOrderOfAppearanceIsNoReportableChange() throws {
+        let old = try read(#"[{"id":1,"b":2}]"#, .json)
+        let new = try read(#"[{"b":2,"id":1}]"#, .json)
+        #expect(try #require(new.schemaChange(from: old)).isEmpty)
+        #expect(new.schemaChange(from: new) == nil)
+        let reordered = try read("b,id\n2,1\n", csv).schemaChange(from: try read("id,b\n1,2\n", csv))
+        #expect(reordered == SchemaChange(reordered: ["b", "id"]))
+    }
+
+    /// The schema block that digests and CSV hashes start with: counts and lengths as 8 bytes
+    /// big-endian, lengths in UTF-8 bytes.
+    @Test func canonicalBytesAreLengthPrefixed() {
+        let bytes = ListSchema(columns: ["id", "é"]).canonicalBytes
+        #expect(bytes == [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 0x69, 0x64, 0, 0, 0, 0, 0, 0, 0, 2, 0xC3, 0xA9])
+        #expect(ListSchema(columns: []).canonicalBytes == [0, 0, 0, 0, 0, 0, 0, 0])
     }
 
     @Test func jsonSchemaIsTheMembersInOrderOfFirstAppearance() throws {

@@ -18,6 +18,31 @@ struct Mirror: Equatable {
         }
     }
 
+    /// Where the keys `stage` names (a list keyed by the member `field`) are not those of the
+    /// records at its paths: deleted records and move sources before the stage, updated ones
+    /// too, and inserted ones by their values; empty when every key is right.
+    func keyProblems(of stage: ChangesetStage, field: String) -> [String] {
+        func key(at path: ElementPath) -> ChangesetStage.RecordKey? {
+            sections[path.section].records[path.element].value[member: field].map { [$0] }
+        }
+        var problems: [String] = []
+        if stage.elementDeletedKeys.count != stage.elementDeleted.count { problems.append("deleted keys: \(stage.elementDeletedKeys)") }
+        if stage.elementMovedKeys.count != stage.elementMoved.count { problems.append("moved keys: \(stage.elementMovedKeys)") }
+        for (path, named) in zip(stage.elementDeleted, stage.elementDeletedKeys) where key(at: path) != named {
+            problems.append("deleted \(path) is not \(named)")
+        }
+        for (move, named) in zip(stage.elementMoved, stage.elementMovedKeys) where key(at: move.source) != named {
+            problems.append("moved \(move.source) is not \(named)")
+        }
+        for placed in stage.elementUpdated where key(at: placed.path) != placed.key || placed.record.value[member: field].map({ [$0] }) != placed.key {
+            problems.append("updated \(placed.path) is not \(String(describing: placed.key))")
+        }
+        for placed in stage.elementInserted where placed.record.value[member: field].map({ [$0] }) != placed.key {
+            problems.append("inserted \(placed.path) is not \(String(describing: placed.key))")
+        }
+        return problems
+    }
+
     /// Applies one stage with batch-update semantics: updates, deletions and
     /// move sources at positions before the stage; insertions and move
     /// targets at positions after it.

@@ -22,7 +22,7 @@ import Testing
         #expect(try mirror.apply(try #require(chunks.last)) == true)
         #expect(mirror.document == list.document)
         #expect(mirror.cursor == Cursor(epoch: Versions.epoch, seq: 7))
-        #expect(mirror.digest == ListDigest(sections: list.sections))
+        #expect(mirror.digest == ListDigest(of: list))
         #expect(mirror.isSectioned && mirror.recordCount == 4)
         #expect(mirror.schema == list.schema)
     }
@@ -62,7 +62,7 @@ import Testing
         let new = try Versions.read(v1, sectioned: true)
         var mirror = try Versions.mirror(of: old, seq: 3)
         var changeset = try Versions.changeset(from: old, to: new, seq: 4)
-        changeset.digest = ListDigest(sections: old.sections)
+        changeset.digest = ListDigest(of: old)
         #expect {
             try mirror.apply(changeset)
         } throws: { error in
@@ -71,7 +71,7 @@ import Testing
         }
         #expect(mirror.document == old.document)
         #expect(mirror.cursor == Cursor(epoch: Versions.epoch, seq: 3))
-        #expect(mirror.digest == ListDigest(sections: old.sections))
+        #expect(mirror.digest == ListDigest(of: old))
     }
 
     @Test func aGapInSequenceNumbersAsksToResume() throws {
@@ -112,7 +112,7 @@ import Testing
                     ChangesetStage.PlacedRecord(path: ElementPath(element: 5, section: 1), record: record)
                 ]),
             ],
-            digest: ListDigest(sections: old.sections), schema: nil)
+            digest: ListDigest(of: old), schema: nil)
         #expect {
             try mirror.apply(changeset)
         } throws: { error in
@@ -136,7 +136,7 @@ import Testing
         for stage in bad {
             var mirror = try Versions.mirror(of: old, seq: 1)
             let changeset = ChangesetMessage(
-                watch: Versions.watch, cursor: cursor, prevSeq: 1, stages: [stage], digest: ListDigest(sections: old.sections), schema: nil)
+                watch: Versions.watch, cursor: cursor, prevSeq: 1, stages: [stage], digest: ListDigest(of: old), schema: nil)
             #expect(throws: MirrorError.self) { try mirror.apply(changeset) }
             #expect(mirror.document == old.document)
         }
@@ -161,7 +161,7 @@ import Testing
         let old = try Versions.read(v0)
         var mirror = try Versions.mirror(of: old, seq: 1)
         var chunks = try Versions.snapshot(try Versions.read(v1), seq: 2)
-        chunks[chunks.count - 1].digest = ListDigest(sections: old.sections)
+        chunks[chunks.count - 1].digest = ListDigest(of: old)
         #expect {
             for chunk in chunks { try mirror.apply(chunk) }
         } throws: { error in

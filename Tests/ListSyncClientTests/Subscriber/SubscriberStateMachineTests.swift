@@ -58,7 +58,7 @@ import Testing
     @Test func aDigestMismatchResubscribesForAFreshSnapshot() throws {
         var machine = try self.streamingMachine()
         var changeset = try Versions.changeset(from: self.v0, to: self.v1, seq: 4)
-        changeset.digest = ListDigest(sections: self.v2.sections)
+        changeset.digest = ListDigest(of: self.v2)
         let actions = machine.received(.changeset(changeset))
         #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: nil)])
         guard case .resyncing(.digestMismatch) = emitted(actions).first?.event else { throw TestFailure("no resync update") }
@@ -115,7 +115,7 @@ import Testing
         #expect(!machine.isCurrent, "the mirror is from the old history")
         var encoder = SnapshotEncoder(
             watch: Versions.watch, cursor: Cursor(epoch: restarted, seq: 0), list: self.v2,
-            digest: ListDigest(sections: self.v2.sections))
+            digest: ListDigest(of: self.v2))
         while let line = encoder.nextChunk() {
             _ = machine.received(try #require(try MessageParser.serverMessage(ofLine: line.dropLast())))
         }
@@ -155,7 +155,7 @@ import Testing
     @Test func dataThatNeverVerifiesEndsTheSubscription() throws {
         var machine = try self.streamingMachine()
         var changeset = try Versions.changeset(from: self.v0, to: self.v1, seq: 4)
-        changeset.digest = ListDigest(sections: self.v2.sections)
+        changeset.digest = ListDigest(of: self.v2)
         var request = 1
         for _ in 0..<self.configuration.maximumConsecutiveResyncs {
             #expect(!sent(machine.received(.changeset(changeset))).isEmpty)

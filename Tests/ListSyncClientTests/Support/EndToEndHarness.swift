@@ -14,10 +14,11 @@ final class EndToEndHarness {
         var file = "products.csv"
         var key = ["sku"]
         var sectionBy: String? = "category"
+        var ignore: [String] = []
 
         /// How the daemon reads the file, and how the tests read it and the mirrors.
         var readOptions: ReadOptions {
-            ReadOptions(format: ListFormat(path: self.file) ?? .json, key: self.key, sectionBy: self.sectionBy)
+            ReadOptions(format: ListFormat(path: self.file) ?? .json, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore)
         }
     }
 
@@ -39,6 +40,7 @@ final class EndToEndHarness {
             var lines = ["[[watch]]", "name = \"\(watch.name)\"", "path = \"\(self.path(watch.file))\""]
             lines.append("key = [" + watch.key.map { "\"\($0)\"" }.joined(separator: ", ") + "]")
             if let sectionBy = watch.sectionBy { lines.append("section_by = \"\(sectionBy)\"") }
+            if !watch.ignore.isEmpty { lines.append("ignore = [" + watch.ignore.map { "\"\($0)\"" }.joined(separator: ", ") + "]") }
             return lines.joined(separator: "\n")
         }.joined(separator: "\n\n")
         try FileContent.write(
@@ -145,11 +147,15 @@ final class EndToEndHarness {
     /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` (without `--socket` for the commands
     /// that read files, `parse` and `diff`).
     func client(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
-        let number = self.clients.count
         let socket = ["parse", "diff"].contains(subcommand) ? [] : ["--socket", self.socketPath]
+        return try self.process(try Self.binary("listsync"), [subcommand] + socket + arguments)
+    }
+
+    /// Starts any other client program (`/usr/bin/env python3 …`), killed with the harness.
+    func process(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
+        let number = self.clients.count
         let client = try ChildProcess(
-            try Self.binary("listsync"), [subcommand] + socket + arguments,
-            outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
+            executable, arguments, outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
         self.clients.append(client)
         return client
     }
@@ -164,11 +170,14 @@ final class EndToEndHarness {
     // MARK: Files
 
     /// The list in `file` — a watched file or a mirror of the first watch, in the format its
-    /// extension names — read with the watch's key and sections; `nil` while it does not parse
-    /// (or is missing).
+    /// extension names — read with the watch's key and sections (and, for the watched file, its
+    /// ignored fields: a mirror has none); `nil` while it does not parse (or is missing).
     func document(_ file: String) -> ListDocument? {
         var options = self.watches[0].readOptions
         options.format = ListFormat(path: file) ?? options.format
+        if file != self.watches[0].file && file != self.watched {
+            options.ignore = []
+        }
         if options.format == .json {
             // A sectioned list written as JSON is an object of arrays, sectioned by member name.
             options.sectionBy = nil

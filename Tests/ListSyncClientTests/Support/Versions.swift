@@ -24,7 +24,7 @@ enum Versions {
     static func snapshot(_ list: ParsedList, seq: UInt64, chunkSize: Int = 40) throws -> [SnapshotChunk] {
         var encoder = SnapshotEncoder(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), list: list,
-            digest: ListDigest(sections: list.sections), targetChunkSize: chunkSize)
+            digest: ListDigest(of: list), targetChunkSize: chunkSize)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
             guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else {
@@ -39,11 +39,11 @@ enum Versions {
     static func changeset(from old: ParsedList, to new: ParsedList, seq: UInt64) throws -> ChangesetMessage {
         let stages =
             new.isSectioned
-            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), target: new)
-            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), target: new)
+            ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), source: old, target: new)
+            : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), source: old, target: new)
         let message = ChangesetMessage(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), prevSeq: seq - 1, stages: stages,
-            digest: ListDigest(sections: new.sections), schema: SchemaUpdate(from: old.schema, to: new.schema))
+            digest: ListDigest(of: new), schema: SchemaUpdate(from: old, to: new))
         guard case .changeset(let decoded) = try MessageParser.serverMessage(ofLine: ServerMessage.changeset(message).encoded().dropLast())
         else {
             throw TestFailure("not a changeset line")

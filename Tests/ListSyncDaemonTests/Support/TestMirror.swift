@@ -18,12 +18,15 @@ struct TestMirror: Equatable {
     var sections: [Section]
     var sectioned: Bool
     var cursor: Cursor
+    /// The columns, which the digest covers.
+    var schema: ListSchema
 
     /// The mirror a complete snapshot describes; checks its digest.
     init(snapshot chunks: [SnapshotChunk]) throws {
         guard let first = chunks.first, let last = chunks.last, last.last else { throw Failure(description: "incomplete snapshot") }
         self.sectioned = first.sectioned
         self.cursor = first.cursor
+        self.schema = first.schema
         self.sections = []
         for (number, chunk) in chunks.enumerated() {
             guard chunk.chunk == number, chunk.cursor == first.cursor else { throw Failure(description: "chunk \(number) out of order") }
@@ -53,12 +56,13 @@ struct TestMirror: Equatable {
             }
         }
         self.cursor = changeset.cursor
+        if let update = changeset.schema { self.schema = update.schema }
         guard changeset.digest == self.digest else { throw Failure(description: "digest mismatch after \(changeset.cursor)") }
     }
 
     /// The digest of the mirrored list.
     var digest: ListDigest {
-        var builder = ListDigest.Builder()
+        var builder = ListDigest.Builder(schema: self.schema)
         for section in self.sections {
             builder.beginSection(modelHash: section.section.hash, recordCount: section.records.count)
             for record in section.records { builder.addRecord(record.hash) }

@@ -72,9 +72,28 @@ import Testing
         let first = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
         // Quoting does not change content.
         let publication = self.machine.ingest(Self.present("id,group,name\n\"1\",a,one\n2,\"b\",two\n3,a,three\n"), options: Self.options)
-        #expect(publication?.changesetLine == nil)
-        #expect(publication?.version?.seq == first.seq)
-        #expect(publication?.version?.digest == first.digest)
+        // Nothing to publish: the version subscribers have stays live, bytes and all.
+        #expect(publication == nil)
+        guard case .live(let live) = self.machine.state else {
+            Issue.record("not live")
+            return
+        }
+        #expect(live === first)
+    }
+
+    /// An edit of an ignored field alone publishes nothing, and the live version keeps the values
+    /// that were published (issue 10 item 2: snapshots equal mirrors).
+    @Test mutating func anIgnoredFieldAlonePublishesNothing() throws {
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"], ignore: ["updated_at"])
+        let first = try #require(self.machine.ingest(Self.present("id,name,updated_at\n1,a,monday\n"), options: options)?.version)
+        #expect(self.machine.ingest(Self.present("id,name,updated_at\n1,a,tuesday\n"), options: options) == nil)
+        guard case .live(let live) = self.machine.state else {
+            Issue.record("not live")
+            return
+        }
+        #expect(live === first)
+        #expect(live.list.values == [.object([.init(name: "id", value: .string("1")), .init(name: "name", value: .string("a"))])])
+        #expect(live.list.schema.columns == ["id", "name"])
     }
 
     @Test mutating func aSchemaChangeIsPublishedWithItsChangeset() throws {

@@ -9,8 +9,10 @@ import Testing
         ContentHash(low: 0x0102_0304_0506_0708 &* seed, high: 0x1112_1314_1516_1718 &+ seed)
     }
 
-    static func digest(_ sections: [(model: ContentHash, records: [ContentHash])]) -> ListDigest {
-        var builder = ListDigest.Builder()
+    typealias Sections = [(model: ContentHash, records: [ContentHash])]
+
+    static func digest(_ sections: Sections, columns: [String] = []) -> ListDigest {
+        var builder = ListDigest.Builder(schema: ListSchema(columns: columns))
         for section in sections {
             builder.beginSection(modelHash: section.model, recordCount: section.records.count)
             for record in section.records { builder.addRecord(record) }
@@ -18,8 +20,13 @@ import Testing
         return builder.finish()
     }
 
-    static func pythonDigest(_ sections: [(model: ContentHash, records: [ContentHash])]) throws -> String {
-        try Python.run(Python.digestScript, input: sections.map { ["model": $0.model.description, "records": $0.records.map(\.description)] })
+    static func pythonDigest(_ sections: Sections, columns: [String] = []) throws -> String {
+        try Python.run(
+            Python.digestScript,
+            input: [
+                "columns": columns,
+                "sections": sections.map { ["model": $0.model.description, "records": $0.records.map(\.description)] },
+            ] as [String: Any])
     }
 
     @Test func matchesPythonHashlib() throws {
@@ -38,9 +45,32 @@ import Testing
 
     @Test func digestsAParsedListThroughItsRecordHashes() throws {
         let list = try Lines.csv("id,name\n1,a\n2,b\n3,\"c,d\"\n")
-        let digest = ListDigest(sections: list.sections)
-        let python = try Self.pythonDigest([(ListValue.null.contentHash, list.records.map(\.contentHash))])
+        let digest = ListDigest(of: list)
+        let python = try Self.pythonDigest([(ListValue.null.contentHash, list.records.map(\.contentHash))], columns: ["id", "name"])
         #expect(digest.description == python)
+    }
+
+    /// The schema block, computed by Python's hashlib from the names alone: names of every
+    /// length class, non-ASCII ones (lengths in bytes, not characters) and none at all.
+    @Test func schemaBlockMatchesPythonHashlib() throws {
+        let schemas: [[String]] = [[], ["id"], ["id", "Company", "Sécurité", "名前", ""], (0..<300).map { "column \($0)" }]
+        let sections: Sections = [(Self.hash(1), [Self.hash(2), Self.hash(3)])]
+        for columns in schemas {
+            #expect(Self.digest(sections, columns: columns).description == (try Self.pythonDigest(sections, columns: columns)))
+            #expect(Self.digest([], columns: columns).description == (try Self.pythonDigest([], columns: columns)))
+        }
+    }
+
+    /// A rename changes the digest even of an empty list; so does a new order of the columns,
+    /// and the boundary between two names (length prefixes, not separators).
+    @Test func coversTheColumnNames() throws {
+        let empty: Sections = []
+        #expect(Self.digest(empty, columns: ["id", "Security"]) != Self.digest(empty, columns: ["id", "Company"]))
+        #expect(Self.digest(empty, columns: ["id", "name"]) != Self.digest(empty, columns: ["name", "id"]))
+        #expect(Self.digest(empty, columns: ["ab", "c"]) != Self.digest(empty, columns: ["a", "bc"]))
+        let renamed = try Lines.csv("id,Company\n1,a\n")
+        let original = try Lines.csv("id,Security\n1,a\n")
+        #expect(ListDigest(of: renamed) != ListDigest(of: original))
     }
 
     @Test func dependsOnSectionBoundaries() {

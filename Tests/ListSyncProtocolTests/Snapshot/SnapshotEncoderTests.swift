@@ -10,7 +10,7 @@ import Testing
     static func chunks(of list: ParsedList, target: Int) throws -> [SnapshotChunk] {
         var encoder = SnapshotEncoder(
             watch: "w", cursor: cursor, list: list,
-            digest: ListDigest(sections: list.sections), targetChunkSize: target)
+            digest: ListDigest(of: list), targetChunkSize: target)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
             guard case .snapshot(let chunk) = try Lines.decodeServer(line) else {
@@ -47,14 +47,14 @@ import Testing
         for (index, section) in list.sections.enumerated() {
             #expect(records[index] == section.elements.map { ChangesetStage.Record($0, of: list) })
         }
-        #expect(chunks.last?.digest == ListDigest(sections: list.sections))
+        #expect(chunks.last?.digest == ListDigest(of: list))
     }
 
     @Test func keepsChunksNearTheTargetSize() throws {
         let list = try Self.sectionedList(rows: 3000)
         var encoder = SnapshotEncoder(
             watch: "w", cursor: Self.cursor, list: list,
-            digest: ListDigest(sections: list.sections), targetChunkSize: 16 << 10)
+            digest: ListDigest(of: list), targetChunkSize: 16 << 10)
         var sizes: [Int] = []
         while let line = encoder.nextChunk() { sizes.append(line.count) }
         #expect(sizes.dropLast().allSatisfy { (16 << 10)...((16 << 10) + 512) ~= $0 })

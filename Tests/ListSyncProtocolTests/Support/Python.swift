@@ -28,11 +28,17 @@ enum Python {
     }
 
     /// The digest as docs/PROTOCOL.md defines it, computed by Python from hex hashes:
-    /// input `[{"model": "<32 hex>", "records": ["<32 hex>", ...]}, ...]`.
+    /// input `{"columns": ["<name>", ...], "sections": [{"model": "<32 hex>", "records": ["<32 hex>", ...]}, ...]}`.
     static let digestScript = """
         import hashlib, json, struct, sys
         h = hashlib.sha256()
-        for section in json.load(sys.stdin):
+        data = json.load(sys.stdin)
+        h.update(struct.pack(">Q", len(data["columns"])))
+        for name in data["columns"]:
+            encoded = name.encode("utf-8")
+            h.update(struct.pack(">Q", len(encoded)))
+            h.update(encoded)
+        for section in data["sections"]:
             h.update(bytes.fromhex(section["model"]))
             h.update(struct.pack(">Q", len(section["records"])))
             for record in section["records"]:
