@@ -193,9 +193,24 @@ def write_atomically(path, document):
 class Connection:
     """One connection to listsyncd: lines of JSON both ways."""
 
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.connect(path)
+    def __init__(self, path, patience=10.0):
+        # A daemon busy with a burst of clients may have its listen queue full: connect() then fails
+        # with EAGAIN (BlockingIOError), which is retried with a pause doubling from 1 ms to 100 ms.
+        pause, give_up = 0.001, time.monotonic() + patience
+        while True:
+            self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self.socket.connect(path)
+                break
+            except BlockingIOError:
+                self.socket.close()
+                if time.monotonic() + pause > give_up:
+                    raise
+                time.sleep(pause * random.uniform(0.5, 1.5))
+                pause = min(pause * 2, 0.1)
+            except BaseException:
+                self.socket.close()
+                raise
         self.lines = self.socket.makefile("rb")
         self.next_id = 1
 

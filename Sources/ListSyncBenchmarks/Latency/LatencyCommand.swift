@@ -10,7 +10,10 @@ extension ListSyncBenchmarks {
                 Starts listsyncd (release build, next to this benchmark) on temporary files. Each edit \
                 changes one row, writes the whole file to a temporary file and renames it over the \
                 watched one; the clock starts at the rename. Reported with and without the daemon's \
-                settle delay after a rename (--settle-ms, the daemon's default 20 ms).
+                settle delay after a rename (--settle-ms, the daemon's default 20 ms). The fan-out \
+                workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
+                the open-file limit for itself and the daemon), waits for every snapshot, then times \
+                --fan-out-edits edits to the last subscriber.
                 """
         )
 
@@ -26,11 +29,14 @@ extension ListSyncBenchmarks {
         @Option(help: "Rows of the large file.")
         var largeRows = 1_000_000
 
-        @Option(help: "Subscribers of the fan-out workload.")
-        var subscribers = 100
+        @Option(help: "Subscribers of the fan-out workload; repeat for several runs.")
+        var subscribers: [Int] = [1_000, 10_000]
+
+        @Option(help: "Rows of the fan-out workload's list.")
+        var fanOutRows = 100_000
 
         @Option(help: "Edits of the fan-out workload.")
-        var fanOutEdits = 50
+        var fanOutEdits = 20
 
         @Option(help: "Workloads: small, large, fan-out.")
         var workload: [String] = ["small", "large", "fan-out"]
@@ -63,10 +69,26 @@ extension ListSyncBenchmarks {
                 print(benchmark.latencyTable(results).markdown)
             }
             if self.workload.contains("fan-out") {
-                print("- \(self.subscribers) subscribers, 10k rows: \(self.fanOutEdits) edits")
-                let fanOut = try await benchmark.measureFanOut(subscribers: self.subscribers, rows: 10_000, edits: self.fanOutEdits)
+                try Self.raiseOpenFileLimit(above: (self.subscribers.max() ?? 0) + 100)
+                var fanOut: [LatencyBenchmark.FanOutResult] = []
+                for subscribers in self.subscribers {
+                    print("- \(subscribers) subscribers, \(self.fanOutRows) rows: \(self.fanOutEdits) edits")
+                    fanOut.append(try await benchmark.measureFanOut(subscribers: subscribers, rows: self.fanOutRows, edits: self.fanOutEdits))
+                }
                 print()
                 print(LatencyBenchmark.fanOutTable(fanOut).markdown)
+            }
+        }
+
+        /// Raises the soft open-file limit to the hard one, which the daemon inherits: each
+        /// subscriber is a descriptor here and one in the daemon.
+        private static func raiseOpenFileLimit(above needed: Int) throws {
+            var limit = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            limit.rlim_cur = limit.rlim_max
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            guard limit.rlim_cur >= needed else {
+                throw LatencySubscribers.Failure(description: "the open-file limit is \(limit.rlim_cur); \(needed) are needed (ulimit -Hn)")
             }
         }
     }

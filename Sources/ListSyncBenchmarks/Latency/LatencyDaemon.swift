@@ -65,6 +65,17 @@ final class LatencyDaemon {
         }
     }
 
+    /// The daemon's peak resident memory so far (`VmHWM` of `/proc/PID/status`), in bytes.
+    var peakMemory: Int {
+        get throws {
+            let status = try String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8)
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            else { throw LatencySubscribers.Failure(description: "no VmHWM in /proc status") }
+            return kibibytes << 10
+        }
+    }
+
     /// Stops the daemon.
     func stop() {
         self.process.terminate()

@@ -20,13 +20,17 @@ struct LatencyFile {
         "SKU\(index),item number \(index),\(index % 997).\(version),category \(index % 50)"
     }
 
-    private func write(to url: URL) throws {
+    /// The size of the file as last written, in bytes.
+    private(set) var size = 0
+
+    private mutating func write(to url: URL) throws {
         var text = "sku,name,price,category\n"
         text.reserveCapacity(self.rows * 48)
         for line in self.lines {
             text += line
             text += "\n"
         }
+        self.size = text.utf8.count
         try Data(text.utf8).write(to: url)
     }
 

@@ -35,18 +35,7 @@ struct DaemonConnection {
         configuration: ClientConfiguration, eventLoopGroup: any EventLoopGroup,
         _ body: (inout DaemonConnection) async throws -> Result
     ) async throws -> Result {
-        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        do {
-            channel = try await ClientBootstrap(group: eventLoopGroup)
-                .connectTimeout(.seconds(10))
-                .connect(unixDomainSocketPath: configuration.socketPath) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            throw ConnectionFailure(error)
-        }
+        let channel = try await Self.connect(configuration: configuration, eventLoopGroup: eventLoopGroup)
         return try await channel.executeThenClose { inbound, outbound in
             let activity = ConnectionActivity()
             return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
@@ -58,6 +47,42 @@ struct DaemonConnection {
                     inbound: inbound.makeAsyncIterator(), outbound: outbound,
                     lines: LineBuffer(limit: configuration.maximumLineLength), activity: activity)
                 return try await body(&connection)
+            }
+        }
+    }
+
+    /// How long connecting may take, retries included.
+    static let connectTimeout: Duration = .seconds(10)
+
+    /// Opens a channel to the socket.
+    ///
+    /// A daemon busy with a burst of clients may have its listen queue full: `connect` then fails
+    /// with `EAGAIN` (a Unix socket has no "in progress"), and this retries after a pause that
+    /// doubles from 1 ms up to 100 ms, with jitter, until ``connectTimeout``. Other failures
+    /// (no socket, connection refused) are reported at once.
+    ///
+    /// - Throws: ``ConnectionFailure``.
+    private static func connect(
+        configuration: ClientConfiguration, eventLoopGroup: any EventLoopGroup
+    ) async throws(ConnectionFailure) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        let deadline = ContinuousClock.now + Self.connectTimeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try await ClientBootstrap(group: eventLoopGroup)
+                    .connectTimeout(TimeAmount.nanoseconds(Int64((deadline - ContinuousClock.now) / .nanoseconds(1))))
+                    .connect(unixDomainSocketPath: configuration.socketPath) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        }
+                    }
+            } catch let error as IOError where error.errnoCode == EAGAIN && ContinuousClock.now + pause < deadline {
+                guard (try? await Task.sleep(for: pause * Double.random(in: 0.5...1.5))) != nil else {
+                    throw ConnectionFailure(reason: "cancelled")
+                }
+                pause = min(pause * 2, .milliseconds(100))
+            } catch {
+                throw ConnectionFailure(error)
             }
         }
     }

@@ -137,6 +137,8 @@ extension DaemonConfiguration {
         case heartbeatInterval
         /// ``DaemonConfiguration/historyLength``.
         case historyLength
+        /// ``DaemonConfiguration/clientBufferBudget`` and ``DaemonConfiguration/unfinishedLineTimeout``.
+        case clientBuffers
 
         /// The setting's key at the top of the configuration file, as logs name it (the watcher's
         /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
@@ -150,14 +152,16 @@ extension DaemonConfiguration {
             case .watcher: return "settle_*_ms,reconcile_interval_ms"
             case .heartbeatInterval: return "heartbeat_interval_ms"
             case .historyLength: return "history_length"
+            case .clientBuffers: return "client_buffer_budget_mib,partial_line_timeout_ms"
             }
         }
 
         /// Whether a running daemon can apply a new value of this setting, or only a restart can
-        /// (the listening socket, the state directory and the file watcher are set up once).
+        /// (the listening socket, the state directory, the file watcher and the client-buffer
+        /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
@@ -174,6 +178,8 @@ extension DaemonConfiguration {
             case .watcher: return old.watcher == new.watcher
             case .heartbeatInterval: return old.heartbeatInterval == new.heartbeatInterval
             case .historyLength: return old.historyLength == new.historyLength
+            case .clientBuffers:
+                return old.clientBufferBudget == new.clientBufferBudget && old.unfinishedLineTimeout == new.unfinishedLineTimeout
             }
         }
     }

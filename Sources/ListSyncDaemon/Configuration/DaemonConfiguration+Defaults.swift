@@ -16,6 +16,10 @@ extension DaemonConfiguration {
         public static let heartbeatInterval: Duration = .seconds(15)
         /// 1024 changesets of history per watch.
         public static let historyLength = 1024
+        /// 256 MiB buffered for clients at most.
+        public static let clientBufferBudget = 256 << 20
+        /// A request line must be finished within 10 seconds of its first byte.
+        public static let unfinishedLineTimeout: Duration = .seconds(10)
         /// The system-wide socket, the one `listsyncd.socket` creates.
         public static let systemSocketPath = "/run/listsyncd/listsyncd.sock"
         /// The system-wide state directory, the one `StateDirectory=listsyncd` creates.

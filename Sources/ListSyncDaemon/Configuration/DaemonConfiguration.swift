@@ -39,6 +39,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var heartbeatInterval: Duration
     /// How many recent changesets per watch are kept so a client can resume from its cursor.
     public var historyLength: Int
+    /// The most bytes buffered for clients (`client_buffer_budget_mib`): unfinished request
+    /// lines, replies not yet written and snapshots being sent, each snapshot once.
+    public var clientBufferBudget: Int
+    /// How long a request line may stay unfinished before its connection is closed
+    /// (`partial_line_timeout_ms`).
+    public var unfinishedLineTimeout: Duration
     /// The watched files, in the order the configuration lists them; names are unique.
     public var watches: [WatchConfiguration]
 
@@ -53,6 +59,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         watcher: FileWatcher.Configuration = FileWatcher.Configuration(),
         heartbeatInterval: Duration = Defaults.heartbeatInterval,
         historyLength: Int = Defaults.historyLength,
+        clientBufferBudget: Int = Defaults.clientBufferBudget,
+        unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
         watches: [WatchConfiguration] = []
     ) {
         self.socketPath = socketPath
@@ -63,6 +71,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.watcher = watcher
         self.heartbeatInterval = heartbeatInterval
         self.historyLength = historyLength
+        self.clientBufferBudget = clientBufferBudget
+        self.unfinishedLineTimeout = unfinishedLineTimeout
         self.watches = watches
     }
 

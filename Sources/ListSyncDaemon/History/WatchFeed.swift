@@ -14,7 +14,7 @@ protocol WatchFeedSubscriber: AnyObject, Sendable {
 /// version, the ring of recent changesets, the status, and who is subscribed.
 ///
 /// Trackers write through ``publish(_:)``; connections read on their event loops through
-/// ``poll(_:)``, each at its own pace — a subscriber is a position in this feed, not a queue, so
+/// ``next(after:)``, each at its own pace — a subscriber is a position in this feed, not a queue, so
 /// a slow one costs no memory and never holds up the others. Every lock is held for O(1) work.
 final class WatchFeed: Sendable {
     /// The watch's name.
@@ -36,6 +36,8 @@ final class WatchFeed: Sendable {
         var statusGeneration: UInt64 = 0
         var statusLine: ByteBuffer
         var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
+        /// The snapshot being sent of some version, while a subscription sends it.
+        weak var snapshot: EncodedSnapshot?
     }
 
     private let state: Mutex<State>
@@ -166,6 +168,29 @@ final class WatchFeed: Sendable {
             }
             return .upToDate
         }
+    }
+
+    /// The snapshot of `version`, shared with every subscription sending it: the one being sent
+    /// if there is one, otherwise a new one (encoded as subscribers read it).
+    ///
+    /// - Parameters:
+    ///   - chunkSize: The size at which a new snapshot's chunks are cut.
+    ///   - budget: Where a new snapshot's bytes are counted.
+    /// - Complexity: O(1).
+    func snapshot(of version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) -> EncodedSnapshot {
+        self.state.withLock { state in
+            if let snapshot = state.snapshot, snapshot.version === version {
+                return snapshot
+            }
+            let snapshot = EncodedSnapshot(feed: self, version: version, chunkSize: chunkSize, budget: budget)
+            state.snapshot = snapshot
+            return snapshot
+        }
+    }
+
+    /// The version subscribers are brought to; `nil` before the first.
+    var currentVersion: WatchVersion? {
+        self.state.withLock { $0.version }
     }
 
     /// How many connections are subscribed.

@@ -10,7 +10,11 @@ import NIOCore
 /// a client that stops reading costs a bounded buffer; when it drains, it catches up from the
 /// feed's history or a fresh snapshot. One that stays unwritable past the slow-consumer timeout
 /// gets `goodbye` `slow_consumer` and is closed. Other connections are never held up: each runs
-/// on its own event loop and shares the feeds' encoded changesets.
+/// on its own event loop and shares the feeds' encoded changesets and snapshots.
+///
+/// Memory: replies not yet written and an unfinished request line count against the server's
+/// ``ClientBufferBudget``, which cuts the slowest connections off when it is exceeded; a request
+/// line left unfinished past the configured limit is answered `line_timeout` and closes.
 final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = Result<ClientMessage, ProtocolError>
     typealias OutboundOut = ByteBuffer
@@ -31,6 +35,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var pumpAgain = false
     /// Set while the channel is unwritable: the slow-consumer deadline.
     private var slowConsumerTimer: Scheduled<Void>?
+    /// Set while a request line is unfinished: its deadline.
+    private var unfinishedLineTimer: Scheduled<Void>?
+    /// The snapshots last reported to the handle as being sent.
+    private var notedSnapshots: [ObjectIdentifier] = []
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
@@ -38,12 +46,13 @@ final class ConnectionHandler: ChannelInboundHandler {
     let handle: ConnectionHandle
     private var logger: Logger
 
-    init(server: ServerContext, peer: PeerAccess.Peer, eventLoop: any EventLoop) {
+    /// A handler for `peer`'s connection, reached through `handle`.
+    init(server: ServerContext, peer: PeerAccess.Peer, handle: ConnectionHandle) {
         self.server = server
         self.peer = peer
         self.logger = server.logger
         self.logger[metadataKey: "peer"] = "\(peer)"
-        self.handle = ConnectionHandle(eventLoop: eventLoop)
+        self.handle = handle
     }
 
     // MARK: - Channel events
@@ -68,8 +77,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         self.endSubscriptions()
         self.state = .closing
-        self.slowConsumerTimer?.cancel()
-        self.slowConsumerTimer = nil
+        self.cancelTimers()
+        self.handle.releaseBuffers()
         self.server.connections.remove(self.handle)
         self.server.connectionsDidChange()
         self.logger.debug("client disconnected")
@@ -96,6 +105,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        self.handle.noteWritability(context.channel.isWritable)
         if context.channel.isWritable {
             self.slowConsumerTimer?.cancel()
             self.slowConsumerTimer = nil
@@ -149,6 +159,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 if let index = subscriptions.firstIndex(where: { $0.feed.name == watch }) {
                     subscriptions.remove(at: index).feed.unsubscribe(self.handle)
                     self.state = .open(subscriptions)
+                    self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
@@ -163,7 +174,9 @@ final class ConnectionHandler: ChannelInboundHandler {
                 }
                 let (start, version) = feed.subscribe(self.handle, since: since)
                 subscriptions.append(
-                    Subscription(feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize))
+                    Subscription(
+                        feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize,
+                        budget: self.server.budget))
                 self.state = .open(subscriptions)
                 let mode: ReplyResult.Subscription.Mode
                 if case .resume = start { mode = .resume } else { mode = .snapshot }
@@ -186,8 +199,33 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Writes a reply of this connection's own; its bytes count against the budget until written.
     private func write(_ message: ServerMessage, context: ChannelHandlerContext) {
-        context.writeAndFlush(Self.wrapOutboundOut(context.channel.allocator.buffer(bytes: message.encoded())), promise: nil)
+        let line = context.channel.allocator.buffer(bytes: message.encoded())
+        let bytes = line.readableBytes
+        let handle = self.handle
+        handle.noteReplyBytes(bytes)
+        context.writeAndFlush(Self.wrapOutboundOut(line)).whenComplete { _ in handle.noteReplyBytes(-bytes) }
+    }
+
+    // MARK: - Unfinished lines
+
+    /// A request line started and is not finished yet: it must be within the configured limit.
+    func unfinishedLineStarted() {
+        guard let context, self.unfinishedLineTimer == nil else { return }
+        let limit = self.server.configuration.unfinishedLineTimeout
+        self.unfinishedLineTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limit)) {
+            self.unfinishedLineTimer = nil
+            guard let context = self.context else { return }
+            self.logger.notice("client left a line unfinished for too long; closing")
+            self.answer(ProtocolError(.lineTimeout, "a line was left unfinished for more than \(limit)"), context: context)
+        }
+    }
+
+    /// Every line read so far is complete.
+    func unfinishedLineEnded() {
+        self.unfinishedLineTimer?.cancel()
+        self.unfinishedLineTimer = nil
     }
 
     // MARK: - Streaming
@@ -222,13 +260,14 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Writes lines while the channel is writable and the budget lasts; returns the bytes written.
     /// The state is updated before each write, so whatever a write triggers sees it current.
     private func writePendingLines(context: ChannelHandlerContext, budget: Int) -> Int {
+        defer { self.noteSnapshotsBeingSent() }
         var written = 0
         var progressed = true
         while progressed, written < budget, context.channel.isWritable {
             progressed = false
             var index = 0
             while case .open(var subscriptions) = self.state, index < subscriptions.count {
-                guard let (line, ends) = subscriptions[index].nextLine(allocator: context.channel.allocator) else {
+                guard let (line, ends) = subscriptions[index].nextLine() else {
                     index += 1
                     continue
                 }
@@ -245,6 +284,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
         }
         return written
+    }
+
+    /// Tells the handle which snapshots the subscriptions are sending, when that changed.
+    private func noteSnapshotsBeingSent() {
+        guard case .open(let subscriptions) = self.state else { return }
+        let snapshots = subscriptions.compactMap(\.snapshot)
+        guard snapshots.map(ObjectIdentifier.init) != self.notedSnapshots else { return }
+        self.notedSnapshots = snapshots.map(ObjectIdentifier.init)
+        self.handle.noteSnapshotsBeingSent(snapshots)
     }
 
     /// Writes a heartbeat unless the connection is not open or not keeping up.
@@ -264,14 +312,31 @@ final class ConnectionHandler: ChannelInboundHandler {
         return closed
     }
 
-    /// Writes `line`, then closes once it is out or the grace period ends, whichever comes first.
-    private func close(after line: ByteBuffer) {
+    /// Cuts the connection off for the client-buffer budget: `goodbye` `slow_consumer` goes out
+    /// if it fits in the socket behind what is queued, and the connection closes at once, freeing
+    /// what it holds.
+    func cutOff() {
+        guard let context else { return }
+        if case .closing = self.state { return }
+        self.logger.notice(
+            "the client buffers are over budget; cutting off a slow connection",
+            metadata: ["held": "\(self.handle.heldBytes)", "budget": "\(self.server.budget.limit)"])
+        self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: .slowConsumer).encoded()), waiting: false)
+    }
+
+    /// Writes `line`, then closes: once it is out or the grace period ends, whichever comes first;
+    /// without `waiting`, at once (the line leaves if the socket takes it right away).
+    private func close(after line: ByteBuffer, waiting: Bool = true) {
         guard let context else { return }
         self.endSubscriptions()
         self.state = .closing
-        self.slowConsumerTimer?.cancel()
-        self.slowConsumerTimer = nil
+        self.cancelTimers()
         let channel = context.channel
+        guard waiting else {
+            context.writeAndFlush(Self.wrapOutboundOut(line), promise: nil)
+            channel.close(promise: nil)
+            return
+        }
         let grace = context.eventLoop.scheduleTask(in: TimeAmount(self.server.configuration.goodbyeGracePeriod)) {
             channel.close(promise: nil)
         }
@@ -279,6 +344,13 @@ final class ConnectionHandler: ChannelInboundHandler {
             grace.cancel()
             channel.close(promise: nil)
         }
+    }
+
+    private func cancelTimers() {
+        self.slowConsumerTimer?.cancel()
+        self.slowConsumerTimer = nil
+        self.unfinishedLineTimer?.cancel()
+        self.unfinishedLineTimer = nil
     }
 
     private func endSubscriptions() {

@@ -17,6 +17,12 @@ struct ServerConfiguration: Sendable {
     var writeBufferLowWaterMark = 256 << 10
     /// How long a connection may stay slow before it is sent `goodbye` `slow_consumer` and closed.
     var slowConsumerTimeout: Duration = .seconds(30)
+    /// The most bytes the server buffers for clients: unfinished request lines, replies not yet
+    /// written and snapshots being sent (each once); see ``ClientBufferBudget``.
+    var clientBufferBudget = DaemonConfiguration.Defaults.clientBufferBudget
+    /// How long a request line may stay unfinished before the connection is closed with
+    /// `line_timeout`.
+    var unfinishedLineTimeout = DaemonConfiguration.Defaults.unfinishedLineTimeout
     /// How long a `goodbye` may take to leave before the connection is closed anyway.
     var goodbyeGracePeriod: Duration = .seconds(1)
     /// The size at which snapshot chunks are cut.

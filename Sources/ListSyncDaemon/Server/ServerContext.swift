@@ -2,12 +2,14 @@ import ListSyncProtocol
 import Logging
 
 /// What every connection of one server shares: its settings, its history epoch, the watches it
-/// offers and the registry of open connections.
+/// offers, the registry of open connections and the budget of their buffers.
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let epoch: Epoch
     let watches: WatchDirectory
     let connections: ConnectionRegistry
+    /// What the connections buffer, bounded by ``ServerConfiguration/clientBufferBudget``.
+    let budget: ClientBufferBudget
     let logger: Logger
     private let onConnectionsChange: @Sendable () -> Void
 
@@ -21,6 +23,7 @@ final class ServerContext: Sendable {
         self.epoch = epoch
         self.watches = watches
         self.connections = connections
+        self.budget = ClientBufferBudget(limit: configuration.clientBufferBudget, connections: connections)
         self.logger = logger
         self.onConnectionsChange = onConnectionsChange
     }

@@ -63,7 +63,7 @@ final class SocketServer: Sendable {
         let access = NIOLockedValueBox(context.configuration.access)
         let configuration = context.configuration
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: Self.listenBacklog)
             .childChannelOption(
                 .writeBufferWaterMark,
                 value: .init(low: configuration.writeBufferLowWaterMark, high: configuration.writeBufferHighWaterMark)
@@ -124,11 +124,12 @@ final class SocketServer: Sendable {
                 try pipeline.addHandler(PeerRefusalHandler())
                 return
             }
+            let handle = ConnectionHandle(eventLoop: channel.eventLoop, budget: context.budget)
             try pipeline.addHandlers([
                 BackPressureHandler(),
-                ByteToMessageHandler(LineFrameDecoder()),
+                ByteToMessageHandler(LineFrameDecoder(handle: handle)),
                 MessageDecoder(),
-                ConnectionHandler(server: context, peer: peer, eventLoop: channel.eventLoop),
+                ConnectionHandler(server: context, peer: peer, handle: handle),
             ])
         }
     }

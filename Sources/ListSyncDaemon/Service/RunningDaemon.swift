@@ -34,7 +34,8 @@ final class RunningDaemon: Sendable {
         self.status = status
         self.serverContext = ServerContext(
             configuration: ServerConfiguration(
-                access: Self.access(configuration, environment: environment), heartbeatInterval: configuration.heartbeatInterval),
+                access: Self.access(configuration, environment: environment), heartbeatInterval: configuration.heartbeatInterval,
+                clientBufferBudget: configuration.clientBufferBudget, unfinishedLineTimeout: configuration.unfinishedLineTimeout),
             epoch: epoch, watches: self.directory, connections: connections, logger: logger,
             onConnectionsChange: { status.report() })
     }

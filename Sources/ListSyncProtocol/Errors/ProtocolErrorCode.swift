@@ -16,13 +16,16 @@ public enum ProtocolErrorCode: String, Hashable, Sendable, CaseIterable {
     case badCursor = "bad_cursor"
     /// A line exceeded the 1 MiB limit; the connection closes.
     case lineTooLong = "line_too_long"
+    /// A line was left unfinished longer than the server's limit (`partial_line_timeout_ms`);
+    /// the connection closes.
+    case lineTimeout = "line_timeout"
     /// The peer's user is not allowed to connect; the connection closes.
     case notPermitted = "not_permitted"
 
     /// Whether the server closes the connection after sending this error.
     public var closesConnection: Bool {
         switch self {
-        case .lineTooLong, .unsupportedVersion, .notPermitted:
+        case .lineTooLong, .lineTimeout, .unsupportedVersion, .notPermitted:
             return true
         case .badJSON, .badRequest, .helloRequired, .unknownType, .unknownWatch, .badCursor:
             return false

@@ -121,6 +121,40 @@ extension ClientEndToEnd.ClientLibraryTests {
         #expect(ContinuousClock.now - started < .seconds(5))
         withExtendedLifetime(listener) {}
     }
+
+    /// A connect that finds the daemon's listen queue full fails with `EAGAIN`; the client
+    /// retries until the daemon accepts it, even with no reconnection allowed.
+    @Test func aClientThatFindsTheListenQueueFullRetriesUntilServed() async throws {
+        let harness = try await EndToEndHarness.running()
+        let daemon = try #require(harness.daemon)
+        daemon.send(SIGSTOP)
+        // Queue connections the stopped daemon cannot accept until one is refused with EAGAIN.
+        var queued: [Int32] = []
+        defer { queued.forEach { close($0) } }
+        while queued.count < 100_000 {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(harness.socketPath.utf8)) }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            let error = errno
+            guard connected == 0 else {
+                close(descriptor)
+                try #require(error == EAGAIN, "connect: \(String(cString: strerror(error)))")
+                break
+            }
+            queued.append(descriptor)
+        }
+        let resume = Task { [pid = daemon.pid] in
+            try await Task.sleep(for: .milliseconds(300))
+            kill(pid, SIGCONT)
+        }
+        let watches = try await ListSyncClient(configuration: ClientConfiguration(socketPath: harness.socketPath, reconnect: .never)).watches()
+        #expect(watches.map(\.name) == ["products"])
+        try await resume.value
+    }
 }
 
 /// A Unix socket that listens and never accepts: connections succeed and stay silent.

@@ -57,6 +57,8 @@ struct DaemonConfigurationParsingTests {
         #expect(configuration.watcher == FileWatcher.Configuration())
         #expect(configuration.heartbeatInterval == .seconds(15))
         #expect(configuration.historyLength == 1024)
+        #expect(configuration.clientBufferBudget == 256 << 20)
+        #expect(configuration.unfinishedLineTimeout == .seconds(10))
         #expect(configuration.watches.map(\.key) == [[]])
     }
 
@@ -192,6 +194,8 @@ struct DaemonConfigurationParsingTests {
             reconcile_interval_ms = 60000
             heartbeat_interval_ms = 1000
             history_length = 16
+            client_buffer_budget_mib = 64
+            partial_line_timeout_ms = 2500
             watch = []
             """
         ).configuration
@@ -203,6 +207,8 @@ struct DaemonConfigurationParsingTests {
         #expect(configuration.watcher == watcher)
         #expect(configuration.heartbeatInterval == .seconds(1))
         #expect(configuration.historyLength == 16)
+        #expect(configuration.clientBufferBudget == 64 << 20)
+        #expect(configuration.unfinishedLineTimeout == .milliseconds(2500))
     }
 
     @Test("the settling bounds fill the watcher's configuration")

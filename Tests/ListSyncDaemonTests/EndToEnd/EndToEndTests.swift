@@ -9,6 +9,7 @@ struct EndToEndTests {
     @Suite struct Robustness {}
     @Suite struct Lifecycle {}
     @Suite struct Reload {}
+    @Suite struct Load {}
 }
 
 /// Versions of test lists, each differing from the previous one by updates, inserts, deletes,
@@ -39,6 +40,15 @@ enum Lists {
             return "\"\(name)\": [\(records.joined(separator: ", "))]"
         }
         return "{\n" + sections.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// A CSV catalogue of `rows` rows, sectioned by `category`, keyed by `sku` (like
+    /// ``catalogue(_:delimiter:)``); each version changes the price of one row.
+    static func products(rows: Int, version: Int) -> String {
+        "sku,name,price,category\n"
+            + (0..<rows).map { id in
+                "S\(id),item \(id) with a name of some length,\(id == version % rows ? version : 0).\(id % 100),\(["fruit", "veg", "dairy"][id % 3])\n"
+            }.joined()
     }
 
     /// NDJSON, keyed by `id`, linear.

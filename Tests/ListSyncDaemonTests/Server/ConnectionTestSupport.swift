@@ -20,10 +20,11 @@ final class EmbeddedConnection {
             heartbeatInterval: .seconds(15))
         configure(&configuration)
         self.context = ServerContext(configuration: configuration, epoch: Self.epoch, watches: self.watches, logger: Logger(label: "test"))
+        let handle = ConnectionHandle(eventLoop: self.channel.eventLoop, budget: self.context.budget)
         try self.channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(LineFrameDecoder(limit: lineLimit)),
+            ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, handle: handle)),
             MessageDecoder(),
-            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), eventLoop: self.channel.eventLoop),
+            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), handle: handle),
         ])
         try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).wait()
     }
@@ -61,12 +62,20 @@ final class EmbeddedConnection {
         self.channel.embeddedEventLoop.run()
     }
 
+    /// The buffers written to the client since the last call, as written.
+    func receivedBuffers() throws -> [ByteBuffer] {
+        self.channel.embeddedEventLoop.run()
+        var buffers: [ByteBuffer] = []
+        while let buffer = try self.channel.readOutbound(as: ByteBuffer.self) {
+            buffers.append(buffer)
+        }
+        return buffers
+    }
+
     /// Everything written to the client since the last call.
     func received() throws -> [ServerMessage] {
-        self.channel.embeddedEventLoop.run()
         var messages: [ServerMessage] = []
-        while let buffer = try self.channel.readOutbound(as: ByteBuffer.self) {
-            var buffer = buffer
+        for var buffer in try self.receivedBuffers() {
             while let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer.readSlice(length: newline - buffer.readerIndex + 1)!
                 if let message = try MessageParser.serverMessage(ofLine: line.readableBytesView.dropLast()) {

@@ -87,9 +87,30 @@ final class DaemonProcess {
         throw Failure(description: "listsyncd did not exit within \(timeout)")
     }
 
+    /// A memory figure of the process from `/proc/PID/status`, in KiB: `VmRSS` (resident now)
+    /// or `VmHWM` (the peak resident size since start or ``resetPeakMemory()``).
+    func memoryKiB(_ field: String) throws -> Int {
+        let status = try Self.contents(of: "/proc/\(self.pid)/status")
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { throw Failure(description: "no \(field) in /proc/\(self.pid)/status") }
+        return value
+    }
+
+    /// Starts measuring `VmHWM` afresh from the current resident size.
+    func resetPeakMemory() throws {
+        guard let file = fopen("/proc/\(self.pid)/clear_refs", "w") else { throw Failure(description: "cannot open clear_refs") }
+        defer { fclose(file) }
+        guard fputs("5", file) >= 0 else { throw Failure(description: "cannot write clear_refs") }
+    }
+
     /// What the process wrote to standard output and error.
     var log: String {
-        guard let file = fopen(self.logPath, "r") else { return "" }
+        (try? Self.contents(of: self.logPath)) ?? ""
+    }
+
+    private static func contents(of path: String) throws -> String {
+        guard let file = fopen(path, "r") else { throw Failure(description: "cannot open \(path)") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

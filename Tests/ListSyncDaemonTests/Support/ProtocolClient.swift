@@ -16,25 +16,49 @@ final class ProtocolClient {
     init(socketPath path: String, timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if connected == 0 {
-                self.descriptor = descriptor
+            do {
+                self.descriptor = try Self.connect(to: path, waiting: true)
                 return
+            } catch let error as ConnectError where (error.code == ENOENT || error.code == ECONNREFUSED) && ContinuousClock.now < deadline {
+                usleep(10_000)
             }
-            let error = errno
-            close(descriptor)
-            guard (error == ENOENT || error == ECONNREFUSED), ContinuousClock.now < deadline else {
-                throw Failure(description: "connect \(path): \(String(cString: strerror(error)))")
-            }
-            usleep(10_000)
         }
+    }
+
+    /// Connects to `path` with one non-blocking `connect`, as a client in a burst does: fails at
+    /// once — `EAGAIN` when the server's listen queue is full — instead of waiting or retrying.
+    init(connectingOnceTo path: String) throws {
+        self.descriptor = try Self.connect(to: path, waiting: false)
+    }
+
+    /// `connect` failed with `errno` `code`.
+    struct ConnectError: Error, CustomStringConvertible {
+        var path: String
+        var code: Int32
+        var description: String { "connect \(self.path): \(String(cString: strerror(self.code)))" }
+    }
+
+    /// A blocking socket connected to `path`; `waiting`: with a blocking `connect`, otherwise a
+    /// non-blocking one.
+    private static func connect(to path: String, waiting: Bool) throws -> Int32 {
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (waiting ? 0 : Int32(SOCK_NONBLOCK.rawValue))
+        let descriptor = socket(AF_UNIX, flags, 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let error = ConnectError(path: path, code: errno)
+            close(descriptor)
+            throw error
+        }
+        if !waiting {
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        }
+        return descriptor
     }
 
     deinit {
