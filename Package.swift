@@ -115,6 +115,7 @@ let package = Package(
             name: "ListSyncClientTests",
             dependencies: [
                 "ListSyncClient",
+                "ListSyncSink",
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
@@ -123,6 +124,13 @@ let package = Package(
                 "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // SQLite's C API (libsqlite3-dev), for the SQLite sink.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Database sinks: keep a SQLite or PostgreSQL table equal to a watched list.
+        .target(
+            name: "ListSyncSink",
+            dependencies: ["CSQLite", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient"]
         ),
         // The diff engine: no dependencies, not even Foundation.
         .target(name: "ListDiff"),
@@ -141,6 +149,7 @@ let package = Package(
                 "ListDiff",
                 "ListSyncClient",
                 "ListSyncProtocol",
+                "ListSyncSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]

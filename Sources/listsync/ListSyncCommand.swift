@@ -18,7 +18,7 @@ struct ListSyncCommand: AsyncParsableCommand {
             file's extension. Output formats are --output-format for `parse` and --format for \
             `diff`, as diff-like tools spell it.
             """,
-        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self]
+        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self]
     )
 
     /// Parses the command line, runs the command and maps failures to exit
@@ -46,7 +46,7 @@ struct ListSyncCommand: AsyncParsableCommand {
 
     /// The commands that talk to the daemon, whose usage errors exit 1.
     static let daemonCommands: [ParsableCommand.Type] = [
-        ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self,
+        ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self,
     ]
 
     /// The status of a usage error: 1 for the daemon commands, 2 (diff(1)'s

@@ -1,0 +1,112 @@
+import ArgumentParser
+import ListSyncClient
+import ListSyncProtocol
+import ListSyncSink
+
+/// `listsync sink sqlite|postgres WATCH …`: keeps a database table equal to a watched list,
+/// exactly once per cursor (the cursor commits with the rows).
+struct SinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sink",
+        abstract: "Keep a database table equal to a watched list.",
+        discussion: """
+            The table has one row per record; `ORDER BY listsync_order` (after the section's \
+            position, for sectioned lists) gives the file's order. Each changeset's rows are \
+            written with the watch's cursor (table listsync_cursors) in one transaction, and the \
+            sink resumes from that cursor when it starts: nothing is skipped or applied twice. \
+            A snapshot replaces the table's contents in one transaction. While the watched file is \
+            invalid or missing the table keeps the last good version; when the watch is removed \
+            from the daemon's configuration the sink says so and exits 0.
+
+            Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch), \
+            2 daemon unreachable at start, 3 data or database error.
+            """,
+        subcommands: [SQLiteSinkCommand.self]
+    )
+}
+
+/// The options every sink shares: the watch, the daemon, how the table is laid out.
+struct SinkOptions: ParsableArguments {
+    @Argument(help: "The watch's name.")
+    var name: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("The table's name. Default: the watch's name.", valueName: "name"))
+    var table: String?
+
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "A column (CSV) or top-level member (JSON) of the watch's key: the table's primary key; repeat for a composite key. Default: the surrogate listsync_row.",
+            valueName: "column"))
+    var key: [String] = []
+
+    @Option(
+        name: .customLong("column"),
+        help: ArgumentHelp("A top-level member of JSON records to project into a column of its own; repeatable.", valueName: "member"))
+    var columns: [String] = []
+
+    @Flag(help: "After each commit, read the table back and compare its digest with the daemon's; resynchronize on a mismatch.")
+    var verify = false
+
+    /// Asks the daemon how the watch reads (format, sections) and runs the sink into the store
+    /// `open` makes for that layout.
+    func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
+        try await ClientFailure.exitingOnFailure {
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
+                throw ClientFailure.client(.unknownWatch(self.name))
+            }
+            let layout = SinkTableLayout(
+                table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
+                key: self.key, projected: self.columns)
+            let runner: SinkRunner
+            do {
+                runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
+            } catch {
+                throw ClientFailure.data("\(error)")
+            }
+            do {
+                try await runner.run { event in
+                    if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                }
+            } catch let error as SinkError {
+                throw ClientFailure.data("\(error)")
+            }
+        }
+    }
+
+    /// The log line of an event: everything but the commits of changesets.
+    static func line(for event: SinkEvent, watch: String) -> String? {
+        switch event {
+        case .replaced(let cursor, let rows): return "listsync: \(watch): table replaced by the snapshot at \(cursor) (\(rows) rows)\n"
+        case .resuming(let cursor): return "listsync: \(watch): resuming from \(cursor)\n"
+        case .resynchronizing(let reason, let count): return "listsync: \(watch): resynchronizing (\(count) so far): \(reason)\n"
+        case .status(let status) where status.state != .ok:
+            let problem = status.error.map { ": \($0)" } ?? ""
+            return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
+        case .disconnected(let error, _): return "listsync: \(error); reconnecting\n"
+        case .applied, .status: return nil
+        }
+    }
+}
+
+/// `listsync sink sqlite WATCH --database FILE`.
+struct SQLiteSinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sqlite",
+        abstract: "Keep a table of a SQLite database (WAL mode) equal to a watched list."
+    )
+
+    @OptionGroup var sink: SinkOptions
+
+    @Option(help: ArgumentHelp("The database file, created when missing.", valueName: "file"))
+    var database: String
+
+    func run() async throws {
+        try await self.sink.run { layout throws(SinkError) in
+            try SQLiteSinkStore(path: self.database, watch: self.sink.name, layout: layout)
+        }
+    }
+}
