@@ -135,6 +135,9 @@ final class SQLiteStatement {
         return String(cString: bytes)
     }
 
+    /// The number of columns of a row.
+    var columnCount: Int32 { sqlite3_column_count(self.handle) }
+
     /// Column `index` of the current row as an integer.
     func integer(_ index: Int32) -> Int64 {
         sqlite3_column_int64(self.handle, index)

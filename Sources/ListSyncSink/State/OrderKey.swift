@@ -43,9 +43,19 @@ enum OrderKey {
         }
     }
 
-    /// Bisection: the middle key first, then each half.
+    /// Bisection: the middle key first, then each half. One key at either end steps next to
+    /// the end instead (``step(after:)``, ``step(before:)``), so that records added again and
+    /// again at the top or the bottom lengthen keys by one digit per thirty or more, not per six.
     private static func fill(_ count: Int, between lower: [Int], and upper: [Int]?, into keys: inout [String]) {
         guard count > 0 else { return }
+        if count == 1, upper == nil, !lower.isEmpty {
+            keys.append(self.text(self.step(after: lower)))
+            return
+        }
+        if count == 1, lower.isEmpty, let upper {
+            keys.append(self.text(self.step(before: upper)))
+            return
+        }
         let middle = self.midpoint(lower, upper)
         let left = (count - 1) / 2
         self.fill(left, between: lower, and: middle, into: &keys)
@@ -68,6 +78,21 @@ enum OrderKey {
         if high - low > 1 { return [(low + high) / 2] }
         if let upper, upper.count > 1 { return [upper[0]] }
         return [low] + self.midpoint(Array(lower.dropFirst()), nil)
+    }
+
+    /// A short key just above `lower` (and below 1).
+    private static func step(after lower: [Int]) -> [Int] {
+        guard let first = lower.first else { return [self.base / 2] }
+        if first + 1 < self.base { return [first + 1] }
+        return [first] + self.step(after: Array(lower.dropFirst()))
+    }
+
+    /// A short key just below `upper` (and above 0).
+    private static func step(before upper: [Int]) -> [Int] {
+        let first = upper[0]
+        if first > 1 { return [first - 1] }
+        if first == 1 { return upper.count > 1 ? [1] : [0, self.base - 1] }
+        return [0] + self.step(before: Array(upper.dropFirst()))
     }
 
     private static func values(_ key: String) -> [Int] {
