@@ -19,9 +19,22 @@ struct SinkStatements {
         (first..<first + count).map(self.dialect.parameter).joined(separator: ", ")
     }
 
+    /// The parameter for `column`: PostgreSQL's JSON record column takes its text as `jsonb`.
+    private func parameter(_ number: Int, for column: String) -> String {
+        let cast = self.dialect == .postgres && self.layout.kind == .json && column == SinkTableLayout.recordColumn ? "::jsonb" : ""
+        return self.dialect.parameter(number) + cast
+    }
+
     private func assignments(_ columns: [String], from first: Int = 1) -> String {
-        columns.enumerated().map { SQLDialect.quote($0.element) + " = " + self.dialect.parameter(first + $0.offset) }
+        columns.enumerated().map { SQLDialect.quote($0.element) + " = " + self.parameter(first + $0.offset, for: $0.element) }
             .joined(separator: ", ")
+    }
+
+    /// Whether a table with `columns` and primary key `key` (in key order) is laid out for a
+    /// list with `schema`: otherwise a snapshot recreates it.
+    func matches(columns: Set<String>, key: [String], _ schema: ListSchema) -> Bool {
+        let expectedKey = self.layout.key.isEmpty ? ["listsync_row"] : self.layout.key
+        return columns == Set(self.insertColumns(schema)) && key == expectedKey
     }
 
     /// The bookkeeping tables, created when missing: the cursor of each watch and the sections
@@ -84,7 +97,8 @@ struct SinkStatements {
     /// Adds a row: the values of ``insertColumns(_:)``.
     func insertRow(_ schema: ListSchema) -> String {
         let columns = self.insertColumns(schema)
-        return "INSERT INTO \(self.table) (\(columns.map(SQLDialect.quote).joined(separator: ", "))) VALUES (\(self.parameters(columns.count)))"
+        let values = columns.enumerated().map { self.parameter($0.offset + 1, for: $0.element) }.joined(separator: ", ")
+        return "INSERT INTO \(self.table) (\(columns.map(SQLDialect.quote).joined(separator: ", "))) VALUES (\(values))"
     }
 
     /// The columns of a row's place.

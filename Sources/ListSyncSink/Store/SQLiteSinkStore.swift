@@ -43,8 +43,7 @@ public final class SQLiteSinkStore: SinkStore {
             columns.insert(name)
             if info.integer(1) > 0 { key.append(name) }
         }
-        let expectedKey = self.layout.key.isEmpty ? ["listsync_row"] : self.layout.key
-        return columns == Set(self.sql.insertColumns(schema)) && key == expectedKey
+        return self.sql.matches(columns: columns, key: key, schema)
     }
 
     private func readSections() throws(SinkError) -> (sections: [MirroredSection], orders: [Int64: String]) {

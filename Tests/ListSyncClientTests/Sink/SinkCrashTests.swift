@@ -166,3 +166,26 @@ struct SQLiteTestDatabase: SinkTestDatabase {
         try await Self.killNineStream(harness, SQLiteTestDatabase(path: harness.path("sink.sqlite")), seed: 13)
     }
 }
+
+extension SinkCrashTests {
+    /// The same stream into a real PostgreSQL server.
+    @Test func postgresSinkKilledAtRandomMoments() async throws {
+        let server = try await PostgresServer()
+        let harness = try EndToEndHarness()
+        try await Self.killNineStream(harness, PostgresTestDatabase(server: server), seed: 21)
+    }
+
+    /// The same stream with PostgreSQL itself restarted (`pg_ctl restart -m immediate`) now and
+    /// then: the sink reconnects and loses or repeats nothing.
+    @Test func postgresRestartedMidStream() async throws {
+        let server = try await PostgresServer()
+        let harness = try EndToEndHarness()
+        var restarts = 0
+        try await Self.killNineStream(harness, PostgresTestDatabase(server: server), seed: 34) {
+            try await server.restartImmediately()
+            restarts += 1
+        }
+        #expect(restarts > 0)
+        #expect(readFile(harness.path("sink.err")).contains("database unavailable"), "the sink noticed a restart")
+    }
+}
