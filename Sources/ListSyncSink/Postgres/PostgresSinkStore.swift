@@ -17,7 +17,7 @@ public final class PostgresSinkStore: SinkStore {
     private let settings: PostgresSettings
     private let schema: String
     private let watch: String
-    private let layout: SinkTableLayout
+    public let layout: SinkTableLayout
     private let sql: SinkStatements
     private let logger = Logger(label: "listsync.sink.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private var connection: PostgresConnection?

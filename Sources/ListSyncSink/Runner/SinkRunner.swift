@@ -29,13 +29,25 @@ public struct SinkRunner {
     /// How one subscription ended.
     private enum Outcome {
         case resynchronize(String)
+        case finished(Ending)
+    }
+
+    /// Why a sink stopped without an error.
+    public enum Ending: Sendable, Hashable {
+        /// The watch left the daemon's configuration.
         case removed
+        /// The watch now reads its file differently (another format, sections or none: a
+        /// reload started a new epoch): the table needs another layout. Open the store again
+        /// with the layout for the watch as it is now and run again; its snapshot recreates the
+        /// table.
+        case layoutChanged
+        /// The subscription ended on request.
         case ended
     }
 
-    /// Runs until the watch is removed from the daemon's configuration (returns), the
-    /// subscription fails for good, or the database fails (throws).
-    public func run(reporting report: (SinkEvent) -> Void) async throws {
+    /// Runs until the watch is removed from the daemon's configuration or needs another table
+    /// layout (returns why), the subscription fails for good, or the database fails (throws).
+    public func run(reporting report: (SinkEvent) -> Void) async throws -> Ending {
         var state = try await self.store.load()
         var resyncs = 0
         if let state { report(.resuming(state.cursor)) }
@@ -45,6 +57,7 @@ public struct SinkRunner {
                 for try await update in updates {
                     switch update.event {
                     case .snapshot(let cursor):
+                        if await self.layoutChanged(sectioned: update.mirror.isSectioned) { return .finished(.layoutChanged) }
                         let replaced = SinkState(list: SinkList(snapshot: update.mirror, cursor: cursor))
                         try await self.store.replace(with: update.mirror, state: replaced)
                         state = replaced
@@ -64,24 +77,33 @@ public struct SinkRunner {
                         if let mismatch = try await self.mismatch(expected: changeset.digest) { return .resynchronize(mismatch) }
                     case .status(let status):
                         report(.status(status))
-                        if status.state == .removed { return .removed }
+                        if status.state == .removed { return .finished(.removed) }
                     case .disconnected(let error, let retryIn):
                         report(.disconnected(error, retryIn: retryIn))
                     case .subscribed, .resyncing:
                         continue
                     }
                 }
-                return .ended
+                return .finished(.ended)
             }
             switch outcome {
             case .resynchronize(let reason):
                 resyncs += 1
                 report(.resynchronizing(reason: reason, count: resyncs))
                 state = nil
-            case .removed, .ended:
-                return
+            case .finished(let ending):
+                return ending
             }
         }
+    }
+
+    /// Whether the watch's list no longer fits the store's layout: sectioned or not, CSV or JSON
+    /// (asked of the daemon; when it does not answer, the sections alone decide).
+    private func layoutChanged(sectioned: Bool) async -> Bool {
+        let layout = self.store.layout
+        if sectioned != layout.sectioned { return true }
+        guard let summary = try? await self.client.watches().first(where: { $0.name == self.watch }) else { return false }
+        return SinkTableLayout.RecordKind(format: summary.format) != layout.kind
     }
 
     /// With `verify`, why the table's digest is not `expected`; `nil` when it is (or without).

@@ -93,7 +93,9 @@ final class SQLiteStatement {
         sqlite3_finalize(self.handle)
     }
 
-    fileprivate func reset() {
+    /// Ends the statement's run and unbinds it; a statement left in the middle of its rows keeps
+    /// the tables it reads busy (a `DROP TABLE` would fail).
+    func reset() {
         sqlite3_reset(self.handle)
         sqlite3_clear_bindings(self.handle)
     }

@@ -71,17 +71,10 @@ struct SinkList {
         Self.digest(of: self.sections)
     }
 
-    /// The digest of `sections`: the one computation of it in the sink, for the list in memory
-    /// and for the table read back by `--verify`.
+    /// The digest of `sections`, computed as a mirror computes it: the one computation of it in
+    /// the sink, for the list in memory and for the table read back by `--verify`.
     static func digest(of sections: [MirroredSection]) -> ListDigest {
-        var builder = ListDigest.Builder()
-        for section in sections {
-            builder.beginSection(modelHash: section.model.hash, recordCount: section.records.count)
-            for record in section.records {
-                builder.addRecord(record.hash)
-            }
-        }
-        return builder.finish()
+        ListDigest(sections: sections)
     }
 
     /// The value of the `listsync_section` column for rows of a section with `model`: a string

@@ -7,7 +7,7 @@ import ListSyncProtocol
 public final class SQLiteSinkStore: SinkStore {
     private let database: SQLiteDatabase
     private let watch: String
-    private let layout: SinkTableLayout
+    public let layout: SinkTableLayout
     private let sql: SinkStatements
 
     /// Opens (creating when missing) the database at `path` for `watch`'s table laid out as
@@ -23,6 +23,7 @@ public final class SQLiteSinkStore: SinkStore {
     public func load() throws(SinkError) -> SinkState? {
         let cursorRow = try self.database.statement(self.sql.selectCursor)
         try cursorRow.bind([.text(self.watch)])
+        defer { cursorRow.reset() }
         guard try cursorRow.step(), let epochText = cursorRow.text(0), let epoch = Epoch(epochText),
             cursorRow.text(3) == self.layout.table, let schema = cursorRow.text(4).flatMap(StoredRows.columns)
         else { return nil }

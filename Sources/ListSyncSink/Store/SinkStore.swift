@@ -8,6 +8,9 @@ import ListSyncProtocol
 /// `listsync_cursors`: the table is at a cursor exactly when the cursor row says so, whatever
 /// happens to the sink or the database in between. That is what makes the sink exactly-once.
 public protocol SinkStore: AnyObject {
+    /// How the table is laid out.
+    var layout: SinkTableLayout { get }
+
     /// The list the table holds and its cursor; `nil` when there is none to resume from (no
     /// cursor, or a table that is missing or laid out differently).
     func load() async throws(SinkError) -> SinkState?

@@ -58,24 +58,26 @@ struct SinkOptions: ParsableArguments {
     func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
         try await ClientFailure.exitingOnFailure {
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
-                throw ClientFailure.client(.unknownWatch(self.name))
-            }
-            let layout = SinkTableLayout(
-                table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
-                key: self.key, projected: self.columns)
-            let runner: SinkRunner
-            do {
-                runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
-            } catch {
-                throw ClientFailure.data("\(error)")
-            }
-            do {
-                try await runner.run { event in
-                    if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+            // Once more each time the watch needs another layout (a reload changed its format or
+            // sections): the table is recreated by the snapshot that follows.
+            while true {
+                guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
+                    throw ClientFailure.client(.unknownWatch(self.name))
                 }
-            } catch let error as SinkError {
-                throw ClientFailure.data("\(error)")
+                let layout = SinkTableLayout(
+                    table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
+                    key: self.key, projected: self.columns)
+                let ending: SinkRunner.Ending
+                do {
+                    let runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
+                    ending = try await runner.run { event in
+                        if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                    }
+                } catch let error as SinkError {
+                    throw ClientFailure.data("\(error)")
+                }
+                guard ending == .layoutChanged else { return }
+                OutputWriter.writeStandardError("listsync: \(self.name): the watch reads its file differently now; recreating the table\n")
             }
         }
     }

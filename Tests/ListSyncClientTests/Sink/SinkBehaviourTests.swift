@@ -70,25 +70,43 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
         #expect(sink.exitStatus == nil, "\(readFile(harness.path("sink.err")))")
     }
 
-    /// `--verify` notices a table changed behind the sink's back (a row's stored hash), logs it
-    /// and takes a snapshot, which repairs the table.
-    @Test(arguments: SinkTestDatabaseKind.allCases) func verifyRepairsATamperedTable(kind: SinkTestDatabaseKind) async throws {
-        let harness = try EndToEndHarness()
+    /// The columns of ``ProductVersions``.
+    static let productColumns = ProductVersions.header.split(separator: ",").map(String.init)
+
+    /// A products sink on version 0 of ``ProductVersions``: daemon and sink started, the table
+    /// holding the first snapshot.
+    static func productsSink(
+        _ harness: EndToEndHarness, _ kind: SinkTestDatabaseKind, _ options: [String]
+    ) async throws -> (database: any SinkTestDatabase, sink: ChildProcess) {
         let database = try await kind.make(harness)
         try FileContent.write(ProductVersions.csv(0), to: harness.watched)
         try await harness.startDaemon()
-        let sink = try Self.startSink(harness, kind, database, ["--key", "sku", "--verify"])
-        defer { sink.send(SIGKILL) }
-        let columns = ProductVersions.header.split(separator: ",").map(String.init)
-        func tableEqualsFile() async throws -> Bool {
-            guard let expected = harness.document(harness.watches[0].file) else { return false }
-            return (try? await SinkCrashTests.table(database, columns: columns)) == expected
+        let sink = try Self.startSink(harness, kind, database, ["--key", "sku"] + options)
+        do {
+            try await eventually("the snapshot is in the table") { try await self.tableEqualsFile(harness, database) }
+        } catch {
+            sink.send(SIGKILL)
+            throw error
         }
-        try await eventually("the snapshot is in the table") { try await tableEqualsFile() }
+        return (database, sink)
+    }
+
+    /// Whether the products table equals the watched file (not yet when it does not exist).
+    static func tableEqualsFile(_ harness: EndToEndHarness, _ database: any SinkTestDatabase) async throws -> Bool {
+        guard let expected = harness.document(harness.watches[0].file) else { return false }
+        return (try? await SinkCrashTests.table(database, columns: self.productColumns)) == expected
+    }
+
+    /// `--verify` notices a table changed behind the sink's back (a row deleted), logs it and
+    /// takes a snapshot, which repairs the table.
+    @Test(arguments: SinkTestDatabaseKind.allCases) func verifyRepairsATamperedTable(kind: SinkTestDatabaseKind) async throws {
+        let harness = try EndToEndHarness()
+        let (database, sink) = try await Self.productsSink(harness, kind, ["--verify"])
+        defer { sink.send(SIGKILL) }
         _ = try await database.query("DELETE FROM products WHERE sku = 'S1'")
         try await harness.save(ProductVersions.csv(1))
         try await eventually("the sink resynchronizes") { readFile(harness.path("sink.err")).contains("resynchronizing (1 so far)") }
-        try await eventually("the table equals the file again") { try await tableEqualsFile() }
+        try await eventually("the table equals the file again") { try await Self.tableEqualsFile(harness, database) }
         #expect(sink.exitStatus == nil, "\(readFile(harness.path("sink.err")))")
     }
 
@@ -96,14 +114,10 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
     /// daemon's configuration is reported, the sink exits 0 and the table stays.
     @Test func invalidThenRemoved() async throws {
         let harness = try EndToEndHarness()
-        let database = try await SinkTestDatabaseKind.sqlite.make(harness)
-        try FileContent.write(ProductVersions.csv(0), to: harness.watched)
-        try await harness.startDaemon()
-        let sink = try Self.startSink(harness, .sqlite, database, ["--key", "sku"])
+        let (database, sink) = try await Self.productsSink(harness, .sqlite, [])
         defer { sink.send(SIGKILL) }
-        let columns = ProductVersions.header.split(separator: ",").map(String.init)
+        let columns = Self.productColumns
         let good = try #require(harness.document(harness.watches[0].file))
-        try await eventually("the snapshot is in the table") { (try? await SinkCrashTests.table(database, columns: columns)) == good }
 
         try await harness.save(ProductVersions.invalid)
         try await eventually("the sink reports the invalid file") { readFile(harness.path("sink.err")).contains("products is invalid") }
@@ -115,6 +129,30 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
         #expect(try await sink.waitForExit() == 0)
         #expect(readFile(harness.path("sink.err")).contains("products is removed"))
         #expect(try await SinkCrashTests.table(database, columns: columns) == good)
+    }
+}
+
+extension SinkBehaviourTests {
+    /// A reload that drops `section_by` starts a new epoch; the sink recreates its table without
+    /// the section column from the snapshot that follows.
+    @Test func aReloadWithoutSectionsRecreatesTheTable() async throws {
+        let harness = try EndToEndHarness()
+        let (database, sink) = try await Self.productsSink(harness, .sqlite, [])
+        defer { sink.send(SIGKILL) }
+        let columns = Self.productColumns
+
+        let configuration = harness.path("listsyncd.toml")
+        try FileContent.write(readFile(configuration).replacingAll("section_by = \"category\"\n", with: ""), to: configuration)
+        harness.daemon?.send(SIGHUP)
+        let linear = try ListReader(options: ReadOptions(format: ListFormat(path: harness.watched) ?? .json, key: ["sku"])).read(contentsOfFile: harness.watched).document
+        try await eventually("the table is linear") {
+            let select = SinkTables.orderedSelect(columns, table: "products", watch: "products", sectioned: false)
+            guard let rows = try? await database.query(select) else { return false }
+            return SinkTables.csvDocument(rows, columns: columns, sectioned: false) == linear
+        }
+        #expect(readFile(harness.path("sink.err")).contains("recreating the table"))
+        #expect(try await database.query("SELECT count(*) FROM listsync_sections WHERE watch = 'products'") == [["1"]])
+        #expect(sink.exitStatus == nil, "\(readFile(harness.path("sink.err")))")
     }
 }
 
