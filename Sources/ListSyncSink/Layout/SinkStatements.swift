@@ -104,16 +104,21 @@ struct SinkStatements {
     /// The columns of a row's place.
     var placeColumns: [String] { (self.layout.sectioned ? ["listsync_section"] : []) + ["listsync_order"] }
 
-    /// Changes a row's value and hash (and place, when `placed`), then the identity.
-    func updateRow(_ schema: ListSchema, placed: Bool) -> String {
-        let columns = self.layout.dataColumns(schema) + ["listsync_hash"] + (placed ? self.placeColumns : [])
-        return "UPDATE \(self.table) SET \(self.assignments(columns)) WHERE listsync_row = \(self.dialect.parameter(columns.count + 1))"
+    /// The columns an update of a row's value sets (with its place when `placed`).
+    func updateColumns(_ schema: ListSchema, placed: Bool) -> [String] {
+        self.layout.dataColumns(schema) + ["listsync_hash"] + (placed ? self.placeColumns : [])
     }
 
-    /// Changes a row's place, then the identity.
-    var moveRow: String {
-        let columns = self.placeColumns
-        return "UPDATE \(self.table) SET \(self.assignments(columns)) WHERE listsync_row = \(self.dialect.parameter(columns.count + 1))"
+    /// Sets `columns` of the row whose identity is the last parameter.
+    func update(_ columns: [String]) -> String {
+        "UPDATE \(self.table) SET \(self.assignments(columns)) WHERE listsync_row = \(self.dialect.parameter(columns.count + 1))"
+    }
+
+    /// Sets `columns` of every row of `source` (a table with those columns and `listsync_row`)
+    /// at once: PostgreSQL's bulk form of ``update(_:)``.
+    func update(_ columns: [String], from source: String) -> String {
+        let assignments = columns.map { SQLDialect.quote($0) + " = s." + SQLDialect.quote($0) }.joined(separator: ", ")
+        return "UPDATE \(self.table) t SET \(assignments) FROM \(source) s WHERE t.listsync_row = s.listsync_row"
     }
 
     /// The values that place a row.
@@ -129,7 +134,7 @@ struct SinkStatements {
             + [.text(place.order), .text(row.record.hash.description)]
     }
 
-    /// The values of ``updateRow(_:placed:)`` for a row.
+    /// The values of an update of `row` (``updateColumns(_:placed:)``, then the identity).
     func updateValues(_ row: SinkWrites.Row, _ schema: ListSchema) -> [SQLValue] {
         self.layout.values(of: row.record.value, schema) + [.text(row.record.hash.description)]
             + (row.place.map(self.placeValues) ?? []) + [.integer(row.rowID)]

@@ -244,28 +244,70 @@ public final class PostgresSinkStore: SinkStore {
         }
     }
 
-    /// Sends every row of the snapshot with `COPY FROM STDIN` (text format), in chunks of about
-    /// 1 MiB.
+    /// Sends every row of the snapshot with `COPY FROM STDIN`.
     private func copy(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
+        let rows = zip(mirror.sections, list.sections).lazy.flatMap { section, rows in
+            zip(section.records, rows.records).lazy.map { record, row in
+                let rowID = SinkList.rowID(of: row)
+                let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
+                return self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema)
+            }
+        }
+        try await self.copy(rows, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
+    }
+
+    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN` (text format), in
+    /// chunks of about 1 MiB.
+    private func copy(
+        _ rows: some Sequence<[SQLValue]>, into table: String, columns: [String], on connection: PostgresConnection
+    ) async throws {
         // PostgresNIO puts the names in double quotes as they are: quotes inside are doubled here.
-        let columns = self.sql.insertColumns(list.schema).map { $0.replacingAll("\"", with: "\"\"") }
-        let table = self.layout.table.replacingAll("\"", with: "\"\"")
+        let columns = columns.map { $0.replacingAll("\"", with: "\"\"") }
+        let table = table.replacingAll("\"", with: "\"\"")
         try await connection.copyFrom(table: table, columns: columns, logger: self.logger) { writer in
             var buffer = ByteBuffer()
             buffer.reserveCapacity(1 << 20)
-            for (section, rows) in zip(mirror.sections, list.sections) {
-                for (record, row) in zip(section.records, rows.records) {
-                    let rowID = SinkList.rowID(of: row)
-                    let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
-                    Self.appendCopyLine(self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema), to: &buffer)
-                    if buffer.readableBytes >= 1 << 20 {
-                        try await writer.write(buffer)
-                        buffer.clear()
-                    }
+            for row in rows {
+                Self.appendCopyLine(row, to: &buffer)
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
                 }
             }
             if buffer.readableBytes > 0 { try await writer.write(buffer) }
         }
+    }
+
+    /// Above this many rows of one kind, a changeset's rows go in bulk: `COPY` for new rows,
+    /// `= ANY(array)` for deleted ones, `COPY` into a temporary table and one `UPDATE … FROM` for
+    /// changed ones; below it, one statement per row.
+    static let bulkThreshold = 64
+
+    /// Deletes the rows `rowIDs`.
+    private func delete(_ rowIDs: [Int64], on connection: PostgresConnection) async throws {
+        guard rowIDs.count > Self.bulkThreshold else {
+            for rowID in rowIDs { try await self.run(self.sql.deleteRow, [.integer(rowID)], on: connection) }
+            return
+        }
+        var bindings = PostgresBindings()
+        bindings.append(rowIDs)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "DELETE FROM \(self.sql.table) WHERE listsync_row = ANY($1)", binds: bindings), logger: self.logger)
+    }
+
+    /// Sets `columns` of rows: each of `rows` holds their values, then the row's identity.
+    private func update(_ columns: [String], _ rows: [[SQLValue]], on connection: PostgresConnection) async throws {
+        guard rows.count > Self.bulkThreshold else {
+            let update = self.sql.update(columns)
+            for values in rows { try await self.run(update, values, on: connection) }
+            return
+        }
+        let incoming = "listsync_incoming"
+        let selected = (columns + ["listsync_row"]).map(SQLDialect.quote).joined(separator: ", ")
+        try await self.run("CREATE TEMPORARY TABLE \(incoming) AS SELECT \(selected) FROM \(self.sql.table) WITH NO DATA", on: connection)
+        try await self.copy(rows, into: incoming, columns: columns + ["listsync_row"], on: connection)
+        try await self.run(self.sql.update(columns, from: incoming), on: connection)
+        try await self.run("DROP TABLE \(incoming)", on: connection)
     }
 
     /// One line of `COPY`'s text format: tab-separated, `\N` for NULL, backslash escapes.
@@ -303,15 +345,20 @@ public final class PostgresSinkStore: SinkStore {
                         try await self.run(statement, on: connection)
                     }
                 }
-                for rowID in writes.deleted { try await self.run(self.sql.deleteRow, [.integer(rowID)], on: connection) }
-                for row in writes.updated {
-                    try await self.run(self.sql.updateRow(list.schema, placed: row.place != nil), self.sql.updateValues(row, list.schema), on: connection)
+                try await self.delete(writes.deleted, on: connection)
+                for placed in [false, true] {
+                    let rows = writes.updated.filter { ($0.place != nil) == placed }.map { self.sql.updateValues($0, list.schema) }
+                    try await self.update(self.sql.updateColumns(list.schema, placed: placed), rows, on: connection)
                 }
-                for (rowID, place) in writes.moved {
-                    try await self.run(self.sql.moveRow, self.sql.placeValues(place) + [.integer(rowID)], on: connection)
+                let moves = writes.moved.map { self.sql.placeValues($0.place) + [.integer($0.rowID)] }
+                try await self.update(self.sql.placeColumns, moves, on: connection)
+                let inserted = writes.inserted.map { self.sql.insertValues($0, list.schema) }
+                if inserted.count > Self.bulkThreshold {
+                    try await self.copy(inserted, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
+                } else {
+                    let insert = self.sql.insertRow(list.schema)
+                    for values in inserted { try await self.run(insert, values, on: connection) }
                 }
-                let insert = self.sql.insertRow(list.schema)
-                for row in writes.inserted { try await self.run(insert, self.sql.insertValues(row, list.schema), on: connection) }
                 if let sections = writes.sections { try await self.writeSections(sections, on: connection) }
                 try await self.writeCursor(list, digest: digest, on: connection)
             }

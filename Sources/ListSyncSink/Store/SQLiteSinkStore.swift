@@ -106,9 +106,10 @@ public final class SQLiteSinkStore: SinkStore {
             let delete = try self.database.statement(self.sql.deleteRow)
             for rowID in writes.deleted { try delete.run([.integer(rowID)]) }
             for row in writes.updated {
-                try self.database.statement(self.sql.updateRow(list.schema, placed: row.place != nil)).run(self.sql.updateValues(row, list.schema))
+                let update = self.sql.update(self.sql.updateColumns(list.schema, placed: row.place != nil))
+                try self.database.statement(update).run(self.sql.updateValues(row, list.schema))
             }
-            let move = try self.database.statement(self.sql.moveRow)
+            let move = try self.database.statement(self.sql.update(self.sql.placeColumns))
             for (rowID, place) in writes.moved { try move.run(self.sql.placeValues(place) + [.integer(rowID)]) }
             let insert = try self.database.statement(self.sql.insertRow(list.schema))
             for row in writes.inserted { try insert.run(self.sql.insertValues(row, list.schema)) }

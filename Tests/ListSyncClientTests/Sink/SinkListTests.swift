@@ -26,27 +26,39 @@ import Testing
     }
 
     /// Applies each version after the first as a changeset to a sink whose table took the first
-    /// as a snapshot; checks the table against each version and returns the rows each wrote.
-    private func sink(_ versions: [ParsedList], sectioned: Bool) throws -> [Int] {
+    /// as a snapshot, in a real database of `kind`; checks the table against each version and
+    /// returns the rows each wrote.
+    private func sink(_ versions: [ParsedList], sectioned: Bool, _ kind: SinkTestDatabaseKind) async throws -> [Int] {
         let scratch = try Scratch()
-        let database = scratch.path + "/db.sqlite"
         let layout = SinkTableLayout(table: "my \"list\"", kind: .json, sectioned: sectioned, key: ["id"])
-        let store = try SQLiteSinkStore(path: database, watch: Versions.watch, layout: layout)
+        let store: any SinkStore
+        let database: any SinkTestDatabase
+        switch kind {
+        case .sqlite:
+            store = try SQLiteSinkStore(path: scratch.path + "/db.sqlite", watch: Versions.watch, layout: layout)
+            database = SQLiteTestDatabase(path: scratch.path + "/db.sqlite")
+        case .postgres:
+            let server = try await PostgresServer()
+            store = PostgresSinkStore(settings: try PostgresSettings(url: server.url, environment: [:]), watch: Versions.watch, layout: layout)
+            database = PostgresTestDatabase(server: server)
+        }
         let mirror = try Versions.mirror(of: versions[0], seq: 0)
         var state = SinkState(list: SinkList(snapshot: mirror, cursor: Cursor(epoch: Versions.epoch, seq: 0)))
-        try store.replace(with: mirror, state: state)
+        try await store.replace(with: mirror, state: state)
         var written: [Int] = []
         for (seq, (old, new)) in zip(versions, versions.dropFirst()).enumerated() {
             let changeset = try Versions.changeset(from: old, to: new, seq: UInt64(seq + 1))
             let writes = try state.list.apply(changeset)
-            try store.apply(writes, state: state, digest: changeset.digest)
+            try await store.apply(writes, state: state, digest: changeset.digest)
             written.append(writes.rowCount)
             let select = SinkTables.orderedSelect(["listsync_record"], table: layout.table, watch: Versions.watch, sectioned: sectioned)
-            #expect(try SinkTables.jsonRecords(SinkTables.sqlite(database, select)) == new.document.allRecords, "version \(seq + 1)")
-            #expect(try store.storedDigest() == changeset.digest)
+            let stored = try SinkTables.jsonRecords(try await database.query(select))
+            // PostgreSQL's jsonb orders members its own way: compare canonical forms.
+            #expect(stored.map(\.contentHash) == new.document.allRecords.map(\.contentHash), "version \(seq + 1)")
+            #expect(try await store.storedDigest() == changeset.digest)
         }
-        // Read back from the file, the list resumes where it was.
-        let loaded = try #require(try store.load())
+        // Read back from the database, the list resumes where it was.
+        let loaded = try #require(try await store.load())
         #expect(loaded.cursor == state.cursor)
         #expect(loaded.list.digest == state.list.digest)
         return written
@@ -58,7 +70,7 @@ import Testing
 
     /// One insertion at the top, one move, one update, one deletion of a 5,000-record list each
     /// write one row.
-    @Test func oneChangeWritesOneRow() throws {
+    @Test(arguments: SinkTestDatabaseKind.allCases) func oneChangeWritesOneRow(kind: SinkTestDatabaseKind) async throws {
         let ids = Array(1...5_000)
         let base = Self.records(ids)
         let atTop = Self.records([0] + ids)
@@ -67,12 +79,13 @@ import Testing
         let updated = Self.records(moved, value: { $0 == 500 ? -1 : $0 })
         let deleted = Self.records(moved.filter { $0 != 7 }, value: { $0 == 500 ? -1 : $0 })
         let versions = try [base, atTop, Self.records(moved), updated, deleted].map { try Versions.read(Versions.json($0)) }
-        #expect(try self.sink(versions, sectioned: false) == [1, 2, 1, 1])
+        #expect(try await self.sink(versions, sectioned: false, kind) == [1, 2, 1, 1])
     }
 
     /// Random versions of a sectioned list — records inserted, deleted, updated, moved within and
     /// across sections, sections appearing and vanishing — leave the table equal to each.
-    @Test(arguments: [1, 2, 3] as [UInt64]) func randomVersionsOfASectionedList(seed: UInt64) throws {
+    @Test(arguments: SinkTestDatabaseKind.allCases, [1, 2, 3] as [UInt64])
+    func randomVersionsOfASectionedList(kind: SinkTestDatabaseKind, seed: UInt64) async throws {
         var generator = SplitMix(seed: seed)
         var versions: [ParsedList] = []
         for _ in 0..<25 {
@@ -83,6 +96,18 @@ import Testing
             records.shuffle(using: &generator)
             versions.append(try Versions.read(Versions.json(records), sectioned: true))
         }
-        _ = try self.sink(versions, sectioned: true)
+        _ = try await self.sink(versions, sectioned: true, kind)
+    }
+
+    /// Changesets that touch hundreds of rows at once (PostgreSQL writes them in bulk): every
+    /// value updated, the order reversed, most records replaced.
+    @Test(arguments: SinkTestDatabaseKind.allCases) func changesetsOfManyRows(kind: SinkTestDatabaseKind) async throws {
+        let ids = Array(1...300)
+        let versions = try [
+            Self.records(ids), Self.records(ids, value: { -$0 }), Self.records(ids.reversed(), value: { -$0 }),
+            Self.records(Array(ids.reversed().prefix(100)) + Array(1000...1200)),
+        ].map { try Versions.read(Versions.json($0)) }
+        let written = try await self.sink(versions, sectioned: false, kind)
+        #expect(written[0] == 300 && written[2] == 200 + 201 + 100)
     }
 }
