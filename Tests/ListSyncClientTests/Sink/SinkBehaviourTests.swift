@@ -156,6 +156,26 @@ extension SinkBehaviourTests {
     }
 }
 
+extension SinkBehaviourTests {
+    /// `--schema` and `--table` take any names: the table and the bookkeeping tables are made in
+    /// that schema, created when missing.
+    @Test func postgresSchemaAndTableOfAnyName() async throws {
+        let harness = try EndToEndHarness()
+        let server = try await PostgresServer()
+        try FileContent.write(ProductVersions.csv(0), to: harness.watched)
+        try await harness.startDaemon()
+        let sink = try Self.startSink(
+            harness, .postgres, PostgresTestDatabase(server: server), ["--key", "sku", "--schema", "Stock \"A\"", "--table", "my table"])
+        defer { sink.send(SIGKILL) }
+        let rows = try #require(harness.document(harness.watches[0].file)?.allRecords.count)
+        try await eventually("the table is in the schema") {
+            (try? await server.query(#"SELECT count(*) FROM "Stock ""A"""."my table""#)) == [[String(rows)]]
+        }
+        #expect(try await server.query(#"SELECT table_name FROM "Stock ""A""".listsync_cursors WHERE watch = 'products'"#) == [["my table"]])
+        #expect(try await server.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'listsync%'") == [["0"]])
+    }
+}
+
 extension String {
     /// The string with every `target` replaced by `replacement`.
     func replacingAll(_ target: String, with replacement: String) -> String {
