@@ -175,6 +175,8 @@ let package = Package(
                 // The latency benchmark runs listsyncd and subscribes to it.
                 "ListSyncClient",
                 "ListSyncProtocol",
+                // The sink benchmark: SQLite and PostgreSQL against delete-and-reinsert.
+                "ListSyncSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ]

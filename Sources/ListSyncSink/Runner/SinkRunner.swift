@@ -48,41 +48,15 @@ public struct SinkRunner {
     /// Runs until the watch is removed from the daemon's configuration or needs another table
     /// layout (returns why), the subscription fails for good, or the database fails (throws).
     public func run(reporting report: (SinkEvent) -> Void) async throws -> Ending {
-        var state = try await self.store.load()
+        let table = SinkTable(store: self.store)
+        try await table.load()
         var resyncs = 0
-        if let state { report(.resuming(state.cursor)) }
+        if let cursor = table.cursor { report(.resuming(cursor)) }
         while true {
-            let mirror = state.map { MirroredList(watch: self.watch, following: $0.cursor) } ?? MirroredList(watch: self.watch)
+            let mirror = table.cursor.map { MirroredList(watch: self.watch, following: $0) } ?? MirroredList(watch: self.watch)
             let outcome = try await self.client.withMirror(resuming: mirror) { updates -> Outcome in
                 for try await update in updates {
-                    switch update.event {
-                    case .snapshot(let cursor):
-                        if await self.layoutChanged(sectioned: update.mirror.isSectioned) { return .finished(.layoutChanged) }
-                        let replaced = SinkState(list: SinkList(snapshot: update.mirror, cursor: cursor))
-                        try await self.store.replace(with: update.mirror, state: replaced)
-                        state = replaced
-                        report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
-                        if let mismatch = try await self.mismatch(expected: replaced.list.digest) { return .resynchronize(mismatch) }
-                    case .changeset(let changeset):
-                        guard var current = state else { return .resynchronize("a changeset arrived before any snapshot") }
-                        let writes: SinkWrites
-                        do {
-                            writes = try current.list.apply(changeset)
-                        } catch {
-                            return .resynchronize("\(error)")
-                        }
-                        try await self.store.apply(writes, state: current, digest: changeset.digest)
-                        state = current
-                        report(.applied(cursor: changeset.cursor, rows: writes.rowCount))
-                        if let mismatch = try await self.mismatch(expected: changeset.digest) { return .resynchronize(mismatch) }
-                    case .status(let status):
-                        report(.status(status))
-                        if status.state == .removed { return .finished(.removed) }
-                    case .disconnected(let error, let retryIn):
-                        report(.disconnected(error, retryIn: retryIn))
-                    case .subscribed, .resyncing:
-                        continue
-                    }
+                    if let outcome = try await self.handle(update, in: table, reporting: report) { return outcome }
                 }
                 return .finished(.ended)
             }
@@ -90,10 +64,51 @@ public struct SinkRunner {
             case .resynchronize(let reason):
                 resyncs += 1
                 report(.resynchronizing(reason: reason, count: resyncs))
-                state = nil
+                table.forget()
             case .finished(let ending):
                 return ending
             }
+        }
+    }
+
+    /// Applies one update to `table`; the outcome when the subscription must end.
+    private func handle(_ update: MirrorUpdate, in table: SinkTable, reporting report: (SinkEvent) -> Void) async throws -> Outcome? {
+        switch update.event {
+        case .snapshot(let cursor):
+            if await self.layoutChanged(sectioned: update.mirror.isSectioned) { return .finished(.layoutChanged) }
+            let rows = try await table.replace(with: update.mirror, at: cursor)
+            report(.replaced(cursor: cursor, rows: rows))
+            guard let digest = update.mirror.digest else { return nil }
+            return try await self.mismatch(expected: digest).map(Outcome.resynchronize)
+        case .changeset(let changeset):
+            let result = await Self.applying(changeset, to: table)
+            switch result {
+            case .success(let rows):
+                report(.applied(cursor: changeset.cursor, rows: rows))
+                return try await self.mismatch(expected: changeset.digest).map(Outcome.resynchronize)
+            case .failure(.diverged(let reason)):
+                return .resynchronize(reason)
+            case .failure(let error):
+                throw error
+            }
+        case .status(let status):
+            report(.status(status))
+            return status.state == .removed ? .finished(.removed) : nil
+        case .disconnected(let error, let retryIn):
+            report(.disconnected(error, retryIn: retryIn))
+            return nil
+        case .subscribed, .resyncing:
+            return nil
+        }
+    }
+
+    /// `table.apply(changeset)`, its failure as a value (a divergence resynchronizes, the rest
+    /// is thrown).
+    private static func applying(_ changeset: ChangesetMessage, to table: SinkTable) async -> Result<Int, SinkError> {
+        do {
+            return .success(try await table.apply(changeset))
+        } catch {
+            return .failure(error)
         }
     }
 

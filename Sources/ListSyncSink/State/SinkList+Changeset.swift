@@ -31,7 +31,7 @@ extension SinkList {
         writes.deleted = changes.deleted
         writes.schema = changeset.schema
         if sectionsChanged { writes.sections = self.sections.map(\.model) }
-        let places = self.placeArrivals(changes.dirty)
+        let places = self.placeArrivals(changes)
         for (rowID, record) in changes.values.sorted(by: { $0.key < $1.key }) {
             let row = SinkWrites.Row(rowID: rowID, record: record, place: places[rowID])
             if changes.inserted.contains(rowID) { writes.inserted.append(row) } else { writes.updated.append(row) }
@@ -54,9 +54,18 @@ extension SinkList {
         var deleted: [Int64] = []
         /// Rows that need a place (order key and section): inserted or moved.
         var dirty: Set<Int64> = []
+        /// Where the rows of `dirty` are, after the stage that placed them: single positions and
+        /// whole sections (inserted, or with a new model)…
+        var marks: [ElementPath] = []
+        var markedSections: Set<Int> = []
+        /// …as long as no later stage moved things: otherwise every section is scanned.
+        var marksValid = true
     }
 
     private mutating func apply(_ stage: ChangesetStage, to changes: inout Changes) throws(SinkError) {
+        let movesSections = !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty || !stage.sectionMoved.isEmpty
+        let movesElements = movesSections || !stage.elementDeleted.isEmpty || !stage.elementInserted.isEmpty || !stage.elementMoved.isEmpty
+        if (movesElements && !changes.marks.isEmpty) || (movesSections && !changes.markedSections.isEmpty) { changes.marksValid = false }
         var tagged = stage
         tagged.elementUpdated = []
         for update in stage.elementUpdated {
@@ -85,9 +94,12 @@ extension SinkList {
         for move in stage.elementMoved {
             changes.dirty.insert(try self.rowID(at: move.target))
         }
+        changes.marks += stage.elementInserted.map(\.path) + stage.elementMoved.map(\.target)
+        changes.markedSections.formUnion(stage.sectionInserted.map(\.index))
         for index in stage.sectionUpdated.map(\.index) where self.sections.indices.contains(index) {
             // The rows' section column names the model.
             for record in self.sections[index].records { changes.dirty.insert(Self.rowID(of: record)) }
+            changes.markedSections.insert(index)
         }
     }
 
@@ -115,31 +127,55 @@ extension SinkList {
         return Self.rowID(of: self.sections[path.section].records[path.element])
     }
 
-    /// Gives each row of `dirty` an order key between its nearest neighbours that stay, runs of
-    /// them evenly; returns their places.
-    private mutating func placeArrivals(_ dirty: Set<Int64>) -> [Int64: SinkWrites.Place] {
-        guard !dirty.isEmpty else { return [:] }
+    /// Gives each row of `changes.dirty` an order key between its nearest neighbours that stay,
+    /// runs of them evenly; returns their places. Looks only at the marked positions and
+    /// sections when they are still valid (O(changes)), else scans every section.
+    private mutating func placeArrivals(_ changes: Changes) -> [Int64: SinkWrites.Place] {
+        guard !changes.dirty.isEmpty else { return [:] }
         var places: [Int64: SinkWrites.Place] = [:]
-        for section in self.sections {
-            let rows = section.records.map(Self.rowID(of:))
-            var index = 0
-            while index < rows.count {
-                guard dirty.contains(rows[index]) else {
-                    index += 1
-                    continue
-                }
-                var end = index
-                while end < rows.count, dirty.contains(rows[end]) { end += 1 }
-                let lower = index > 0 ? self.orders[rows[index - 1]] : nil
-                let upper = end < rows.count ? self.orders[rows[end]] : nil
-                let keys = OrderKey.keys(end - index, between: lower, and: upper)
-                for (rowID, key) in zip(rows[index..<end], keys) {
-                    self.orders[rowID] = key
-                    places[rowID] = SinkWrites.Place(section: section.model.model, order: key)
-                }
-                index = end
-            }
+        guard changes.marksValid else {
+            for section in self.sections.indices { self.placeRuns(in: section, among: nil, changes.dirty, into: &places) }
+            return places
         }
+        for section in changes.markedSections.sorted() { self.placeRuns(in: section, among: nil, changes.dirty, into: &places) }
+        var marked: [Int: [Int]] = [:]
+        for mark in changes.marks where !changes.markedSections.contains(mark.section) {
+            marked[mark.section, default: []].append(mark.element)
+        }
+        for (section, elements) in marked { self.placeRuns(in: section, among: elements, changes.dirty, into: &places) }
         return places
+    }
+
+    /// Places the runs of dirty rows of `section`: those starting at `among` (positions), or
+    /// found by scanning the whole section when `nil`.
+    private mutating func placeRuns(
+        in section: Int, among positions: [Int]?, _ dirty: Set<Int64>, into places: inout [Int64: SinkWrites.Place]
+    ) {
+        let records = self.sections[section].records
+        let model = self.sections[section].model.model
+        func isDirty(_ index: Int) -> Bool { dirty.contains(Self.rowID(of: records[index])) }
+        var index = 0
+        var candidates = (positions ?? []).sorted().makeIterator()
+        while true {
+            if positions == nil {
+                while index < records.count, !isDirty(index) { index += 1 }
+                guard index < records.count else { return }
+            } else {
+                guard let next = candidates.next() else { return }
+                guard next >= index, records.indices.contains(next), isDirty(next) else { continue }
+                index = next
+            }
+            var end = index
+            while end < records.count, isDirty(end) { end += 1 }
+            let lower = index > 0 ? self.orders[Self.rowID(of: records[index - 1])] : nil
+            let upper = end < records.count ? self.orders[Self.rowID(of: records[end])] : nil
+            let keys = OrderKey.keys(end - index, between: lower, and: upper)
+            for (record, key) in zip(records[index..<end], keys) {
+                let rowID = Self.rowID(of: record)
+                self.orders[rowID] = key
+                places[rowID] = SinkWrites.Place(section: model, order: key)
+            }
+            index = end
+        }
     }
 }
