@@ -49,6 +49,8 @@ install: all
 		sed 's|/usr/bin/listsyncd|$(BINDIR)/listsyncd|g' systemd/user/$$unit > $(GENERATED)/user-$$unit && \
 		install -Dm644 $(GENERATED)/user-$$unit $(DESTDIR)$(SYSTEMDDIR)/user/$$unit; \
 	done
+	sed 's|/usr/bin/listsync |$(BINDIR)/listsync |g' systemd/listsync-sink@.service > $(GENERATED)/listsync-sink@.service
+	install -Dm644 $(GENERATED)/listsync-sink@.service $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
 	install -Dm644 systemd/listsyncd.sysusers $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf
 	# The example configuration never overwrites one already there.
 	test -e $(DESTDIR)$(SYSCONFDIR)/listsyncd/listsyncd.toml || \
@@ -65,6 +67,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listsyncd $(DESTDIR)$(BINDIR)/listsync
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.socket
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/listsync $(DESTDIR)$(BASHCOMPDIR)/listsyncd

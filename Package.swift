@@ -22,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // `listsync exec`: runs a command per changeset. Without its Foundation trait.
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
+        // `listsync sink postgres`: the PostgreSQL wire protocol on NIO.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // TLS for `listsync sink postgres` over TCP (sslmode prefer/require); PostgresNIO uses it.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // libinotifytools, used only by the daemon's file watcher (one dedicated thread).
@@ -116,6 +120,7 @@ let package = Package(
             name: "ListSyncClientTests",
             dependencies: [
                 "ListSyncClient",
+                "ListSyncSink",
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
@@ -123,6 +128,19 @@ let package = Package(
                 "listsyncd",
                 "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        // SQLite's C API (libsqlite3-dev), for the SQLite sink.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // Database sinks: keep a SQLite or PostgreSQL table equal to a watched list.
+        .target(
+            name: "ListSyncSink",
+            dependencies: [
+                "CSQLite", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // The diff engine: no dependencies, not even Foundation.
@@ -142,6 +160,7 @@ let package = Package(
                 "ListDiff",
                 "ListSyncClient",
                 "ListSyncProtocol",
+                "ListSyncSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
@@ -157,6 +176,8 @@ let package = Package(
                 // The latency benchmark runs listsyncd and subscribes to it.
                 "ListSyncClient",
                 "ListSyncProtocol",
+                // The sink benchmark: SQLite and PostgreSQL against delete-and-reinsert.
+                "ListSyncSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ]

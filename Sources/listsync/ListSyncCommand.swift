@@ -30,7 +30,7 @@ struct ListSyncCommand: AsyncParsableCommand {
             (`listsync --socket PATH list`).
             """,
         version: ListSyncVersion.current,
-        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self]
+        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self]
     )
 
     /// `--socket PATH` before the subcommand: declared here so that help and the completion
@@ -53,8 +53,10 @@ struct ListSyncCommand: AsyncParsableCommand {
             var command = try await asyncParseAsRoot(arguments)
             // The root's --socket parses after any subcommand's name; only the daemon's use it.
             let name = type(of: command).configuration.commandName
+            // `sink postgres` and `sink sqlite` are daemon commands too.
             let daemonCommandNames = daemonCommands.map { $0.configuration.commandName ?? "" }
-            if !daemonCommandNames.contains(name ?? ""), arguments.contains(where: { $0 == "--socket" || $0.hasPrefix("--socket=") }) {
+            let acceptingSocket = daemonCommands.flatMap { [$0] + $0.configuration.subcommands }.map { $0.configuration.commandName ?? "" }
+            if !acceptingSocket.contains(name ?? ""), arguments.contains(where: { $0 == "--socket" || $0.hasPrefix("--socket=") }) {
                 throw ValidationError("--socket is an option of the commands that talk to the daemon: \(daemonCommandNames.joined(separator: ", "))")
             }
             if var command = command as? AsyncParsableCommand {
@@ -76,7 +78,7 @@ struct ListSyncCommand: AsyncParsableCommand {
 
     /// The commands that talk to the daemon, whose usage errors exit 1.
     static let daemonCommands: [ParsableCommand.Type] = [
-        ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self,
+        ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self,
     ]
 
     /// The status of a usage error: 1 for the daemon commands, 2 (diff(1)'s

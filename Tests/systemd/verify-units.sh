@@ -120,6 +120,25 @@ else
         fail "exposure level $exposure is above $maximum_exposure"
     fi
 fi
+# --- the sink's template unit ----------------------------------------------------------------
+# A template is verified as an instance; ExecStart points at /bin/true as above.
+sink="$scratch/system/listsync-sink@products.service"
+sed 's|^ExecStart=/usr/bin/listsync |ExecStart=/bin/true |' "$units/listsync-sink@.service" >"$sink"
+grep -q '^ExecStart=/bin/true ' "$sink" || fail "listsync-sink@.service: ExecStart is not /usr/bin/listsync"
+verify "sink template" verify --man=no "$sink"
+for directive in "After=listsyncd.socket listsyncd.service network-online.target postgresql.service" "Restart=on-failure" \
+    "DynamicUser=yes" "SupplementaryGroups=listsync" "ProtectSystem=strict" "NoNewPrivileges=yes" "CapabilityBoundingSet=" \
+    "SystemCallFilter=@system-service" "MemoryDenyWriteExecute=yes"; do
+    grep -qxF "$directive" "$units/listsync-sink@.service" || fail "listsync-sink@.service lacks '$directive'"
+done
+sink_exposure="$(systemd-analyze security --offline=yes "$sink" 2>&1 |
+    sed -n 's/^→ Overall exposure level for listsync-sink@products.service: \([0-9.]*\).*/\1/p')"
+if [[ -z "$sink_exposure" ]] || awk -v e="$sink_exposure" -v m="$maximum_exposure" 'BEGIN { exit !(e > m) }'; then
+    fail "exposure level of listsync-sink@.service is '${sink_exposure}', above $maximum_exposure or unknown"
+else
+    echo "exposure level of listsync-sink@.service: $sink_exposure (maximum $maximum_exposure)"
+fi
+
 user_exposure="$(XDG_RUNTIME_DIR="$scratch/runtime" systemd-analyze --user security --offline=yes \
     "$scratch/user/listsyncd.service" 2>&1 | sed -n 's/^→ Overall exposure level for listsyncd.service: \([0-9.]*\).*/\1/p')"
 echo "exposure level of the per-user listsyncd.service (informational): ${user_exposure:-unknown}"

@@ -1,0 +1,147 @@
+import ListFormats
+
+/// The SQL text of everything the sink writes, for one table in one dialect: the one place the
+/// statements are written, for SQLite and PostgreSQL alike.
+struct SinkStatements {
+    let layout: SinkTableLayout
+    let dialect: SQLDialect
+    /// The table's name as SQL: quoted, with its schema when it has one.
+    let table: String
+
+    /// Statements for `layout` in `dialect`; `schema` is PostgreSQL's schema (namespace).
+    init(layout: SinkTableLayout, dialect: SQLDialect, schema: String? = nil) {
+        self.layout = layout
+        self.dialect = dialect
+        self.table = (schema.map { SQLDialect.quote($0) + "." } ?? "") + SQLDialect.quote(layout.table)
+    }
+
+    private func parameters(_ count: Int, from first: Int = 1) -> String {
+        (first..<first + count).map(self.dialect.parameter).joined(separator: ", ")
+    }
+
+    /// The parameter for `column`: PostgreSQL's JSON record column takes its text as `jsonb`.
+    private func parameter(_ number: Int, for column: String) -> String {
+        let cast = self.dialect == .postgres && self.layout.kind == .json && column == SinkTableLayout.recordColumn ? "::jsonb" : ""
+        return self.dialect.parameter(number) + cast
+    }
+
+    private func assignments(_ columns: [String], from first: Int = 1) -> String {
+        columns.enumerated().map { SQLDialect.quote($0.element) + " = " + self.parameter(first + $0.offset, for: $0.element) }
+            .joined(separator: ", ")
+    }
+
+    /// Whether a table with `columns` and primary key `key` (in key order) is laid out for a
+    /// list with `schema`: otherwise a snapshot recreates it.
+    func matches(columns: Set<String>, key: [String], _ schema: ListSchema) -> Bool {
+        let expectedKey = self.layout.key.isEmpty ? ["listsync_row"] : self.layout.key
+        return columns == Set(self.insertColumns(schema)) && key == expectedKey
+    }
+
+    /// The bookkeeping tables, created when missing: the cursor of each watch and the sections
+    /// of each sectioned list, both written in the transaction of each changeset.
+    var bookkeeping: [String] {
+        let integer = self.dialect.integer
+        let time = self.dialect == .postgres ? "TIMESTAMPTZ" : "TEXT"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS listsync_cursors (
+              watch TEXT PRIMARY KEY, epoch TEXT NOT NULL, seq \(integer) NOT NULL, digest TEXT NOT NULL,
+              updated_at \(time) NOT NULL, table_name TEXT NOT NULL, columns TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS listsync_sections (
+              watch TEXT NOT NULL, position \(integer) NOT NULL, section TEXT NOT NULL, hash TEXT NOT NULL,
+              PRIMARY KEY (watch, position))
+            """,
+        ]
+    }
+
+    /// Reads a watch's cursor: epoch, seq, digest, table name, columns (JSON array).
+    var selectCursor: String {
+        "SELECT epoch, seq, digest, table_name, columns FROM listsync_cursors WHERE watch = \(self.dialect.parameter(1))"
+    }
+
+    /// Writes a watch's cursor: watch, epoch, seq, digest, table name, columns.
+    var upsertCursor: String {
+        let now = self.dialect == .postgres ? "now()" : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        return """
+            INSERT INTO listsync_cursors (watch, epoch, seq, digest, table_name, columns, updated_at)
+            VALUES (\(self.parameters(6)), \(now))
+            ON CONFLICT (watch) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, digest = excluded.digest,
+              table_name = excluded.table_name, columns = excluded.columns, updated_at = excluded.updated_at
+            """
+    }
+
+    /// Removes a watch's sections.
+    var deleteSections: String { "DELETE FROM listsync_sections WHERE watch = \(self.dialect.parameter(1))" }
+    /// Adds a section: watch, position, section (the `listsync_section` value), hash.
+    var insertSection: String { "INSERT INTO listsync_sections (watch, position, section, hash) VALUES (\(self.parameters(4)))" }
+    /// A watch's sections in order: section, hash.
+    var selectSections: String {
+        "SELECT section, hash FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) ORDER BY position"
+    }
+
+    /// Every row's identity, section, order key and hash, in order key order.
+    var selectRows: String {
+        "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash FROM \(self.table) ORDER BY listsync_order"
+    }
+
+    /// Removes one row by identity.
+    var deleteRow: String { "DELETE FROM \(self.table) WHERE listsync_row = \(self.dialect.parameter(1))" }
+
+    /// The columns of a new row: data, then the sink's own.
+    func insertColumns(_ schema: ListSchema) -> [String] {
+        self.layout.dataColumns(schema) + self.layout.internalColumns
+    }
+
+    /// Adds a row: the values of ``insertColumns(_:)``.
+    func insertRow(_ schema: ListSchema) -> String {
+        let columns = self.insertColumns(schema)
+        let values = columns.enumerated().map { self.parameter($0.offset + 1, for: $0.element) }.joined(separator: ", ")
+        return "INSERT INTO \(self.table) (\(columns.map(SQLDialect.quote).joined(separator: ", "))) VALUES (\(values))"
+    }
+
+    /// The columns of a row's place.
+    var placeColumns: [String] { (self.layout.sectioned ? ["listsync_section"] : []) + ["listsync_order"] }
+
+    /// The columns an update of a row's value sets (with its place when `placed`).
+    func updateColumns(_ schema: ListSchema, placed: Bool) -> [String] {
+        self.layout.dataColumns(schema) + ["listsync_hash"] + (placed ? self.placeColumns : [])
+    }
+
+    /// Sets `columns` of the row whose identity is the last parameter.
+    func update(_ columns: [String]) -> String {
+        "UPDATE \(self.table) SET \(self.assignments(columns)) WHERE listsync_row = \(self.dialect.parameter(columns.count + 1))"
+    }
+
+    /// Sets `columns` of every row of `source` (a table with those columns and `listsync_row`)
+    /// at once: PostgreSQL's bulk form of ``update(_:)``.
+    func update(_ columns: [String], from source: String) -> String {
+        let assignments = columns.map { SQLDialect.quote($0) + " = s." + SQLDialect.quote($0) }.joined(separator: ", ")
+        return "UPDATE \(self.table) t SET \(assignments) FROM \(source) s WHERE t.listsync_row = s.listsync_row"
+    }
+
+    /// The values that place a row.
+    func placeValues(_ place: SinkWrites.Place) -> [SQLValue] {
+        (self.layout.sectioned ? [SinkList.sectionValue(place.section)] : []) + [.text(place.order)]
+    }
+
+    /// The values of ``insertRow(_:)`` for a row.
+    func insertValues(_ row: SinkWrites.Row, _ schema: ListSchema) -> [SQLValue] {
+        let place = row.place ?? SinkWrites.Place(section: .null, order: "")
+        return self.layout.values(of: row.record.value, schema) + [.integer(row.rowID)]
+            + (self.layout.sectioned ? [SinkList.sectionValue(place.section)] : [])
+            + [.text(place.order), .text(row.record.hash.description)]
+    }
+
+    /// The values of an update of `row` (``updateColumns(_:placed:)``, then the identity).
+    func updateValues(_ row: SinkWrites.Row, _ schema: ListSchema) -> [SQLValue] {
+        self.layout.values(of: row.record.value, schema) + [.text(row.record.hash.description)]
+            + (row.place.map(self.placeValues) ?? []) + [.integer(row.rowID)]
+    }
+
+    /// The schema's columns as a JSON array, for the cursor row.
+    static func columnsText(_ schema: ListSchema) -> String {
+        ListValue.array(schema.columns.map(ListValue.string)).jsonText
+    }
+}

@@ -1,0 +1,392 @@
+import ListFormats
+import ListSyncClient
+import ListSyncProtocol
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// A sink's table in a PostgreSQL database, through PostgresNIO.
+///
+/// A snapshot is loaded with `COPY … FROM STDIN` inside the transaction that also empties the
+/// table and writes the cursor. A lost connection (the server restarted, the network failed) is
+/// retried with backoff, 0.1 s doubling up to 5 s, for as long as it takes; before redoing a
+/// changeset whose transaction was cut off, the sink reads the cursor back: when the commit did
+/// reach the server, the changeset is not applied again.
+public final class PostgresSinkStore: SinkStore {
+    private let settings: PostgresSettings
+    private let schema: String
+    private let watch: String
+    public let layout: SinkTableLayout
+    private let sql: SinkStatements
+    private let logger = Logger(label: "listsync.sink.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    private var connection: PostgresConnection?
+    private var connections = 0
+    /// Told about each failed attempt to reach the database, with the delay before the next.
+    public var onRetry: (String, Duration) -> Void = { _, _ in }
+
+    /// A store for `watch`'s table laid out as `layout`, in `schema` (created when missing) of
+    /// the database `settings` name. Connects when first used.
+    public init(settings: PostgresSettings, schema: String = "public", watch: String, layout: SinkTableLayout) {
+        self.settings = settings
+        self.schema = schema
+        self.watch = watch
+        self.layout = layout
+        self.sql = SinkStatements(layout: layout, dialect: .postgres)
+    }
+
+    deinit {
+        if let connection = self.connection { connection.close().whenComplete { _ in } }
+    }
+
+    // MARK: Connection and retries
+
+    /// The open connection, or a new one with the schema created and first on the search path
+    /// and the bookkeeping tables created.
+    private func connected() async throws -> PostgresConnection {
+        if let connection = self.connection, !connection.isClosed { return connection }
+        let configuration: PostgresConnection.Configuration
+        if self.settings.isUnixSocket {
+            configuration = .init(
+                unixSocketPath: self.settings.socketPath, username: self.settings.user, password: self.settings.password,
+                database: self.settings.database)
+        } else {
+            var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+            tlsConfiguration.certificateVerification = .none  // libpq's prefer and require do not verify either.
+            let tls: PostgresConnection.Configuration.TLS =
+                switch self.settings.sslMode {
+                case "disable", "allow": .disable
+                case "require": .require(try NIOSSLContext(configuration: tlsConfiguration))
+                default: .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+                }
+            configuration = .init(
+                host: self.settings.host, port: self.settings.port, username: self.settings.user, password: self.settings.password,
+                database: self.settings.database, tls: tls)
+        }
+        self.connections += 1
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: self.connections, logger: self.logger)
+        do {
+            let schema = SQLDialect.quote(self.schema)
+            try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
+            try await self.run("SET search_path TO \(schema)", on: connection)
+            for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
+        } catch {
+            _ = try? await connection.close()
+            throw error
+        }
+        self.connection = connection
+        return connection
+    }
+
+    /// Runs `body` on a connection; when the connection is lost, reconnects with backoff and
+    /// runs it again — unless `isDone` (asked before each retry) says the lost attempt had
+    /// committed.
+    private func withRetries<Result>(
+        isDone: ((PostgresConnection) async throws -> Result?)? = nil, _ body: (PostgresConnection) async throws -> Result
+    ) async throws(SinkError) -> Result {
+        var delay = Duration.milliseconds(100)
+        var retrying = false
+        while true {
+            do {
+                let connection = try await self.connected()
+                if retrying, let isDone, let result = try await isDone(connection) { return result }
+                return try await body(connection)
+            } catch {
+                guard Self.isTransient(error) else { throw .database("\(self.settings): \(Self.describe(error))") }
+                if let connection = self.connection {
+                    self.connection = nil
+                    _ = try? await connection.close()
+                }
+                self.onRetry("\(self.settings): \(Self.describe(error))", delay)
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    throw .database("\(self.settings): cancelled while reconnecting")
+                }
+                delay = min(delay * 2, .seconds(5))
+                retrying = true
+            }
+        }
+    }
+
+    /// Whether `error` is a lost or refused connection (worth retrying) rather than a statement
+    /// the server rejects.
+    static func isTransient(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return !(error is SinkError) }
+        guard error.code == .server else {
+            return [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(error.code)
+        }
+        let state = error.serverInfo?[.sqlState] ?? ""
+        // Connection exceptions, operator intervention (shutdown, restart), too many connections.
+        return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
+    }
+
+    /// The server's message and SQLSTATE, or the kind of failure (never a password: the
+    /// settings' description leaves it out, and no statement carries one).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let info = error.serverInfo, let message = info[.message] {
+            return message + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        return "\(error.code)"
+    }
+
+    // MARK: Statements
+
+    private func run(_ sql: String, _ values: [SQLValue] = [], on connection: PostgresConnection) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: self.logger)
+    }
+
+    private func rows(_ sql: String, _ values: [SQLValue] = [], on connection: PostgresConnection) async throws -> PostgresRowSequence {
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: self.logger)
+    }
+
+    private static func bindings(_ values: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            case .text(let text): bindings.append(text)
+            }
+        }
+        return bindings
+    }
+
+    /// Runs `body` between `BEGIN` and `COMMIT` (a failure rolls back: the server does it when
+    /// the connection is gone).
+    private func transaction(on connection: PostgresConnection, _ body: () async throws -> Void) async throws {
+        try await self.run("BEGIN", on: connection)
+        do {
+            try await body()
+            try await self.run("COMMIT", on: connection)
+        } catch {
+            try? await self.run("ROLLBACK", on: connection)
+            throw error
+        }
+    }
+
+    // MARK: SinkStore
+
+    public func load() async throws(SinkError) -> SinkState? {
+        try await self.withRetries { connection in try await self.load(on: connection) }
+    }
+
+    private func storedCursor(on connection: PostgresConnection) async throws -> (cursor: Cursor, table: String, schema: ListSchema?)? {
+        for try await (epochText, seq, _, table, columns) in try await self.rows(self.sql.selectCursor, [.text(self.watch)], on: connection)
+            .decode((String, Int64, String, String, String).self)
+        {
+            guard let epoch = Epoch(epochText) else { return nil }
+            return (Cursor(epoch: epoch, seq: UInt64(bitPattern: seq)), table, StoredRows.columns(columns))
+        }
+        return nil
+    }
+
+    private func load(on connection: PostgresConnection) async throws -> SinkState? {
+        guard let stored = try await self.storedCursor(on: connection), stored.table == self.layout.table, let schema = stored.schema,
+            try await self.tableMatches(schema, on: connection)
+        else { return nil }
+        let (sections, orders) = try await self.readSections(on: connection)
+        return SinkState(list: SinkList(cursor: stored.cursor, schema: schema, sections: sections, orders: orders))
+    }
+
+    private func tableMatches(_ schema: ListSchema, on connection: PostgresConnection) async throws -> Bool {
+        var columns = Set<String>()
+        let names = try await self.rows(
+            "SELECT column_name::text FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+            [.text(self.schema), .text(self.layout.table)], on: connection)
+        for try await (name) in names.decode(String.self) { columns.insert(name) }
+        var key: [String] = []
+        let primary = try await self.rows(
+            """
+            SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+            WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)
+            """, [.text(self.sql.table)], on: connection)
+        for try await (name) in primary.decode(String.self) { key.append(name) }
+        return self.sql.matches(columns: columns, key: key, schema)
+    }
+
+    private func readSections(on connection: PostgresConnection) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
+        var stored: [(section: String, hash: ContentHash)] = []
+        for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch)], on: connection)
+            .decode((String, String).self)
+        {
+            guard let hash = ContentHash(hashText) else { throw SinkError.diverged("a section of \(self.watch) has no hash") }
+            stored.append((section, hash))
+        }
+        var rows: [(rowID: Int64, section: String?, order: String, hash: ContentHash)] = []
+        for try await (rowID, section, order, hashText) in try await self.rows(self.sql.selectRows, on: connection)
+            .decode((Int64, String?, String, String).self)
+        {
+            guard let hash = ContentHash(hashText) else { throw SinkError.diverged("row \(rowID) has no hash") }
+            rows.append((rowID, section, order, hash))
+        }
+        return try StoredRows.sections(stored: stored, rows: rows, sectioned: self.layout.sectioned)
+    }
+
+    public func replace(with mirror: MirroredList, state: SinkState) async throws(SinkError) {
+        let list = state.list
+        try await self.withRetries { connection in
+            try await self.transaction(on: connection) {
+                if try await self.tableMatches(list.schema, on: connection) {
+                    try await self.run("DELETE FROM \(self.sql.table)", on: connection)
+                } else {
+                    try await self.run("DROP TABLE IF EXISTS \(self.sql.table)", on: connection)
+                    for statement in try self.layout.create(list.schema, .postgres, qualifiedName: self.sql.table) {
+                        try await self.run(statement, on: connection)
+                    }
+                }
+                try await self.copy(mirror, list, on: connection)
+                try await self.writeSections(list.sections.map(\.model), on: connection)
+                try await self.writeCursor(list, digest: list.digest, on: connection)
+            }
+        }
+    }
+
+    /// Sends every row of the snapshot with `COPY FROM STDIN`.
+    private func copy(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
+        let rows = zip(mirror.sections, list.sections).lazy.flatMap { section, rows in
+            zip(section.records, rows.records).lazy.map { record, row in
+                let rowID = SinkList.rowID(of: row)
+                let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
+                return self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema)
+            }
+        }
+        try await self.copy(rows, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
+    }
+
+    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN` (text format), in
+    /// chunks of about 1 MiB.
+    private func copy(
+        _ rows: some Sequence<[SQLValue]>, into table: String, columns: [String], on connection: PostgresConnection
+    ) async throws {
+        // PostgresNIO puts the names in double quotes as they are: quotes inside are doubled here.
+        let columns = columns.map { $0.replacingAll("\"", with: "\"\"") }
+        let table = table.replacingAll("\"", with: "\"\"")
+        try await connection.copyFrom(table: table, columns: columns, logger: self.logger) { writer in
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(1 << 20)
+            for row in rows {
+                Self.appendCopyLine(row, to: &buffer)
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+    }
+
+    /// Above this many rows of one kind, a changeset's rows go in bulk: `COPY` for new rows,
+    /// `= ANY(array)` for deleted ones, `COPY` into a temporary table and one `UPDATE … FROM` for
+    /// changed ones; below it, one statement per row.
+    static let bulkThreshold = 64
+
+    /// Deletes the rows `rowIDs`.
+    private func delete(_ rowIDs: [Int64], on connection: PostgresConnection) async throws {
+        guard rowIDs.count > Self.bulkThreshold else {
+            for rowID in rowIDs { try await self.run(self.sql.deleteRow, [.integer(rowID)], on: connection) }
+            return
+        }
+        var bindings = PostgresBindings()
+        bindings.append(rowIDs)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "DELETE FROM \(self.sql.table) WHERE listsync_row = ANY($1)", binds: bindings), logger: self.logger)
+    }
+
+    /// Sets `columns` of rows: each of `rows` holds their values, then the row's identity.
+    private func update(_ columns: [String], _ rows: [[SQLValue]], on connection: PostgresConnection) async throws {
+        guard rows.count > Self.bulkThreshold else {
+            let update = self.sql.update(columns)
+            for values in rows { try await self.run(update, values, on: connection) }
+            return
+        }
+        let incoming = "listsync_incoming"
+        let selected = (columns + ["listsync_row"]).map(SQLDialect.quote).joined(separator: ", ")
+        try await self.run("CREATE TEMPORARY TABLE \(incoming) AS SELECT \(selected) FROM \(self.sql.table) WITH NO DATA", on: connection)
+        try await self.copy(rows, into: incoming, columns: columns + ["listsync_row"], on: connection)
+        try await self.run(self.sql.update(columns, from: incoming), on: connection)
+        try await self.run("DROP TABLE \(incoming)", on: connection)
+    }
+
+    /// One line of `COPY`'s text format: tab-separated, `\N` for NULL, backslash escapes.
+    static func appendCopyLine(_ values: [SQLValue], to buffer: inout ByteBuffer) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+            switch value {
+            case .null: buffer.writeStaticString("\\N")
+            case .integer(let integer): buffer.writeString(String(integer))
+            case .real(let real): buffer.writeString("\(real)")
+            case .text(let text):
+                for byte in text.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+                    case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
+                    case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
+                    case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+                    default: buffer.writeInteger(byte)
+                    }
+                }
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    public func apply(_ writes: SinkWrites, state: SinkState, digest: ListDigest) async throws(SinkError) {
+        let list = state.list
+        try await self.withRetries(isDone: { connection in
+            // The transaction whose answer was lost may have committed: then it is not redone.
+            try await self.storedCursor(on: connection)?.cursor == list.cursor ? () : nil
+        }) { connection in
+            try await self.transaction(on: connection) {
+                if let schema = writes.schema {
+                    for statement in self.layout.alter(schema.change, qualifiedName: self.sql.table) {
+                        try await self.run(statement, on: connection)
+                    }
+                }
+                try await self.delete(writes.deleted, on: connection)
+                for placed in [false, true] {
+                    let rows = writes.updated.filter { ($0.place != nil) == placed }.map { self.sql.updateValues($0, list.schema) }
+                    try await self.update(self.sql.updateColumns(list.schema, placed: placed), rows, on: connection)
+                }
+                let moves = writes.moved.map { self.sql.placeValues($0.place) + [.integer($0.rowID)] }
+                try await self.update(self.sql.placeColumns, moves, on: connection)
+                let inserted = writes.inserted.map { self.sql.insertValues($0, list.schema) }
+                if inserted.count > Self.bulkThreshold {
+                    try await self.copy(inserted, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
+                } else {
+                    let insert = self.sql.insertRow(list.schema)
+                    for values in inserted { try await self.run(insert, values, on: connection) }
+                }
+                if let sections = writes.sections { try await self.writeSections(sections, on: connection) }
+                try await self.writeCursor(list, digest: digest, on: connection)
+            }
+        }
+    }
+
+    private func writeSections(_ sections: [ChangesetStage.Section], on connection: PostgresConnection) async throws {
+        try await self.run(self.sql.deleteSections, [.text(self.watch)], on: connection)
+        for (position, section) in sections.enumerated() {
+            try await self.run(
+                self.sql.insertSection,
+                [.text(self.watch), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)],
+                on: connection)
+        }
+    }
+
+    private func writeCursor(_ list: SinkList, digest: ListDigest, on connection: PostgresConnection) async throws {
+        try await self.run(
+            self.sql.upsertCursor,
+            [
+                .text(self.watch), .text(list.cursor.epoch.description), .integer(Int64(bitPattern: list.cursor.seq)),
+                .text(digest.description), .text(self.layout.table), .text(SinkStatements.columnsText(list.schema)),
+            ], on: connection)
+    }
+
+    public func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest {
+        try await self.withRetries { connection in
+            SinkList.digest(schema: schema, of: try await self.readSections(on: connection).sections)
+        }
+    }
+}

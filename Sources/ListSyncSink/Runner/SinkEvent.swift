@@ -1,0 +1,19 @@
+import ListSyncClient
+import ListSyncProtocol
+
+/// What a running sink reports, for its log.
+public enum SinkEvent: Sendable {
+    /// The table was replaced by a snapshot of `rows` rows at `cursor`.
+    case replaced(cursor: Cursor, rows: Int)
+    /// A changeset was committed, writing `rows` rows.
+    case applied(cursor: Cursor, rows: Int)
+    /// The sink resumes from the cursor its table holds.
+    case resuming(Cursor)
+    /// The table did not match the daemon's list (`--verify`, or a changeset that does not
+    /// apply): the sink takes a snapshot; `count` is how many times that happened in this run.
+    case resynchronizing(reason: String, count: Int)
+    /// The watch's state: `invalid`, `missing` and `removed` leave the table as it is.
+    case status(StatusMessage)
+    /// The connection to the daemon was lost; the sink reconnects and resumes.
+    case disconnected(ClientError, retryIn: Duration)
+}

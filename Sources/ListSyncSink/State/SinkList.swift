@@ -1,0 +1,86 @@
+import ListFormats
+import ListSyncClient
+import ListSyncProtocol
+
+/// The table as the sink knows it, in memory: for each section its model and, in order, each
+/// row's identity (`listsync_row`), order key and content hash — not the values, which live in
+/// the database only.
+///
+/// The sink turns a changeset's positions into rows with it: a stage names records by their
+/// place, the table by their row. It is rebuilt from the table when the sink starts, and kept
+/// equal to it after each commit.
+struct SinkList {
+    /// The version the table holds.
+    var cursor: Cursor
+    /// The list's columns.
+    var schema: ListSchema
+    /// The sections in order; each record's value is its row's identity (see ``tag(_:hash:)``),
+    /// so that ``ChangesetStage/apply(to:)`` moves row identities the way a mirror moves records.
+    var sections: [MirroredSection]
+    /// Each row's order key.
+    var orders: [Int64: String]
+    /// The identity the next new row gets.
+    var nextRowID: Int64
+
+    /// A row for the sink: its identity in place of its value.
+    static func tag(_ rowID: Int64, hash: ContentHash) -> ChangesetStage.Record {
+        ChangesetStage.Record(value: .number(String(rowID)), hash: hash)
+    }
+
+    /// The identity a ``tag(_:hash:)`` holds.
+    static func rowID(of record: ChangesetStage.Record) -> Int64 {
+        guard case .number(let literal) = record.value, let rowID = Int64(literal) else {
+            preconditionFailure("a sink row is tagged with its identity")
+        }
+        return rowID
+    }
+
+    /// The list of a snapshot: rows numbered from 1, each section's order keys spread evenly.
+    init(snapshot mirror: MirroredList, cursor: Cursor) {
+        self.cursor = cursor
+        self.schema = mirror.schema
+        self.sections = []
+        self.orders = [:]
+        self.orders.reserveCapacity(mirror.recordCount)
+        var next: Int64 = 1
+        for section in mirror.sections {
+            let keys = OrderKey.spread(section.records.count)
+            var rows: [ChangesetStage.Record] = []
+            rows.reserveCapacity(section.records.count)
+            for (record, key) in zip(section.records, keys) {
+                rows.append(Self.tag(next, hash: record.hash))
+                self.orders[next] = key
+                next += 1
+            }
+            self.sections.append(MirroredSection(model: section.model, records: rows))
+        }
+        self.nextRowID = next
+    }
+
+    /// A list read back from the table.
+    init(cursor: Cursor, schema: ListSchema, sections: [MirroredSection], orders: [Int64: String]) {
+        self.cursor = cursor
+        self.schema = schema
+        self.sections = sections
+        self.orders = orders
+        self.nextRowID = (orders.keys.max() ?? 0) + 1
+    }
+
+    /// The digest of the rows, as the daemon computes it for the list (``ListDigest``).
+    var digest: ListDigest {
+        Self.digest(schema: self.schema, of: self.sections)
+    }
+
+    /// The digest of `sections`, computed as a mirror computes it: the one computation of it in
+    /// the sink, for the list in memory and for the table read back by `--verify`.
+    static func digest(schema: ListSchema, of sections: [MirroredSection]) -> ListDigest {
+        ListDigest(schema: schema, sections: sections)
+    }
+
+    /// The value of the `listsync_section` column for rows of a section with `model`: a string
+    /// as it is, anything else as JSON text.
+    static func sectionValue(_ model: ListValue) -> SQLValue {
+        if case .string(let string) = model { return .text(string) }
+        return .text(model.jsonText)
+    }
+}

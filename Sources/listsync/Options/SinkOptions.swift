@@ -1,0 +1,73 @@
+import ArgumentParser
+import ListSyncClient
+import ListSyncProtocol
+import ListSyncSink
+
+/// The options every sink shares: the watch, the daemon, how the table is laid out.
+struct SinkOptions: ParsableArguments {
+    @Argument(help: "The watch's name.")
+    var name: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("The table's name. Default: the watch's name.", valueName: "name"))
+    var table: String?
+
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "A column (CSV) or top-level member (JSON) of the watch's key: the table's primary key; repeat for a composite key. Default: the surrogate listsync_row.",
+            valueName: "column"))
+    var key: [String] = []
+
+    @Option(
+        name: .customLong("column"),
+        help: ArgumentHelp("A top-level member of JSON records to project into a column of its own; repeatable.", valueName: "member"))
+    var columns: [String] = []
+
+    @Flag(help: "After each commit, read the table back and compare its digest with the daemon's; resynchronize on a mismatch.")
+    var verify = false
+
+    /// Asks the daemon how the watch reads (format, sections) and runs the sink into the store
+    /// `open` makes for that layout.
+    func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
+        try await ClientFailure.exitingOnFailure {
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            // Once more each time the watch needs another layout (a reload changed its format or
+            // sections): the table is recreated by the snapshot that follows.
+            while true {
+                guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
+                    throw ClientFailure.client(.unknownWatch(self.name))
+                }
+                let layout = SinkTableLayout(
+                    table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
+                    key: self.key, projected: self.columns)
+                let ending: SinkRunner.Ending
+                do {
+                    let runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
+                    ending = try await runner.run { event in
+                        if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                    }
+                } catch let error as SinkError {
+                    throw ClientFailure.data("\(error)")
+                }
+                guard ending == .layoutChanged else { return }
+                OutputWriter.writeStandardError("listsync: \(self.name): the watch reads its file differently now; recreating the table\n")
+            }
+        }
+    }
+
+    /// The log line of an event: everything but the commits of changesets.
+    static func line(for event: SinkEvent, watch: String) -> String? {
+        switch event {
+        case .replaced(let cursor, let rows): return "listsync: \(watch): table replaced by the snapshot at \(cursor) (\(rows) rows)\n"
+        case .resuming(let cursor): return "listsync: \(watch): resuming from \(cursor)\n"
+        case .resynchronizing(let reason, let count): return "listsync: \(watch): resynchronizing (\(count) so far): \(reason)\n"
+        case .status(let status) where status.state != .ok:
+            let problem = status.error.map { ": \($0)" } ?? ""
+            return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
+        case .disconnected(let error, _): return "listsync: \(error); reconnecting\n"
+        case .applied, .status: return nil
+        }
+    }
+}
