@@ -47,6 +47,7 @@ let package = Package(
             dependencies: [
                 "CInotifyTools",
                 "CPeerCredentials",
+                "CXXHash",
                 "ListDiff",
                 "ListFormats",
                 "ListSyncProtocol",

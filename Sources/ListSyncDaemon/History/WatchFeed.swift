@@ -80,6 +80,19 @@ final class WatchFeed: Sendable {
         }
     }
 
+    /// Makes `version`, the last one published before the daemon restarted, current, with the
+    /// changeset lines that led to it (oldest first; the last one publishes `version`), so clients
+    /// resume across the restart. Only before anything is published.
+    func restore(_ version: WatchVersion, changesets: [[UInt8]]) {
+        self.state.withLock { state in
+            precondition(state.version == nil, "restoring over a published version")
+            for (offset, line) in changesets.enumerated() {
+                state.history.append(ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset))
+            }
+            state.version = version
+        }
+    }
+
     /// Ends the feed: the watch left the configuration. Subscribers get what they have not read,
     /// then a `removed` status, and their subscriptions end.
     func remove() {
