@@ -9,6 +9,7 @@ struct EndToEndTests {
     @Suite struct Robustness {}
     @Suite struct Lifecycle {}
     @Suite struct Reload {}
+    @Suite struct Persistence {}
 }
 
 /// Versions of test lists, each differing from the previous one by updates, inserts, deletes,
