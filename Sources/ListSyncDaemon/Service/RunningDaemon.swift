@@ -59,7 +59,9 @@ final class RunningDaemon: Sendable {
     ) throws(FileWatcherError) {
         let (historyLength, stateDirectory) = self.configuration.withLock { ($0.historyLength, $0.stateDirectory) }
         let feed = WatchFeed(watch: watch, epoch: epoch, historyLength: historyLength)
-        let store = WatchStateStore(stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, crashPoints: self.crashPoints)
+        let store = WatchStateStore(
+            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, crashPoints: self.crashPoints,
+            isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
         let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)

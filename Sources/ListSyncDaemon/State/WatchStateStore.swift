@@ -34,6 +34,11 @@ struct WatchStateStore: Sendable {
 
     /// The watch's directory.
     let directory: String
+    /// Whether anything is saved: `false` only for benchmarks that compare with a daemon that
+    /// keeps no state (`LISTSYNCD_BENCHMARK_NO_STATE=1`), which forgets its history on restart.
+    let isPersistent: Bool
+    /// The environment variable that turns saving off, for benchmarks only.
+    static let benchmarkSwitch = "LISTSYNCD_BENCHMARK_NO_STATE"
     /// The most changesets the log keeps.
     var historyLength: Int
     private let crashPoints: StateCrashPoints
@@ -41,8 +46,9 @@ struct WatchStateStore: Sendable {
     private var log: ChangesetLog?
 
     /// The state of the watch called `name`, under `stateDirectory`.
-    init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints) {
+    init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
         self.directory = stateDirectory + "/" + name
+        self.isPersistent = isPersistent
         self.historyLength = max(1, historyLength)
         self.crashPoints = crashPoints
     }
@@ -59,6 +65,7 @@ struct WatchStateStore: Sendable {
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
     mutating func restore(for watch: WatchConfiguration) -> Restoration {
         self.log = nil
+        guard self.isPersistent else { return .none }
         // A temporary file is an unfinished replacement: what it holds was never published.
         try? StateFile.remove(self.checkpointPath + ".tmp")
         try? StateFile.remove(self.logPath + ".tmp")
@@ -124,6 +131,7 @@ struct WatchStateStore: Sendable {
     /// After a failure the version is not durable and must not be published; saving it again
     /// later (with the same `seq`) replaces whatever part of it was written.
     mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration) throws(StateFileError) {
+        guard self.isPersistent else { return }
         do throws(StateFileError) {
             try StateFile.createDirectory(self.directory)
             if let changeset, var log = self.log, log.epoch == version.epoch, log.baseSeq < version.seq {
