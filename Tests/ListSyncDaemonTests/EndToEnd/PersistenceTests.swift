@@ -103,6 +103,29 @@ extension EndToEndTests.Persistence {
         #expect(try harness.stop() == 0)
     }
 
+    /// The daemon is killed at each step of saving a watch's first version, before it is ready:
+    /// restarted, it serves the file, resuming what was completely saved, and otherwise starting
+    /// afresh: nothing saved, or a log without its checkpoint (damage, moved aside).
+    @Test(arguments: ["log-rewrite-written", "log-rewrite-synced", "log-rewrite-renamed", "checkpoint-written", "checkpoint-renamed", "published"])
+    func aCrashWhileSavingTheFirstVersionStillServesTheFile(step: String) throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        let crashing = try DaemonProcess(
+            config: harness.configPath, environment: [StateCrashPoints.variable: step], logPath: harness.path("crash.log"))
+        #expect(try crashing.waitForExit() == 128 + SIGKILL, "\(crashing.log)")
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        let expected = switch step {
+        case "log-rewrite-written", "log-rewrite-synced": "no saved state"
+        case "log-rewrite-renamed", "checkpoint-written": "damaged state"
+        default: "state restored"
+        }
+        #expect(harness.log.contains(expected), "\(harness.log)")
+        #expect(try harness.stop() == 0)
+    }
+
     /// The cursors under which `subscribers` received different changesets.
     static func cursorsNamingTwoChangesets(_ subscribers: [MirrorSubscriber]) -> [Cursor] {
         var seen: [Cursor: ChangesetMessage] = [:]
