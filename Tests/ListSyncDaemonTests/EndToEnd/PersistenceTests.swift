@@ -214,6 +214,36 @@ extension EndToEndTests.Persistence {
         #expect(try harness.stop() == 0)
     }
 
+    /// A real full disk: the state directory on a small tmpfs (mounting needs root).
+    @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
+    func aFullDiskIsReportedAndTheWatchCatchesUpWhenThereIsSpace() throws {
+        let harness = try DaemonHarness()
+        let state = harness.path("state")
+        try FileOperations.makeDirectory(state)
+        try #require(mount("tmpfs", state, "tmpfs", 0, "size=2m") == 0, "mount: errno \(errno)")
+        defer { umount2(state, Int32(MNT_DETACH)) }
+        try FileOperations.write(String(repeating: "x", count: 1900 * 1024), to: state + "/filler")
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+
+        // A version bigger than the space left: it cannot be saved, so it is not published.
+        let big = Lists.catalogue(1) + (0..<3000).map { "B\($0),bulk item \($0),1.0,bulk\n" }.joined()
+        try EndToEndTests.Subscribers.save(big, to: harness.path("list.csv"))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.contains { $0.message.contains("No space left on device") } == true })
+        #expect(subscriber.changesets.isEmpty)
+        #expect(harness.log.contains("No space left on device"))
+
+        // Space returns: the watch catches up by itself.
+        try FileOperations.remove(state + "/filler")
+        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+
     @Test func aWatchRemovedByAReloadHasItsStateDeleted() throws {
         let harness = try Self.start()
         #expect(access(harness.path("state/list/checkpoint"), F_OK) == 0)
