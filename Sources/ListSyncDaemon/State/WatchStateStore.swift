@@ -44,6 +44,8 @@ struct WatchStateStore: Sendable {
     private let crashPoints: StateCrashPoints
     /// The log on disk, when it is known to be good; `nil` makes the next save write a new one.
     private var log: ChangesetLog?
+    /// The checkpoint on disk, less the list's bytes.
+    private var checkpoint: (cursor: Cursor, watch: WatchConfiguration)?
 
     /// The state of the watch called `name`, under `stateDirectory`.
     init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
@@ -121,6 +123,7 @@ struct WatchStateStore: Sendable {
             }
         }
         self.log = decoded.log
+        self.checkpoint = (checkpoint.cursor, checkpoint.watch)
         return .restored(version, watch: checkpoint.watch, changesets: decoded.lines.suffix(self.historyLength).map(Array.init))
     }
 
@@ -154,12 +157,25 @@ struct WatchStateStore: Sendable {
                 let base = changeset == nil ? version.seq : version.seq - 1
                 try self.rewriteLog(ChangesetLog.empty(epoch: version.epoch, baseSeq: base), appending: changeset.map { ChangesetLog.record(seq: version.seq, line: $0) }, seq: version.seq)
             }
+            self.checkpoint = nil
             try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
+            self.checkpoint = (version.cursor, watch)
         } catch {
             self.log = nil
             throw error
         }
         self.crashPoints.reach("published")
+    }
+
+    /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,
+    /// stays live: the file there has the same content. Otherwise the next start would take the
+    /// state for another file's. Nothing to do when a version was published since.
+    mutating func follow(path: String, version: WatchVersion) throws(StateFileError) {
+        guard self.isPersistent, var saved = self.checkpoint, saved.cursor == version.cursor, saved.watch.path != path else { return }
+        saved.watch.path = path
+        self.checkpoint = nil
+        try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: saved.watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
+        self.checkpoint = saved
     }
 
     /// Deletes the watch's state: the watch left the configuration.

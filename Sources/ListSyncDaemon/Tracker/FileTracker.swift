@@ -130,6 +130,8 @@ final class FileTracker: Sendable {
                     let failure = Result { () throws(StateFileError) in
                         if let version = publication?.version {
                             try store.save(version, changeset: publication?.changesetLine, watch: watch)
+                        } else if let live = machine.state.lastGood {
+                            try store.follow(path: watch.path, version: live)
                         }
                     }
                     return (machine: machine, store: store, publication: publication, failure: failure)

@@ -20,9 +20,9 @@ extension EndToEndTests.Persistence {
     }
 
     /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
-    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber) throws {
-        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") throws {
+        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
+        #expect(try subscriber.waitUntilMirrors(harness.path(file), options: Self.options))
     }
 
     @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() throws {
@@ -241,6 +241,28 @@ extension EndToEndTests.Persistence {
         #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
         #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
         #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+
+    /// A reload moves the watch to a file with the same content (nothing is published); the
+    /// history carries on across the next restart, at the new path.
+    @Test func aReloadedPathIsRememberedEvenWhenNothingChanged() throws {
+        let harness = try Self.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("moved.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"moved.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("READY=1")
+        #expect(try harness.stop() == 0)
+        #expect(subscriber.changesets.isEmpty)
+
+        try harness.start()
+        #expect(harness.log.contains("state restored"), "\(harness.log)")
+        let resumed = try harness.subscriber("list", mirror: subscriber.mirror)
+        #expect(resumed.reply?.mode == .resume)
+        try Self.save(1, harness, resumed, file: "moved.csv")
+        #expect(resumed.changesets.map(\.seq) == [1])
         #expect(try harness.stop() == 0)
     }
 
