@@ -135,35 +135,36 @@ struct WatchStateStore: Sendable {
     /// later (with the same `seq`) replaces whatever part of it was written.
     mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration) throws(StateFileError) {
         guard self.isPersistent else { return }
-        do throws(StateFileError) {
-            try StateFile.createDirectory(self.directory)
-            if let changeset, var log = self.log, log.epoch == version.epoch, log.baseSeq < version.seq {
-                let record = ChangesetLog.record(seq: version.seq, line: changeset)
-                if log.lastSeq >= version.seq {
-                    // A save that failed after its changeset was appended: drop that attempt.
-                    try StateFile.truncate(self.logPath, to: log.truncate(after: version.seq - 1))
-                    self.log = log
-                }
-                if log.records.count < self.historyLength {
-                    try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
-                    log.appended(seq: version.seq, count: record.count)
-                    self.log = log
-                } else if let file = try StateFile.read(self.logPath), file.count == log.size {
-                    try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: version.seq)
-                } else {
-                    try self.rewriteLog(ChangesetLog.empty(epoch: version.epoch, baseSeq: version.seq - 1), appending: record, seq: version.seq)
-                }
-            } else {
-                let base = changeset == nil ? version.seq : version.seq - 1
-                try self.rewriteLog(ChangesetLog.empty(epoch: version.epoch, baseSeq: base), appending: changeset.map { ChangesetLog.record(seq: version.seq, line: $0) }, seq: version.seq)
+        try StateFile.createDirectory(self.directory)
+        // `self.log` is `nil` while the log on disk is in doubt (a write failed half-way), which
+        // makes the next save replace it.
+        if let changeset, var log = self.log, log.epoch == version.epoch, log.baseSeq < version.seq {
+            let record = ChangesetLog.record(seq: version.seq, line: changeset)
+            if log.lastSeq >= version.seq {
+                // An earlier attempt appended this seq, then failed: drop what it wrote.
+                self.log = nil
+                try StateFile.truncate(self.logPath, to: log.truncate(after: version.seq - 1))
+                self.log = log
             }
-            self.checkpoint = nil
-            try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
-            self.checkpoint = (version.cursor, watch)
-        } catch {
-            self.log = nil
-            throw error
+            if log.records.count < self.historyLength {
+                self.log = nil
+                try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
+                log.appended(seq: version.seq, count: record.count)
+                self.log = log
+            } else if let file = try StateFile.read(self.logPath), file.count == log.size {
+                try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: version.seq)
+            } else {
+                try self.rewriteLog(ChangesetLog.empty(epoch: version.epoch, baseSeq: version.seq - 1), appending: record, seq: version.seq)
+            }
+        } else {
+            let base = changeset == nil ? version.seq : version.seq - 1
+            try self.rewriteLog(
+                ChangesetLog.empty(epoch: version.epoch, baseSeq: base), appending: changeset.map { ChangesetLog.record(seq: version.seq, line: $0) },
+                seq: version.seq)
         }
+        self.checkpoint = nil
+        try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
+        self.checkpoint = (version.cursor, watch)
         self.crashPoints.reach("published")
     }
 

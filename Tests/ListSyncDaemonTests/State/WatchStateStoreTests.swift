@@ -74,4 +74,31 @@ struct WatchStateStoreTests {
         }
         #expect(stored.ignore.isEmpty, "the list is restored with the settings it was read with")
     }
+
+    /// A save whose checkpoint cannot be written fails after its changeset was appended; saving
+    /// that seq again (with another changeset: the file changed meanwhile) replaces it, and the
+    /// history before it is kept.
+    @Test func savingASeqAgainReplacesAFailedAttempt() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 3)
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
+        try store.save(try Self.version(1, seq: 1, epoch: epoch), changeset: Array("one".utf8), watch: Self.watch)
+        // A directory where the checkpoint's temporary file goes: the checkpoint cannot be replaced.
+        try FileOperations.makeDirectory(store.checkpointPath + ".tmp")
+        #expect(throws: StateFileError.self) {
+            try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
+        }
+        try FileOperations.removeDirectory(store.checkpointPath + ".tmp")
+        try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch) else {
+            Issue.record("nothing restored")
+            return
+        }
+        #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
+        #expect(version.digest == (try Self.version(3, seq: 2, epoch: epoch)).digest)
+        #expect(changesets == [Array("one".utf8), Array("two".utf8)])
+    }
 }
