@@ -35,6 +35,7 @@ let package = Package(
             name: "listsyncd",
             dependencies: [
                 "ListSyncDaemon",
+                "ListSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

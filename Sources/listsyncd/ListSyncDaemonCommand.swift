@@ -5,6 +5,7 @@ import Musl
 #endif
 import ArgumentParser
 import ListSyncDaemon
+import ListSyncProtocol
 import Logging
 import ServiceLifecycle
 
@@ -26,7 +27,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             and delete its directory there.
 
             Every configuration key is described in listsyncd.toml(5).
-            """
+            """,
+        version: ListSyncVersion.current
     )
 
     @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))

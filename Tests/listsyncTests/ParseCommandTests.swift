@@ -57,6 +57,38 @@ struct ParseCommandTests {
         #expect(result.standardOutput == "id,name\n12345678901234567890123,\"B, C\"\n2.50,\"say \"\"hi\"\"\"\n")
     }
 
+    @Test("an object of arrays converted to CSV keeps its sections in a column, and reading that column gives them back")
+    func sectionsRoundTripThroughCSV() throws {
+        let files = try ScratchFiles()
+        try files.write("teams.json", #"{"red": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}], "blue": [{"id": 3, "name": "Cy"}], "green": []}"#)
+        let csv = try files.listsync("parse", "teams.json", "--output-format", "csv")
+        #expect(csv.status == 0)
+        #expect(csv.standardOutput == "section,id,name\nred,1,Ann\nred,2,Bo\nblue,3,Cy\n")
+        try files.write("teams.csv", csv.standardOutput)
+        let back = try files.listsync("parse", "teams.csv", "--section-by", "section")
+        let sections = try #require(try JSONText.value(back.standardOutput) as? [String: [[String: String]]])
+        #expect(sections == [
+            "red": [["section": "red", "id": "1", "name": "Ann"], ["section": "red", "id": "2", "name": "Bo"]],
+            "blue": [["section": "blue", "id": "3", "name": "Cy"]],
+        ])
+        #expect(back.standardOutput.range(of: "\"red\":")!.lowerBound < back.standardOutput.range(of: "\"blue\":")!.lowerBound)
+
+        let named = try files.listsync("parse", "teams.json", "--output-format", "tsv", "--section-column", "team")
+        #expect(named.standardOutput.hasPrefix("team\tid\tname\nred\t1\tAnn\n"))
+    }
+
+    @Test("a section column is added only where the records do not carry their sections, and never over a member")
+    func sectionColumnOnlyWhereNeeded() throws {
+        let files = try ScratchFiles()
+        try files.write("cities.csv", "id,city\n1,Oslo\n2,Lima\n3,Oslo\n")
+        let bySection = try files.listsync("parse", "cities.csv", "--section-by", "city", "--output-format", "csv")
+        #expect(bySection.standardOutput == "id,city\n1,Oslo\n3,Oslo\n2,Lima\n")
+        try files.write("teams.json", #"{"red": [{"id": 1, "section": "x"}]}"#)
+        let taken = try files.listsync("parse", "teams.json", "--output-format", "csv")
+        #expect(taken.status == 2 && taken.standardError.contains("--section-column"), "\(taken.standardError)")
+        #expect(try files.listsync("parse", "teams.json", "--output-format", "csv", "--section-column", "team").standardOutput == "team,id,section\nred,1,x\n")
+    }
+
     @Test("NDJSON output has one compact record per line")
     func ndjsonOutput() throws {
         let files = try ScratchFiles()

@@ -1,14 +1,14 @@
 /// A field named in the options, parsed: the member names (or array indices)
 /// to follow from the record to the field.
-struct FieldPath: Hashable, Sendable {
+public struct FieldPath: Hashable, Sendable {
     /// The name as the user wrote it, for messages.
-    let spelling: String
+    public let spelling: String
 
     /// The reference tokens, unescaped (`~1` → `/`, `~0` → `~`).
     let tokens: [[UInt8]]
 
     /// Parses a JSON Pointer (`/a/b`) or a plain top-level name (`a`).
-    init(parsing spelling: String) throws(ListFormatError) {
+    public init(parsing spelling: String) throws(ListFormatError) {
         self.spelling = spelling
         guard spelling.hasPrefix("/") else {
             tokens = [Array(spelling.utf8)]
@@ -47,7 +47,7 @@ struct FieldPath: Hashable, Sendable {
 extension FieldPath {
     /// The value the path leads to in `value`: members by name, array
     /// elements by index; `nil` when there is none.
-    func value(in value: ListValue) -> ListValue? {
+    public func value(in value: ListValue) -> ListValue? {
         var current = value
         for token in tokens {
             switch current {

@@ -29,6 +29,20 @@ public enum ListDocument: Hashable, Sendable {
         }
     }
 
+    /// The member whose value names the section of every record — the field a list was
+    /// sectioned by — or `nil` when there is none: a linear document, or sections that are not
+    /// a field of their records (a JSON object of arrays, whose members name the sections). The
+    /// first such member in ``memberNames`` order. O(records × members) at worst; a member that
+    /// is not the section field usually fails at the first record.
+    public var sectionField: String? {
+        guard case .sections(let sections) = self else { return nil }
+        return self.memberNames.first { name in
+            sections.allSatisfy { section in
+                section.records.allSatisfy { record in record[member: name].map { $0 == section.value || $0.text == section.value.text } ?? false }
+            }
+        }
+    }
+
     /// The member names of the object records, in order of first appearance.
     /// O(total members).
     public var memberNames: [String] {

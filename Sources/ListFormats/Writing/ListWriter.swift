@@ -14,6 +14,13 @@ public struct ListWriter: Sendable {
     /// The line ending of CSV rows and of JSON and NDJSON lines.
     public var lineEnding: LineEnding
 
+    /// The CSV column that keeps each record's section when the sections are not a field of the
+    /// records (a JSON object of arrays): written first, so that reading the CSV with this column
+    /// as `section_by` gives the same sections back. `nil` drops such sections. Ignored by JSON
+    /// and NDJSON, which keep sections in their own way, and when the records carry their
+    /// sections (see ``ListDocument/sectionField``).
+    public var sectionColumn: String?
+
     /// A line ending.
     public enum LineEnding: Hashable, Sendable {
         /// `\n`
@@ -23,10 +30,19 @@ public struct ListWriter: Sendable {
     }
 
     /// Creates a writer.
-    public init(format: ListFormat, columns: [String]? = nil, lineEnding: LineEnding = .lf) {
+    public init(format: ListFormat, columns: [String]? = nil, lineEnding: LineEnding = .lf, sectionColumn: String? = "section") {
         self.format = format
         self.columns = columns
         self.lineEnding = lineEnding
+        self.sectionColumn = sectionColumn
+    }
+
+    /// The column ``write(_:)-(ListDocument)`` adds to keep `document`'s sections in CSV: the
+    /// ``sectionColumn`` when the document is sectioned, the format is CSV and no field of the
+    /// records names their section; else `nil`. O(records × columns) at worst.
+    public func addedSectionColumn(for document: ListDocument) -> String? {
+        guard case .csv = self.format, let name = self.sectionColumn, case .sections = document, document.sectionField == nil else { return nil }
+        return name
     }
 
     /// The bytes of `document` in the writer's format. O(output size).
@@ -34,7 +50,8 @@ public struct ListWriter: Sendable {
     /// - CSV: a header row, then one row per record (sections one after the
     ///   other); a field holds its member's ``ListValue/text``, a missing
     ///   member is an empty field, and a record that is not an object fills
-    ///   the first column.
+    ///   the first column. Sections that are no field of the records get a
+    ///   first column of their own (``addedSectionColumn(for:)``).
     /// - JSON: an array of records, one per line; a sectioned document is an
     ///   object whose member names are the sections' ``SectionModel/name``.
     /// - NDJSON: one compact record per line (sections one after the other).
@@ -70,9 +87,16 @@ public struct ListWriter: Sendable {
     private func writeCSV(_ document: ListDocument, delimiter: UInt8, to output: inout ByteScratch) {
         let columns = self.columns ?? document.memberNames
         guard !columns.isEmpty else { return }
-        writeCSVRow(columns, delimiter: delimiter, to: &output)
-        for record in document.allRecords {
-            let fields: [String]
+        let sectionColumn = self.addedSectionColumn(for: document)
+        writeCSVRow((sectionColumn.map { [$0] } ?? []) + columns, delimiter: delimiter, to: &output)
+        let sectionNames: [String] =
+            if sectionColumn != nil, case .sections(let sections) = document {
+                sections.flatMap { section in repeatElement(section.value.text, count: section.records.count) }
+            } else {
+                []
+            }
+        for (index, record) in document.allRecords.enumerated() {
+            var fields: [String]
             if case .object(let members) = record {
                 var valueOfMember: [String: String] = [:]
                 for member in members where valueOfMember[member.name] == nil {
@@ -82,6 +106,7 @@ public struct ListWriter: Sendable {
             } else {
                 fields = [record.text] + Array(repeating: "", count: columns.count - 1)
             }
+            if sectionColumn != nil { fields.insert(sectionNames[index], at: 0) }
             writeCSVRow(fields, delimiter: delimiter, to: &output)
         }
     }

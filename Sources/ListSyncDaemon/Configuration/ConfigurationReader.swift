@@ -19,8 +19,8 @@ struct ConfigurationReader {
     /// The keys of the top-level table.
     static let topLevelKeys: Set<String> = [
         "socket", "state_directory", "allow_uids", "allow_groups", "socket_mode", "settle_after_close_ms",
-        "settle_after_modify_ms", "settle_after_disappearance_ms", "reconcile_interval_ms", "heartbeat_interval_ms",
-        "history_length", "watch",
+        "settle_after_modify_ms", "settle_after_disappearance_ms", "settle_max_ms", "settle_while_writing_max_ms",
+        "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "watch",
     ]
     /// The keys of a `[[watch]]` table.
     static let watchKeys: Set<String> = ["name", "path", "format", "key", "section_by", "ignore", "delimiter", "ragged_rows"]
@@ -113,6 +113,8 @@ struct ConfigurationReader {
             ("settle_after_close_ms", 0...60_000, \.closeSettleDelay),
             ("settle_after_modify_ms", 0...60_000, \.modifySettleDelay),
             ("settle_after_disappearance_ms", 0...60_000, \.disappearanceSettleDelay),
+            ("settle_max_ms", 1...3_600_000, \.maximumSettleDelay),
+            ("settle_while_writing_max_ms", 0...3_600_000, \.maximumWaitForWriter),
             ("reconcile_interval_ms", 1...86_400_000, \.reconciliationInterval),
         ]
         for setting in settings {

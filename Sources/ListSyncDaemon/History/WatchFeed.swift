@@ -25,6 +25,8 @@ final class WatchFeed: Sendable {
 
     private struct State {
         var format: WatchConfiguration.Format
+        /// The key fields, as the configuration names them.
+        var key: [String]
         var version: WatchVersion?
         var history: ChangesetHistory
         var status: StatusMessage
@@ -43,7 +45,7 @@ final class WatchFeed: Sendable {
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
-                format: watch.format, history: ChangesetHistory(capacity: historyLength), status: status,
+                format: watch.format, key: watch.key, history: ChangesetHistory(capacity: historyLength), status: status,
                 statusLine: ByteBuffer(bytes: ServerMessage.status(status).encoded())))
     }
 
@@ -104,10 +106,11 @@ final class WatchFeed: Sendable {
         self.publish(WatchPublication(status: StatusMessage(watch: self.name, state: .removed)))
     }
 
-    /// Applies a reloaded configuration's format and history length.
-    func reconfigure(format: WatchConfiguration.Format, historyLength: Int) {
+    /// Applies a reloaded configuration's format, key and history length.
+    func reconfigure(format: WatchConfiguration.Format, key: [String], historyLength: Int) {
         self.state.withLock { state in
             state.format = format
+            state.key = key
             state.history.resize(capacity: historyLength)
         }
     }
@@ -120,7 +123,7 @@ final class WatchFeed: Sendable {
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version?.cursor,
-                rows: state.version?.rowCount, warnings: state.status.warnings)
+                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings)
         }
     }
 

@@ -185,7 +185,7 @@ final class RunningDaemon: Sendable {
         }
         for watch in new.watches {
             guard let tracker = self.trackers.tracker(named: watch.name)?.tracker else { continue }
-            tracker.feed.reconfigure(format: watch.format, historyLength: new.historyLength)
+            tracker.feed.reconfigure(format: watch.format, key: watch.key, historyLength: new.historyLength)
             tracker.keepHistory(new.historyLength)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)

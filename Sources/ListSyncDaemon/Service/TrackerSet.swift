@@ -54,11 +54,12 @@ final class TrackerSet: Sendable {
         self.entries.withLock { $0.map(\.tracker) }
     }
 
-    /// Tells every tracker of the file at `path` to read it again.
-    func fileChanged(atPath path: String) {
+    /// Tells every tracker of the file at `path` to read it again, using what it reads only if
+    /// `check`, when given, confirms it complete.
+    func fileChanged(atPath path: String, check: CompletenessCheck?) {
         let trackers = self.entries.withLock { entries in entries.filter { $0.watchedPath == path }.map(\.tracker) }
         for tracker in trackers {
-            tracker.fileChanged()
+            tracker.fileChanged(check: check)
         }
     }
 }

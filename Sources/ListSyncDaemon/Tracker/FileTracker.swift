@@ -10,7 +10,9 @@ import Synchronization
 /// Reading, parsing, diffing and encoding block, so they run on a thread pool — never on the
 /// watcher's thread or an event loop — one version at a time per tracker. Announcements that
 /// arrive meanwhile are coalesced into one more read: a burst of saves costs at most two reads,
-/// and the last one sees the final content.
+/// and the last one sees the final content. A read prompted by an announcement with a
+/// ``CompletenessCheck`` is used only once the check confirms that nobody wrote the file since
+/// the announcement, so a half-written file is never published.
 final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
@@ -20,9 +22,10 @@ final class FileTracker: Sendable {
     /// Where the watch's versions are made durable before they are published; moved into
     /// ``run(pool:)``, which owns it from then on.
     private let initialStore: WatchStateStore
-    /// "Read the file again"; holds at most one pending request, which is the coalescing.
-    private let readRequests: AsyncStream<Void>.Continuation
-    private let requests: AsyncStream<Void>
+    /// "Read the file again", with the check the read must pass; holds at most one pending
+    /// request (the newest), which is the coalescing.
+    private let readRequests: AsyncStream<CompletenessCheck?>.Continuation
+    private let requests: AsyncStream<CompletenessCheck?>
     private let restored: Signal
     private let firstRead: Signal
     /// Whether ``run(pool:)`` deletes the watch's state when it ends: the watch was removed.
@@ -44,7 +47,7 @@ final class FileTracker: Sendable {
         logger[metadataKey: "watch"] = "\(watch.name)"
         self.logger = logger
         // The first read needs no announcement: start loading at once.
-        self.readRequests.yield()
+        self.readRequests.yield(nil)
     }
 
     /// The watch as currently configured.
@@ -52,9 +55,10 @@ final class FileTracker: Sendable {
         self.configuration.withLock { $0.watch }
     }
 
-    /// Asks for the file to be read again (the watcher announced a change or its absence).
-    func fileChanged() {
-        self.readRequests.yield()
+    /// Asks for the file to be read again (the watcher announced a change or its absence); what
+    /// is read is used only if `check`, when given, confirms it complete.
+    func fileChanged(check: CompletenessCheck?) {
+        self.readRequests.yield(check)
     }
 
     /// Applies a new configuration of the watch and reads the file again at once, with the new
@@ -74,7 +78,7 @@ final class FileTracker: Sendable {
             configuration.watch = watch
             return startsEpoch
         }
-        self.readRequests.yield()
+        self.readRequests.yield(nil)
         return startsEpoch
     }
 
@@ -112,7 +116,7 @@ final class FileTracker: Sendable {
         }
         guard var (machine, store) = await self.restore(pool: pool) else { return }
         self.restored.fire()
-        for await _ in self.requests {
+        for await check in self.requests {
             let (watch, newEpoch, historyLength) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
@@ -122,10 +126,24 @@ final class FileTracker: Sendable {
             }
             store.historyLength = max(1, historyLength)
             do {
-                let step = try await pool.runIfActive { [machine, store] in
+                var read: Result<FileSnapshot, FileReadError>?
+                if let check {
+                    let attempt = try await pool.runIfActive {
+                        check.willRead()
+                        return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    }
+                    // A read that failed has no content to be torn.
+                    if case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
+                        // Written since it was announced complete, so possibly torn: the watcher
+                        // announces the file again once the writer is done.
+                        continue
+                    }
+                    read = attempt
+                }
+                let step = try await pool.runIfActive { [machine, store, read] in
                     var machine = machine
                     var store = store
-                    let read = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    let read = read ?? Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                     let publication = machine.ingest(read, options: watch.readOptions)
                     let failure = Result { () throws(StateFileError) in
                         if let version = publication?.version {
@@ -217,7 +235,7 @@ final class FileTracker: Sendable {
         }
         Task { [readRequests] in
             try? await Task.sleep(for: Self.storageRetryInterval)
-            readRequests.yield()
+            readRequests.yield(nil)
         }
     }
 

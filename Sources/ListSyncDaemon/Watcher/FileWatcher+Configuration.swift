@@ -1,8 +1,14 @@
 extension FileWatcher {
-    /// How long a file must be quiet before it is announced, and how often the watcher double-checks.
+    /// How long a file must be quiet before it is announced, how long at most, and how often the
+    /// watcher double-checks.
     ///
     /// A file is announced once no event has touched it for the delay belonging to its *latest*
-    /// event; every event restarts the wait. The defaults suit editors and scripts on local disks.
+    /// event; every event restarts the wait — but a file that keeps changing is announced anyway
+    /// once ``maximumSettleDelay`` has passed since its first change not yet announced. Either way
+    /// it is announced only while nobody has it open (inotify's `IN_OPEN` not yet matched by an
+    /// `IN_CLOSE_*`, or an `IN_MODIFY` not yet followed by `IN_CLOSE_WRITE`), so a half-written
+    /// file is never read as a version; a writer that keeps it open longer than
+    /// ``maximumWaitForWriter`` (a log) does not hold it back for good. The defaults suit editors and scripts on local disks.
     public struct Configuration: Sendable, Hashable {
         /// After `IN_CLOSE_WRITE` or `IN_MOVED_TO`: a writer closed the file or renamed a complete
         /// file into place, so it is most likely done. Default 20 ms.
@@ -15,6 +21,23 @@ extension FileWatcher {
         /// once (vim renames the original to `file~` and writes a new file; scripts delete and
         /// recreate), so wait a little before announcing it missing. Default 100 ms.
         public var disappearanceSettleDelay: Duration
+        /// The longest a file that keeps changing waits to be announced, counted from its first
+        /// change not yet announced (configuration key `settle_max_ms`): announced then, or at the
+        /// next moment no writer has it open. Default 1 s.
+        public var maximumSettleDelay: Duration
+        /// The longest a changed file waits for a writer that has it open to close it, counted
+        /// from its first change not yet announced (configuration key
+        /// `settle_while_writing_max_ms`); then it is announced as it is, without a
+        /// ``CompletenessCheck``. Default 5 s.
+        public var maximumWaitForWriter: Duration
+        /// How long a ``CompletenessCheck`` waits before it asks whether the file changed, when
+        /// the read found empty a file written in place. A truncation is visible to readers before
+        /// the kernel reports it (ext4 frees the blocks first: 1–2 ms measured idle, more while
+        /// the writer is held up), and a writer's `IN_OPEN` can merge into the reader's own when
+        /// it lands just before it — so an empty read may be a writer's truncation not yet
+        /// reported; the wait lets its `IN_MODIFY` arrive. Other reads are checked at once: a
+        /// write after the truncation is reported before its bytes can be read. Default 50 ms.
+        public var emptyReadConfirmationDelay: Duration
         /// How often every watched file and directory is `stat`ed to catch what inotify missed
         /// (changes behind a symbolic link, a directory replaced while events were lost) and to
         /// retry directories that could not be watched. Default 5 s.
@@ -28,12 +51,18 @@ extension FileWatcher {
             closeSettleDelay: Duration = .milliseconds(20),
             modifySettleDelay: Duration = .milliseconds(250),
             disappearanceSettleDelay: Duration = .milliseconds(100),
+            maximumSettleDelay: Duration = .seconds(1),
+            maximumWaitForWriter: Duration = .seconds(5),
+            emptyReadConfirmationDelay: Duration = .milliseconds(50),
             reconciliationInterval: Duration = .seconds(5),
             maximumPendingEvents: Int = 16_384
         ) {
             self.closeSettleDelay = closeSettleDelay
             self.modifySettleDelay = modifySettleDelay
             self.disappearanceSettleDelay = disappearanceSettleDelay
+            self.maximumSettleDelay = maximumSettleDelay
+            self.maximumWaitForWriter = maximumWaitForWriter
+            self.emptyReadConfirmationDelay = emptyReadConfirmationDelay
             self.reconciliationInterval = reconciliationInterval
             self.maximumPendingEvents = maximumPendingEvents
         }

@@ -7,9 +7,12 @@ import Synchronization
 /// name), so every way of saving is seen: writes in place, write temp + rename over, `sed -i`,
 /// vim's backup dance, `cp` over, delete + recreate. When the directory itself goes away, the
 /// nearest existing ancestor is watched until it returns. A file is announced only after it has
-/// been quiet for a settle delay (see ``Configuration``); then the consumer reads it with
-/// ``FileSnapshot/read(atPath:maximumAttempts:)``. On inotify queue overflow every file is
-/// re-announced, and a slow `stat` reconciliation catches anything inotify could not report.
+/// been quiet for a settle delay, or a maximum delay if it keeps changing, and only while no
+/// writer has it open (see ``Configuration``); then the consumer reads it with
+/// ``FileSnapshot/read(atPath:maximumAttempts:)`` and confirms with the event's
+/// ``CompletenessCheck`` that nobody wrote it meanwhile, so a half-written file is never taken
+/// for a version. On inotify queue overflow every file is re-announced, and a slow `stat`
+/// reconciliation catches anything inotify could not report.
 ///
 /// ```swift
 /// let watcher = FileWatcher(configuration: .init(), logger: logger)
@@ -17,7 +20,11 @@ import Synchronization
 /// async let running: Void = watcher.run()
 /// for await event in watcher.events {
 ///     switch event {
-///     case .changed(let path): let snapshot = try FileSnapshot.read(atPath: path) // …
+///     case .changed(let path, let check):
+///         check?.willRead()
+///         let snapshot = try FileSnapshot.read(atPath: path)
+///         guard await check?.confirm(snapshot) ?? true else { continue } // written meanwhile: announced again
+///         // …
 ///     case .missing(let path): // …
 ///     }
 /// }
@@ -36,6 +43,10 @@ public final class FileWatcher: Sendable {
         /// A settle deadline armed for this instant has come.
         case deadline(ContinuousClock.Instant)
         case reconcile
+        /// The inotify thread has handed over every event queued before ``ReadConfirmations`` call
+        /// `id` asked whether `path` is unchanged since `generation`; `inSync` is `false` when
+        /// some were refused (an overflow is owed).
+        case barrierPassed(id: Int, path: String, generation: UInt64, inSync: Bool)
     }
 
     private enum State {
@@ -58,6 +69,7 @@ public final class FileWatcher: Sendable {
     private let eventContinuation: AsyncStream<FileWatchEvent>.Continuation
     private let inputContinuation: AsyncStream<Input>.Continuation
     private let state: Mutex<State>
+    private let confirmations: ReadConfirmations
     /// Inotify events handed over but not yet processed; capped by
     /// ``Configuration/maximumPendingEvents``.
     private let pendingEvents = Atomic<Int>(0)
@@ -69,6 +81,7 @@ public final class FileWatcher: Sendable {
         (events, eventContinuation) = AsyncStream.makeStream()
         let (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
         self.inputContinuation = inputContinuation
+        self.confirmations = ReadConfirmations(inputs: inputContinuation)
         self.state = Mutex(.initialized(inputs: inputs))
     }
 
@@ -137,6 +150,7 @@ public final class FileWatcher: Sendable {
         }
         defer {
             inputContinuation.finish()
+            confirmations.finish()
             eventContinuation.finish()
             state.withLock { $0 = .finished }
         }
@@ -144,13 +158,15 @@ public final class FileWatcher: Sendable {
             ingest(event)
         }
         defer { client.unregister() }
+        confirmations.attach(client)
         await withDiscardingTaskGroup { group in
             group.addTask { [inputContinuation, configuration] in
                 while (try? await Task.sleep(for: configuration.reconciliationInterval)) != nil {
                     inputContinuation.yield(.reconcile)
                 }
             }
-            var registry = WatchRegistry(configuration: configuration, inotify: client, output: eventContinuation, logger: logger)
+            var registry = WatchRegistry(
+                configuration: configuration, inotify: client, output: eventContinuation, confirmations: confirmations, logger: logger)
             // Instants with a sleeping task that will deliver `.deadline`; a new sleeper is only
             // needed for a deadline earlier than all of them.
             var armed: [ContinuousClock.Instant] = []
@@ -169,6 +185,14 @@ public final class FileWatcher: Sendable {
                     registry.announceDue(now: now)
                 case .reconcile:
                     await registry.reconcile(now: now)
+                case .barrierPassed(let id, let path, let generation, let inSync):
+                    let unchanged = registry.confirm(path, generation: generation, now: now)
+                    confirmations.resolve(id, with: inSync && unchanged)
+                }
+                // A file can be due at once: a writer closed a file that kept changing for longer
+                // than the maximum, or a failed check put a file back to its earlier start.
+                if let next = registry.earliestDeadline, next <= now {
+                    registry.announceDue(now: now)
                 }
                 registry._checkInvariants()
                 if let next = registry.earliestDeadline, armed.allSatisfy({ next < $0 }) {

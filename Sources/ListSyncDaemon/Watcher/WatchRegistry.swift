@@ -7,25 +7,37 @@ import Logging
 /// directory.
 ///
 /// Events are routed by (directory, entry name), never by the file's own inode, so a save that
-/// replaces the file (rename over, delete + recreate) is seen like any other write. The registry
+/// replaces the file (rename over, delete + recreate) is seen like any other write. A file whose
+/// path goes through symbolic links also has *aliases* (``SymbolicLinkChain``): the links'
+/// entries and the resolved file's, routed to it the same way. The registry
 /// is owned by ``FileWatcher/run()``'s task and never shared; after every operation
 /// ``_checkInvariants()`` holds.
 struct WatchRegistry {
     /// Where a watched file is in its settle cycle.
     enum FileState: Hashable {
-        /// Something happened to the file: announce it once nothing else happens until `until`.
+        /// Something happened to the file since `since` (its first change not yet announced):
+        /// announce it once nothing else happens until `until` — or, if it keeps changing, once the
+        /// configuration's maximum has passed since `since` (``WatchedFile/dueTime(_:)``).
         /// `announced` is what the last announcement said, `nil` if the path must be announced
         /// whatever its status (first watch, or a new watch of it).
-        case settling(until: ContinuousClock.Instant, announced: PathStatus?)
+        case settling(since: ContinuousClock.Instant, until: ContinuousClock.Instant, announced: PathStatus?)
         /// The file was announced as `announced` and nothing has happened since.
         case quiet(announced: PathStatus)
 
         var announced: PathStatus? {
             switch self {
-            case .settling(_, let announced): return announced
+            case .settling(_, _, let announced): return announced
             case .quiet(let announced): return announced
             }
         }
+    }
+
+    /// An announcement whose ``CompletenessCheck`` has not been confirmed yet.
+    struct PendingCheck: Hashable {
+        /// The file's ``WatchedFile/generation`` when it was announced.
+        var generation: UInt64
+        /// The announced settle cycle's `since`.
+        var since: ContinuousClock.Instant
     }
 
     struct WatchedFile {
@@ -33,6 +45,44 @@ struct WatchRegistry {
         /// How many ``FileWatcher/watch(_:)`` calls are outstanding; the path is dropped at zero.
         var watchCount: Int
         var state: FileState
+        /// How many events changed the file; a ``CompletenessCheck`` passes only if it has not
+        /// moved since the announcement.
+        var generation: UInt64 = 0
+        /// `IN_OPEN`s not yet matched by an `IN_CLOSE_WRITE` or `IN_CLOSE_NOWRITE`. Inotify does
+        /// not say an open's mode, and a writer's open comes before its truncation and its
+        /// writes, so while this is not zero the file may be incomplete — even when the kernel
+        /// has not yet reported the write a reader already sees.
+        var openCount = 0
+        /// Whether an `IN_MODIFY` came after the last `IN_CLOSE_WRITE`: a writer that opened the
+        /// file before it was watched is still writing.
+        var isModifiedSinceClose = false
+        /// Whether an `IN_MODIFY` came since the last announcement: the file was written in place,
+        /// so the check of an empty read waits
+        /// ``FileWatcher/Configuration/emptyReadConfirmationDelay``. A file replaced by a rename
+        /// is whole the moment it appears and needs no wait.
+        var isWrittenInPlace = false
+
+        /// The symbolic links on the path and the file it resolves to, watched as its aliases.
+        var links = SymbolicLinkChain(aliases: [])
+        /// The last announcement with a check, until the check passes: when it fails (the file was
+        /// written meanwhile), the new settle cycle counts from that announcement's `since`, so a
+        /// file that keeps changing is not held back longer than the maximum.
+        var pendingCheck: PendingCheck?
+
+        /// Whether someone may be writing the file. A rename over it or its removal clears this:
+        /// whoever has the old file open does not write the new one.
+        var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
+
+        /// When the file is due to be announced, if it is settling: when it has been quiet for its
+        /// delay or the maximum settle delay has passed — or, while a writer has it open, once the
+        /// maximum wait for writers has passed.
+        func dueTime(_ configuration: FileWatcher.Configuration) -> ContinuousClock.Instant? {
+            guard case .settling(let since, let until, _) = state else { return nil }
+            if isHeldOpen {
+                return since + configuration.maximumWaitForWriter
+            }
+            return min(until, since + configuration.maximumSettleDelay)
+        }
     }
 
     /// Whether a directory the registry needs is watched in the kernel.
@@ -48,7 +98,7 @@ struct WatchRegistry {
 
     struct WatchedDirectory {
         var state: DirectoryState
-        /// Entry names of the watched files in this directory.
+        /// Entry names of the watched files and aliases in this directory.
         var files: Set<String> = []
         /// Absent directories below this one that wait for its events to report their return.
         var waiters: Set<String> = []
@@ -57,32 +107,35 @@ struct WatchRegistry {
     }
 
     private(set) var files: [String: WatchedFile] = [:]
+    /// The watched files each alias path stands for.
+    private(set) var aliases: [String: Set<String>] = [:]
     private(set) var directories: [String: WatchedDirectory] = [:]
     private(set) var directoriesByDescriptor: [WatchDescriptor: Set<String>] = [:]
 
     private let configuration: FileWatcher.Configuration
     private let inotify: InotifyThread.Client
     private let output: AsyncStream<FileWatchEvent>.Continuation
+    /// Where the ``CompletenessCheck``s of announcements send their confirmations.
+    private let confirmations: ReadConfirmations
     private let logger: Logger
 
     init(
         configuration: FileWatcher.Configuration,
         inotify: InotifyThread.Client,
         output: AsyncStream<FileWatchEvent>.Continuation,
+        confirmations: ReadConfirmations,
         logger: Logger
     ) {
         self.configuration = configuration
         self.inotify = inotify
         self.output = output
+        self.confirmations = confirmations
         self.logger = logger
     }
 
     /// The earliest moment a settling file is due, if any file is settling. O(*files*).
     var earliestDeadline: ContinuousClock.Instant? {
-        files.values.compactMap { file -> ContinuousClock.Instant? in
-            guard case .settling(let deadline, _) = file.state else { return nil }
-            return deadline
-        }.min()
+        files.values.compactMap { $0.dueTime(configuration) }.min()
     }
 
     // MARK: Watching and unwatching
@@ -90,19 +143,16 @@ struct WatchRegistry {
     /// Starts watching `path`, or counts one more watch of it. Either way the path's current
     /// status is announced after the close settle delay, so every subscriber hears it.
     mutating func watch(_ path: WatchedPath, now: ContinuousClock.Instant) async {
-        let state = FileState.settling(until: now + configuration.closeSettleDelay, announced: nil)
+        let state = FileState.settling(since: now, until: now + configuration.closeSettleDelay, announced: nil)
         if files[path.path] != nil {
             files[path.path]?.watchCount += 1
             files[path.path]?.state = state
+            files[path.path]?.generation += 1
             return
         }
         files[path.path] = WatchedFile(path: path, watchCount: 1, state: state)
-        if directories[path.directory] != nil {
-            directories[path.directory]?.files.insert(path.name)
-        } else {
-            directories[path.directory] = WatchedDirectory(state: .absent(waitingOn: nil), files: [path.name])
-            await establish(path.directory, now: now)
-        }
+        await addEntry(path, now: now)
+        await resolveLinks(of: path.path, now: now)
     }
 
     /// Drops one watch of `path`; at the last one the file is forgotten and directories nobody
@@ -114,8 +164,66 @@ struct WatchRegistry {
             return
         }
         files[path.path] = nil
+        for alias in file.links.aliases {
+            removeAlias(alias, of: path.path)
+        }
+        removeEntry(path)
+    }
+
+    /// Lists `path`'s name in its directory, establishing the directory if it is new.
+    private mutating func addEntry(_ path: WatchedPath, now: ContinuousClock.Instant) async {
+        if directories[path.directory] != nil {
+            directories[path.directory]?.files.insert(path.name)
+        } else {
+            directories[path.directory] = WatchedDirectory(state: .absent(waitingOn: nil), files: [path.name])
+            await establish(path.directory, now: now)
+        }
+    }
+
+    /// Drops `path`'s name from its directory once neither a watched file nor an alias has it.
+    private mutating func removeEntry(_ path: WatchedPath) {
+        guard files[path.path] == nil, aliases[path.path] == nil else { return }
         directories[path.directory]?.files.remove(path.name)
         releaseIfUnused(path.directory)
+    }
+
+    /// The watched files an entry's events concern: the file at `path` and those it is an alias of.
+    private func targets(ofEntry path: String) -> [String] {
+        (files[path] == nil ? [] : [path]) + (aliases[path] ?? [])
+    }
+
+    // MARK: Symbolic links
+
+    /// Resolves the symbolic links on `file`'s path again and watches the aliases that changed;
+    /// when the chain changed, the file is re-checked (the link now leads elsewhere) and its
+    /// directory re-established if a link on the way now names another one.
+    private mutating func resolveLinks(of file: String, now: ContinuousClock.Instant) async {
+        guard let watched = files[file] else { return }
+        let chain = SymbolicLinkChain(resolving: file)
+        guard chain != watched.links else { return }
+        files[file]?.links = chain
+        for alias in watched.links.aliases where !chain.aliases.contains(alias) {
+            removeAlias(alias, of: file)
+        }
+        for alias in chain.aliases where !watched.links.aliases.contains(alias) {
+            aliases[alias, default: []].insert(file)
+            if let path = try? WatchedPath(alias) {
+                await addEntry(path, now: now)
+            }
+        }
+        logger.debug("symbolic links on the path resolved", metadata: ["path": "\(file)", "aliases": "\(chain.aliases)"])
+        await reconcile(watched.path.directory, now: now)
+        touch(file, after: configuration.closeSettleDelay, now: now)
+    }
+
+    private mutating func removeAlias(_ alias: String, of file: String) {
+        aliases[alias]?.remove(file)
+        if aliases[alias]?.isEmpty == true {
+            aliases[alias] = nil
+        }
+        if let path = try? WatchedPath(alias) {
+            removeEntry(path)
+        }
     }
 
     // MARK: Events
@@ -127,6 +235,7 @@ struct WatchRegistry {
         if event.mask.contains(.queueOverflow) {
             logger.warning("inotify events were lost; re-checking every watched file and directory")
             for path in files.keys {
+                forgetOpens(of: path)
                 touch(path, after: configuration.closeSettleDelay, now: now)
             }
             await reconcileDirectories(now: now)
@@ -147,7 +256,16 @@ struct WatchRegistry {
         for directory in watchedDirectories {
             guard let entry = directories[directory] else { continue }
             if entry.files.contains(event.name) {
-                touch(WatchedPath.entry(event.name, in: directory), after: configuration.settleDelay(after: event.mask), now: now)
+                let path = WatchedPath.entry(event.name, in: directory)
+                for file in targets(ofEntry: path) {
+                    noteOpens(of: file, after: event.mask)
+                    guard !event.mask.isDisjoint(with: .changes) else { continue }
+                    touch(file, after: configuration.settleDelay(after: event.mask), now: now)
+                    if !event.mask.isDisjoint(with: [.create, .movedTo, .delete, .movedFrom]) {
+                        // The entry was replaced: it may be, or have been, a link.
+                        await resolveLinks(of: file, now: now)
+                    }
+                }
             }
             if !event.mask.isDisjoint(with: [.create, .movedTo]) {
                 for waiter in entry.waiters where WatchedPath.childName(of: directory, toward: waiter) == event.name {
@@ -157,11 +275,14 @@ struct WatchRegistry {
         }
     }
 
-    /// Announces every settling file whose deadline has passed: `.changed` if something is at
-    /// its path, `.missing` if not — unless it was already announced missing.
+    /// Announces every settling file that is due (``WatchedFile/dueTime(_:)``): `.changed` if
+    /// something is at its path — with a ``CompletenessCheck`` unless a writer still has it open —
+    /// and `.missing` if not, unless it was already announced missing.
     mutating func announceDue(now: ContinuousClock.Instant) {
         for (path, file) in files {
-            guard case .settling(let deadline, let announced) = file.state, deadline <= now else { continue }
+            guard let due = file.dueTime(configuration), due <= now,
+                  case .settling(let since, _, let announced) = file.state
+            else { continue }
             let status = PathStatus(ofPath: path)
             files[path]?.state = .quiet(announced: status)
             switch status {
@@ -170,9 +291,45 @@ struct WatchRegistry {
                     output.yield(.missing(path: path))
                 }
             case .present, .inaccessible:
-                output.yield(.changed(path: path))
+                if file.isHeldOpen {
+                    logger.debug("announcing a file that is still held open", metadata: ["path": "\(path)"])
+                    output.yield(.changed(path: path, check: nil))
+                } else {
+                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: since)
+                    files[path]?.isWrittenInPlace = false
+                    let check = CompletenessCheck(
+                        confirmations: confirmations, path: path, generation: file.generation,
+                        emptyReadDelay: file.isWrittenInPlace ? configuration.emptyReadConfirmationDelay : .zero)
+                    output.yield(.changed(path: path, check: check))
+                }
             }
         }
+    }
+
+    /// Answers a ``CompletenessCheck`` once every event queued before it has been handled: whether
+    /// no event changed `path` since it was announced with `generation` and nobody has it open
+    /// now. When the check fails, the file settles again from the checked announcement's start:
+    /// it is announced once complete, or at the bounds.
+    mutating func confirm(_ path: String, generation: UInt64, now: ContinuousClock.Instant) -> Bool {
+        guard let file = files[path] else { return false }
+        // A late answer to an older announcement leaves the newer one's pending check alone.
+        let pending = file.pendingCheck?.generation == generation ? file.pendingCheck : nil
+        if pending != nil {
+            files[path]?.pendingCheck = nil
+        }
+        if file.generation == generation, !file.isHeldOpen {
+            return true
+        }
+        guard let pending else { return false }
+        switch file.state {
+        case .settling(let since, let until, let announced):
+            files[path]?.state = .settling(since: min(since, pending.since), until: until, announced: announced)
+        case .quiet(let announced):
+            // Only opened since: nothing else will announce it again.
+            let until = now + configuration.closeSettleDelay
+            files[path]?.state = .settling(since: pending.since, until: until, announced: announced)
+        }
+        return false
     }
 
     // MARK: Reconciliation
@@ -182,6 +339,9 @@ struct WatchRegistry {
     /// from what was announced (a change inotify did not report, e.g. behind a symbolic link).
     mutating func reconcile(now: ContinuousClock.Instant) async {
         await reconcileDirectories(now: now)
+        for path in files.keys {
+            await resolveLinks(of: path, now: now)
+        }
         for (path, file) in files {
             guard case .quiet(let announced) = file.state, PathStatus(ofPath: path) != announced else { continue }
             logger.debug("a change inotify did not report", metadata: ["path": "\(path)"])
@@ -191,18 +351,24 @@ struct WatchRegistry {
 
     private mutating func reconcileDirectories(now: ContinuousClock.Instant) async {
         for directory in directories.keys {
-            switch directories[directory]?.state {
-            case .watched(let descriptor, let fileID):
-                if fileID == nil || PathStatus(ofPath: directory).fileID != fileID {
-                    logger.info("a watched directory was replaced or removed unnoticed; watching it again", metadata: ["directory": "\(directory)"])
-                    await dropWatch(descriptor, releasingKernelWatch: true, now: now)
-                }
-            case .absent:
-                await establish(directory, now: now)
-            case nil:
-                // Released while an earlier directory was handled.
-                break
+            await reconcile(directory, now: now)
+        }
+    }
+
+    /// Watches `directory` again if its watch no longer watches what its path names (replaced,
+    /// removed, or reached through a symbolic link that changed), or establishes it if absent.
+    private mutating func reconcile(_ directory: String, now: ContinuousClock.Instant) async {
+        switch directories[directory]?.state {
+        case .watched(let descriptor, let fileID):
+            if fileID == nil || PathStatus(ofPath: directory).fileID != fileID {
+                logger.info("a watched directory was replaced or removed; watching it again", metadata: ["directory": "\(directory)"])
+                await dropWatch(descriptor, releasingKernelWatch: true, now: now)
             }
+        case .absent:
+            await establish(directory, now: now)
+        case nil:
+            // Released while an earlier directory was handled.
+            break
         }
     }
 
@@ -265,7 +431,9 @@ struct WatchRegistry {
         }
         if let now {
             for name in directories[directory]?.files ?? [] {
-                touch(WatchedPath.entry(name, in: directory), after: configuration.closeSettleDelay, now: now)
+                for file in targets(ofEntry: WatchedPath.entry(name, in: directory)) {
+                    touch(file, after: configuration.closeSettleDelay, now: now)
+                }
             }
         }
     }
@@ -299,7 +467,11 @@ struct WatchRegistry {
             }
             directories[directory]?.state = .absent(waitingOn: nil)
             for name in directories[directory]?.files ?? [] {
-                touch(WatchedPath.entry(name, in: directory), after: configuration.disappearanceSettleDelay, now: now)
+                for file in targets(ofEntry: WatchedPath.entry(name, in: directory)) {
+                    // Its events are lost from here on, closes among them.
+                    forgetOpens(of: file)
+                    touch(file, after: configuration.disappearanceSettleDelay, now: now)
+                }
             }
         }
         for directory in affected {
@@ -333,9 +505,46 @@ struct WatchRegistry {
         }
     }
 
-    /// Restarts `path`'s settle delay: it is announced once `delay` passes without more activity.
+    /// Restarts `path`'s settle delay: it is announced once `delay` passes without more activity
+    /// (or the maximum passes since its settling began).
     private mutating func touch(_ path: String, after delay: Duration, now: ContinuousClock.Instant) {
         guard let file = files[path] else { return }
-        files[path]?.state = .settling(until: now + delay, announced: file.state.announced)
+        let since: ContinuousClock.Instant
+        if case .settling(let settlingSince, _, _) = file.state {
+            since = settlingSince
+        } else {
+            since = now
+        }
+        files[path]?.state = .settling(since: since, until: now + delay, announced: file.state.announced)
+        files[path]?.generation += 1
+    }
+
+    /// Follows who has watched file `path` open, from an event about its entry (or an alias's).
+    private mutating func noteOpens(of path: String, after mask: InotifyEvent.Mask) {
+        guard files[path] != nil else { return }
+        if !mask.isDisjoint(with: [.movedTo, .movedFrom, .delete]) {
+            forgetOpens(of: path)
+        }
+        if mask.contains(.open) {
+            files[path]?.openCount += 1
+        }
+        if mask.contains(.modify) {
+            files[path]?.isModifiedSinceClose = true
+            files[path]?.isWrittenInPlace = true
+        }
+        if !mask.isDisjoint(with: [.closeWrite, .closeNoWrite]) {
+            // A close of a file opened before the watch began matches no open.
+            let openCount = files[path]?.openCount ?? 0
+            files[path]?.openCount = max(0, openCount - 1)
+        }
+        if mask.contains(.closeWrite) {
+            files[path]?.isModifiedSinceClose = false
+        }
+    }
+
+    /// Forgets who has `path` open: another file is at the path now, or its events were lost.
+    private mutating func forgetOpens(of path: String) {
+        files[path]?.openCount = 0
+        files[path]?.isModifiedSinceClose = false
     }
 }

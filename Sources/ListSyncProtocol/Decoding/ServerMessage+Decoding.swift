@@ -76,6 +76,7 @@ extension WatchSummary {
             state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
             cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init),
             rows: try fields.optionalInteger("rows"),
+            key: fields.optional("key") == nil ? [] : try fields.strings("key"),
             warnings: try fields.warnings()
         )
     }

@@ -55,6 +55,9 @@ extension JSONLineWriter {
                     } else {
                         object.nullMember("rows")
                     }
+                    object.array("key") { key in
+                        for field in watch.key { key.element(field) }
+                    }
                     object.warnings(watch.warnings)
                 }
             }

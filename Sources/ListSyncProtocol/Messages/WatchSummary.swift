@@ -13,12 +13,16 @@ public struct WatchSummary: Hashable, Sendable {
     public var cursor: Cursor?
     /// The number of records in the current version; `nil` before the first valid version.
     public var rows: Int?
+    /// The key fields (CSV column names or JSON Pointers) that identify a record, as the
+    /// configuration names them; empty when records are identified by their whole content.
+    public var key: [String]
     /// The warnings of the watch's status (``StatusMessage/warnings``); empty when none.
     public var warnings: [WatchProblem]
 
     /// Describes a watch.
     public init(
-        name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, warnings: [WatchProblem] = []
+        name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
+        warnings: [WatchProblem] = []
     ) {
         self.name = name
         self.format = format
@@ -26,6 +30,7 @@ public struct WatchSummary: Hashable, Sendable {
         self.state = state
         self.cursor = cursor
         self.rows = rows
+        self.key = key
         self.warnings = warnings
     }
 }

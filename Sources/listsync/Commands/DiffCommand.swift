@@ -12,8 +12,9 @@ struct DiffCommand: AsyncParsableCommand {
             whitespace and member order, CSV quoting and --ignore'd fields do not count. Header \
             (schema) changes are reported too.
 
-            --format human prints one line per change: + inserted, − deleted, ~ updated, → moved \
-            (colored on a terminal). --format ndjson prints the changeset encoding of \
+            --format human prints one line per change: + inserted, − deleted, ~ updated (the fields \
+            that changed, JSON Pointers inside nested objects), → moved; on a terminal colored, and \
+            each line cut to its width. --format ndjson prints the changeset encoding of \
             docs/PROTOCOL.md, one stage per line, after a {"schema": …} line when the columns changed. \
             (--format is the output format here; the files' format is --input-format.)
 
@@ -53,7 +54,10 @@ struct DiffCommand: AsyncParsableCommand {
             var output = OutputWriter()
             switch format {
             case .human:
-                HumanDiffRenderer(comparison: comparison, style: color.style(isTerminal: output.isTerminal)).write(to: &output)
+                HumanDiffRenderer(
+                    old: FileVersion(comparison.old), new: FileVersion(comparison.new), stages: comparison.stages,
+                    schemaChange: comparison.schemaChange, style: color.style(isTerminal: output.isTerminal), width: output.terminalWidth
+                ).write(to: &output)
             case .ndjson:
                 NDJSONDiffRenderer(comparison: comparison).write(to: &output)
             }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ListSyncClient
-import Subprocess
 
 /// `listsync exec NAME -- CMD [ARGS...]`: runs a command once per changeset, in order, one at a
 /// time, with the changeset on its standard input.
@@ -12,31 +11,46 @@ struct ExecCommand: AsyncParsableCommand {
             The command gets one line of JSON on standard input — the changeset message as \
             `subscribe --format ndjson` prints it — and LISTSYNC_WATCH and LISTSYNC_CURSOR in its \
             environment. Commands run one at a time, in the order of the changesets; the next \
-            changeset is not read before the command has exited. A command that fails is reported \
-            on standard error and the stream goes on.
+            changeset is not read before the command has exited. The input is written while the \
+            command runs, so a command may read it slowly, or only in part: one that stops reading \
+            (exits, closes its input) is reported on standard error, and that alone is no failure.
+
+            A command that exits with a status other than 0 or is killed by a signal has failed: \
+            it is reported on standard error, and with --on-error continue (the default) the \
+            stream goes on; with --on-error stop, `exec` exits with status 4.
 
             The first snapshot runs nothing. A later one (after the daemon restarted, or the data \
             had to be resynchronized) runs the command with the whole list as a "snapshot" message: \
             replace what you hold.
 
-            Exit status: 1 usage or configuration error (no such watch, no command), 2 daemon \
-            unreachable at start, 3 data error.
+            Exit status: 1 usage or configuration error (no such watch, no command, a command that \
+            cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
+            and --on-error is stop.
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
 
+    @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "continue|stop"))
+    var onError: FailurePolicy = .continue
+
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
+    /// What `exec` does after a command failed.
+    enum FailurePolicy: String, CaseIterable, ExpressibleByArgument {
+        /// Report it and go on with the next changeset.
+        case `continue`
+        /// Report it and exit with ``ClientFailure/commandFailed(_:)``'s status.
+        case stop
+    }
+
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
-            guard let program = self.command.first else { throw ClientFailure.usage("no command to run; put it after --") }
-            let executable: Executable = program.contains("/") ? .path(.init(program)) : .name(program)
-            let arguments = Arguments(Array(self.command.dropFirst()))
+            guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             try await client.withMirror(of: self.name) { updates in
                 var snapshots = 0
@@ -52,25 +66,16 @@ struct ExecCommand: AsyncParsableCommand {
                         continue
                     }
                     guard let line = UpdateLines.line(for: update), let cursor = update.mirror.cursor else { continue }
-                    try await Self.run(executable, arguments, input: line, watch: self.name, cursor: cursor.description)
+                    let outcome = try await command.run(
+                        input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
+                    if let report = outcome.report(of: command, cursor: cursor.description) {
+                        OutputWriter.writeStandardError(report)
+                    }
+                    if !outcome.isSuccess, self.onError == .stop {
+                        throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
+                    }
                 }
             }
-        }
-    }
-
-    /// Runs the command once with `input` and waits for it.
-    private static func run(_ executable: Executable, _ arguments: Arguments, input: [UInt8], watch: String, cursor: String) async throws {
-        let result: ExecutionResult<Void, FileDescriptorOutput, FileDescriptorOutput>
-        do {
-            result = try await Subprocess.run(
-                executable, arguments: arguments,
-                environment: .inherit.updating(["LISTSYNC_WATCH": watch, "LISTSYNC_CURSOR": cursor]),
-                input: .array(input), output: FileDescriptorOutput.currentStandardOutput, error: FileDescriptorOutput.currentStandardError)
-        } catch {
-            throw ClientFailure.usage("cannot run \(executable): \(error)")
-        }
-        if !result.terminationStatus.isSuccess {
-            OutputWriter.writeStandardError("listsync: \(executable) failed (\(result.terminationStatus)) on changeset \(cursor)\n")
         }
     }
 }

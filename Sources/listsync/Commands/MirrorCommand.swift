@@ -16,7 +16,9 @@ struct MirrorCommand: AsyncParsableCommand {
             sends a fresh snapshot. While the watched file is invalid or missing, FILE keeps the \
             last good version.
 
-            The format is --output-format, or FILE's extension.
+            The format is --output-format, or FILE's extension. A CSV mirror of a JSON object of \
+            arrays keeps each record's section in a first column, --section-column (default: \
+            section).
 
             Exit status: 0 after --once, 1 usage or configuration error (no such watch), 2 daemon \
             unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
@@ -24,7 +26,7 @@ struct MirrorCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
@@ -35,6 +37,8 @@ struct MirrorCommand: AsyncParsableCommand {
     @Option(name: .customLong("output-format"), help: ArgumentHelp("The file's format. Default: from its extension.", valueName: "format"))
     var outputFormat: FileFormat?
 
+    @OptionGroup var sections: SectionColumnOption
+
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
     var once = false
 
@@ -44,15 +48,16 @@ struct MirrorCommand: AsyncParsableCommand {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
             let writer = AtomicFileWriter(path: self.output)
-            let output = MirrorOutput(format: format)
+            let output = MirrorOutput(format: format, sectionColumn: self.sections)
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             try await client.withMirror(of: self.name) { updates in
                 for try await update in updates {
                     switch update.event {
                     case .snapshot, .changeset:
+                        let bytes = try output.bytes(of: update.mirror)
                         do {
-                            try writer.write(output.bytes(of: update.mirror))
+                            try writer.write(bytes)
                         } catch {
                             throw ClientFailure.data("\(error)")
                         }

@@ -10,7 +10,10 @@ struct ParseCommand: ParsableCommand {
         discussion: """
             JSON output is an array of records, or an object of arrays when the list is sectioned \
             (by --section-by, or a JSON file that is an object of arrays). CSV records become objects \
-            of strings in header order. Numbers keep their literal text.
+            of strings in header order. Numbers keep their literal text. CSV output of a list whose \
+            sections are no field of its records (a JSON object of arrays) keeps each record's \
+            section in a first column, --section-column (default: section), so that `parse out.csv \
+            --section-by section` gives the same sections back.
 
             Exit status: 0 when the file was read, 2 when it could not be (the message on standard \
             error says file:line:column).
@@ -28,11 +31,21 @@ struct ParseCommand: ParsableCommand {
         help: ArgumentHelp("The format to print.", valueName: "format"))
     var outputFormat: FileFormat = .json
 
+    @OptionGroup(title: "Writing")
+    var sections: SectionColumnOption
+
     func run() throws {
         let file = try ListFile(path: file, options: input.readOptions(forFile: file))
         file.reportWarnings()
+        let columns = file.list.schema.columns
+        let bytes: [UInt8]
+        do {
+            bytes = try sections.write(file.list.document, format: outputFormat.listFormat, columns: columns.isEmpty ? nil : columns)
+        } catch {
+            throw CommandFailure.invalidOptions("\(error)")
+        }
         var output = OutputWriter()
-        output.write(bytes: ListWriter(format: outputFormat.listFormat).write(file.list))
+        output.write(bytes: bytes)
         output.flush()
         Self.finish(with: .success, keeping: file)
     }

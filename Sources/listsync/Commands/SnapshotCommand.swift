@@ -11,20 +11,23 @@ struct SnapshotCommand: AsyncParsableCommand {
         discussion: """
             The list is received as a snapshot, its digest checked, and printed as `listsync parse` \
             prints a file: JSON is an array of records, or an object of arrays when the list is \
-            sectioned; CSV has the file's header.
+            sectioned; CSV has the file's header, and the sections of a JSON object of arrays in a \
+            first column, --section-column (default: section).
 
             Exit status: 0 success, 1 usage or configuration error (no such watch), 2 daemon \
             unreachable, 3 data error (the watch has no valid version).
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
 
     @Option(name: .customLong("output-format"), help: ArgumentHelp("The format to print.", valueName: "format"))
     var outputFormat: FileFormat = .json
+
+    @OptionGroup var sections: SectionColumnOption
 
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
@@ -33,7 +36,7 @@ struct SnapshotCommand: AsyncParsableCommand {
                 try await Self.currentMirror(in: updates)
             }
             var output = OutputWriter()
-            output.write(bytes: MirrorOutput(format: self.outputFormat.listFormat).bytes(of: mirror))
+            output.write(bytes: try MirrorOutput(format: self.outputFormat.listFormat, sectionColumn: self.sections).bytes(of: mirror))
             output.flush()
         }
     }

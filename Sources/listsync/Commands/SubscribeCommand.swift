@@ -1,5 +1,6 @@
 import ArgumentParser
 import ListSyncClient
+import ListFormats
 import ListSyncProtocol
 
 /// `listsync subscribe NAME`: streams a watch's changes.
@@ -8,7 +9,8 @@ struct SubscribeCommand: AsyncParsableCommand {
         commandName: "subscribe",
         abstract: "Stream a watched list's changes.",
         discussion: """
-            --format ndjson prints one JSON object per event, for jq: each as the protocol message \
+            The default format is human on a terminal and ndjson otherwise (a pipe, a file), as \
+            ls and git choose. --format ndjson prints one JSON object per event, for jq: each as the protocol message \
             that carries it (docs/PROTOCOL.md) — a "changeset" with its cursor, prev_seq, stages in \
             the changeset encoding and digest; a "status"; and for a snapshot the whole list as one \
             "snapshot" (fresh: replace what you hold). --format human prints one line per change, \
@@ -16,15 +18,17 @@ struct SubscribeCommand: AsyncParsableCommand {
 
             Every snapshot and changeset is verified against the daemon's digest first. With \
             --since, the stream resumes after that cursor: exactly the missed changesets when the \
-            daemon still has them, else a snapshot. The command reconnects by itself and resumes \
-            from the last cursor it printed.
+            daemon still has them, else a snapshot. (--format human shows the missed changesets \
+            by position, [section,record], since the client holds no list yet; once caught up it \
+            takes the daemon's list, and names records by key again.) The command reconnects by \
+            itself and resumes from the last cursor it printed.
 
             Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
             unreachable at start, 3 data error.
             """
     )
 
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
@@ -32,8 +36,8 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Resume after this cursor (epoch:seq).", valueName: "cursor"))
     var since: String?
 
-    @Option(help: ArgumentHelp("What to print.", valueName: "format"))
-    var format: EventFormat = .ndjson
+    @Option(help: ArgumentHelp("What to print. Default: human on a terminal, else ndjson.", valueName: "format"))
+    var format: EventFormat?
 
     @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
     var color: ColorOption = .auto
@@ -51,11 +55,16 @@ struct SubscribeCommand: AsyncParsableCommand {
                 return cursor
             }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let isTerminal = OutputWriter().isTerminal
+            let format = self.format ?? (isTerminal ? .human : .ndjson)
+            // Human lines name records by their key, which the daemon's list of watches tells.
+            let naming = format == .human ? try await Self.naming(of: self.name, client: client) : .positional
             try await client.withMirror(of: self.name, since: since) { updates in
                 var output = OutputWriter()
-                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: output.isTerminal))
+                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
+                var snapshots = 0
                 for try await update in updates {
-                    switch self.format {
+                    switch format {
                     case .ndjson:
                         if let line = UpdateLines.line(for: update) {
                             output.write(bytes: line)
@@ -63,15 +72,36 @@ struct SubscribeCommand: AsyncParsableCommand {
                             OutputWriter.writeStandardError(note)
                         }
                     case .human:
-                        if let text = renderer.render(update) {
-                            output.write(text)
-                        } else if let note = HumanUpdateRenderer.note(for: update) {
+                        if case .snapshot = update.event {
+                            snapshots += 1
+                            // A later snapshot may start an epoch whose records have another key
+                            // (a reload changed it): ask again.
+                            if snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
+                        }
+                        if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
                             OutputWriter.writeStandardError(note)
+                        }
+                        if update.isCurrent, !renderer.hasList, !update.mirror.hasList, let cursor = update.mirror.cursor {
+                            // Resumed with --since: no list to name records by. Take the daemon's,
+                            // when it is still at this cursor (and reachable; else try at the next update).
+                            if let current = try? await client.withMirror(of: self.name, { try await SnapshotCommand.currentMirror(in: $0) }),
+                                current.cursor == cursor
+                            {
+                                renderer.adopt(current)
+                            }
                         }
                     }
                     output.flush()
                 }
             }
         }
+    }
+
+    /// How the records of watch `name` are named: by the key fields the daemon reports for it;
+    /// by position when it has none (or is not there: subscribing then says so).
+    static func naming(of name: String, client: ListSyncClient) async throws -> MirrorVersion.Naming {
+        guard let watch = try await client.watches().first(where: { $0.name == name }) else { return .positional }
+        let key = watch.key.compactMap { try? FieldPath(parsing: $0) }
+        return MirrorVersion.Naming(key: key, isCSV: watch.format == "csv" || watch.format == "tsv")
     }
 }

@@ -3,52 +3,94 @@ import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 
-/// Writes a subscription's updates for people, one line per change, colored on a terminal:
+/// Writes a subscription's updates for people, one line per change, colored on a terminal, the
+/// changes exactly as `listsync diff --format human` writes them (``HumanDiffRenderer``, with
+/// the mirror before and after each changeset as the two versions):
 ///
 ///     ● products 5f0c2a4e19b7d3a8:12  snapshot: 1200 records in 3 sections
 ///     ● products 5f0c2a4e19b7d3a8:13
-///     ~ [0,3]  {"sku":"A1","price":"12"}
-///     − [1,0]  {"sku":"B7","price":"3"}
-///     + [2,5]  {"sku":"C9","price":"40"}
-///     → [0,1] → [0,4]  {"sku":"A2","price":"5"}
+///     ~ A1  price: "12" → "13"
+///     − B7  {"sku":"B7","price":"3","category":"veg"}
+///     + C9  {"sku":"C9","price":"40","category":"fruit"}
+///     → A2  section "veg" position 2 → section "fruit" position 1
 ///     ✗ products invalid: 14:9: quoted field is never closed
 ///
-/// Positions are `[section,record]` for sectioned lists and `#record` for linear ones, each in
-/// the state its stage applies to. To show what a stage removes, the renderer keeps the list as
-/// it was and replays each stage on it.
+/// After `--since`, the mirror holds no list until a snapshot comes, so the changesets it missed
+/// are shown from what they carry alone: each change by its place in the list
+/// (`[section,record]`) and the values it brings. Once caught up,
+/// the command hands the renderer the daemon's list at the mirror's cursor (``adopt(_:)``),
+/// which it keeps current itself, and the next changesets are shown in full again.
 struct HumanUpdateRenderer {
     let style: TerminalStyle
-    /// The list before the next changeset.
-    private var previous: [MirroredSection] = []
+    /// How the watch's records are named.
+    var naming: MirrorVersion.Naming
+    /// The terminal's width; `nil` when lines are written whole.
+    let width: Int?
+    /// The list before the next changeset; `nil` while neither the mirror nor ``adopted`` has one.
+    private var previous: [MirroredSection]?
+    /// After `--since`, whose mirror holds no list: the daemon's list at the mirror's cursor,
+    /// which the renderer applies the next changesets to.
+    private var adopted: MirroredList?
 
-    init(style: TerminalStyle) {
+    init(style: TerminalStyle, naming: MirrorVersion.Naming, width: Int?) {
         self.style = style
+        self.naming = naming
+        self.width = width
     }
 
-    /// The lines for a snapshot, changeset or status (each ending in a newline); `nil` for the
-    /// connection events, which ``note(for:)`` tells.
-    mutating func render(_ update: MirrorUpdate) -> String? {
+    /// Writes the lines for a snapshot, changeset or status; returns `false` for the connection
+    /// events, which ``note(for:)`` tells.
+    mutating func render(_ update: MirrorUpdate, to output: inout OutputWriter) -> Bool {
         let mirror = update.mirror
         let cursor = mirror.cursor.map { " \($0)" } ?? ""
         switch update.event {
         case .snapshot:
             self.previous = mirror.sections
             let sections = mirror.isSectioned ? " in \(mirror.sections.count) sections" : ""
-            return self.style.paint("● \(mirror.watch)\(cursor)  snapshot: \(mirror.recordCount) records\(sections)", .cyan) + "\n"
+            self.line("● \(mirror.watch)\(cursor)  snapshot: \(mirror.recordCount) records\(sections)", .cyan, to: &output)
         case .changeset(let changeset):
-            var output = self.style.paint("● \(mirror.watch)\(cursor)", .cyan) + "\n"
-            if let schema = changeset.schema {
-                output += self.style.paint("~ header: \(schema.change)", .magenta) + "\n"
+            self.line("● \(mirror.watch)\(cursor)", .cyan, to: &output)
+            let sections = mirror.hasList ? mirror.sections : self.applyToAdopted(changeset)
+            defer { self.previous = sections }
+            if let previous = self.previous, let sections {
+                HumanDiffRenderer(
+                    old: MirrorVersion(sections: previous, naming: self.naming), new: MirrorVersion(sections: sections, naming: self.naming),
+                    stages: changeset.stages, schemaChange: changeset.schema?.change, style: self.style, width: self.width
+                ).write(to: &output)
+            } else {
+                if let schema = changeset.schema {
+                    self.line("~ header: \(schema.change)", .magenta, to: &output)
+                }
+                self.renderPlaces(changeset.stages, to: &output)
             }
-            self.renderStages(changeset.stages, sectioned: mirror.isSectioned, into: &output)
-            self.previous = mirror.sections
-            return output
         case .status(let status):
             let color: TerminalStyle.Color = status.state == .ok ? .green : status.state == .loading ? .yellow : .red
-            return self.style.paint(Self.describe(status), color) + "\n"
+            self.line(Self.describe(status), color, to: &output)
         case .subscribed, .resyncing, .disconnected:
+            return false
+        }
+        return true
+    }
+
+    /// Whether the renderer knows the list the next changeset applies to.
+    var hasList: Bool { self.previous != nil }
+
+    /// Takes `list`, the daemon's list at the cursor of a mirror that holds none (after
+    /// `--since`), as the list the next changeset applies to.
+    mutating func adopt(_ list: MirroredList) {
+        self.adopted = list
+        self.previous = list.sections
+    }
+
+    /// The adopted list after `changeset`; `nil` (and no adopted list any more) when there is
+    /// none or the changeset does not apply to it.
+    private mutating func applyToAdopted(_ changeset: ChangesetMessage) -> [MirroredSection]? {
+        guard var adopted = self.adopted, (try? adopted.apply(changeset)) != nil else {
+            self.adopted = nil
             return nil
         }
+        self.adopted = adopted
+        return adopted.sections
     }
 
     /// What a long-running command tells on standard error about `update`: connection events,
@@ -80,51 +122,44 @@ struct HumanUpdateRenderer {
         }
     }
 
-    private func renderStages(_ stages: [ChangesetStage], sectioned: Bool, into output: inout String) {
-        var sections = self.previous
-        func position(_ path: ElementPath) -> String {
-            sectioned ? "[\(path.section),\(path.element)]" : "#\(path.element)"
-        }
-        func record(at path: ElementPath) -> String {
-            guard sections.indices.contains(path.section), sections[path.section].records.indices.contains(path.element) else { return "" }
-            return "  " + sections[path.section].records[path.element].value.jsonText
-        }
-        func name(_ section: ChangesetStage.Section) -> String {
-            "section \(section.model.jsonText)"
-        }
-        func line(_ text: String, _ color: TerminalStyle.Color) {
-            output += self.style.paint(text, color) + "\n"
+    /// The stages of a changeset the mirror has no list for: places `[section,record]` (a linear
+    /// list's section is 0) and the values carried.
+    private func renderPlaces(_ stages: [ChangesetStage], to output: inout OutputWriter) {
+        func place(_ path: ElementPath) -> String {
+            "[\(path.section),\(path.element)]"
         }
         for stage in stages {
             for updated in stage.elementUpdated {
-                line("~ \(position(updated.path))  \(updated.record.value.jsonText)", .yellow)
+                self.line("~ \(place(updated.path))  \(updated.record.value.jsonText)", .yellow, to: &output)
             }
-            for index in stage.sectionDeleted where sections.indices.contains(index) {
-                line("− \(name(sections[index].model)) (\(sections[index].records.count) records)", .red)
+            for index in stage.sectionDeleted {
+                self.line("− section #\(index)", .red, to: &output)
             }
             for path in stage.elementDeleted {
-                line("− \(position(path))\(record(at: path))", .red)
+                self.line("− \(place(path))", .red, to: &output)
             }
             for inserted in stage.sectionInserted {
-                line("+ \(name(inserted.section)) (\(inserted.records.count) records)", .green)
+                self.line("+ section \(inserted.section.model.jsonText) (\(inserted.records.count) records)", .green, to: &output)
                 for record in inserted.records {
-                    line("  + \(record.value.jsonText)", .green)
+                    self.line("  + \(record.value.jsonText)", .green, to: &output)
                 }
             }
-            for move in stage.sectionMoved where sections.indices.contains(move.source) {
-                line("→ \(name(sections[move.source].model)) \(move.source) → \(move.target)", .cyan)
+            for move in stage.sectionMoved {
+                self.line("→ section #\(move.source) → #\(move.target)", .cyan, to: &output)
             }
             for inserted in stage.elementInserted {
-                line("+ \(position(inserted.path))  \(inserted.record.value.jsonText)", .green)
+                self.line("+ \(place(inserted.path))  \(inserted.record.value.jsonText)", .green, to: &output)
             }
             for move in stage.elementMoved {
-                line("→ \(position(move.source)) → \(position(move.target))\(record(at: move.source))", .cyan)
+                self.line("→ \(place(move.source)) → \(place(move.target))", .cyan, to: &output)
             }
             for updated in stage.sectionUpdated {
-                line("~ \(name(updated.section))", .yellow)
+                self.line("~ section #\(updated.index): \(updated.section.model.jsonText)", .yellow, to: &output)
             }
-            // The mirror verified the changeset, so the replay cannot fail.
-            try? stage.apply(to: &sections)
         }
+    }
+
+    private func line(_ text: String, _ color: TerminalStyle.Color, to output: inout OutputWriter) {
+        output.write(self.style.paint(HumanDiffRenderer<MirrorVersion>.cut(text, to: self.width), color) + "\n")
     }
 }

@@ -2,14 +2,22 @@ import ListFormats
 import ListSyncClient
 
 /// A mirrored list written as a file: what `snapshot` prints and `mirror` keeps on disk, in the
-/// shapes `listsync parse` writes — CSV with the list's own header, JSON an object of arrays when
-/// the list is sectioned.
+/// shapes `listsync parse` writes — CSV with the list's own header (and the sections of a JSON
+/// object of arrays in a column of their own), JSON an object of arrays when the list is
+/// sectioned.
 struct MirrorOutput {
     let format: ListFormat
+    let sectionColumn: SectionColumnOption
 
     /// The bytes of `mirror`'s list. O(*n*).
-    func bytes(of mirror: MirroredList) -> [UInt8] {
+    ///
+    /// - Throws: ``ClientFailure/usage(_:)`` when the section column's name is taken.
+    func bytes(of mirror: MirroredList) throws(ClientFailure) -> [UInt8] {
         let columns = mirror.schema.columns
-        return ListWriter(format: self.format, columns: columns.isEmpty ? nil : columns).write(mirror.document)
+        do {
+            return try self.sectionColumn.write(mirror.document, format: self.format, columns: columns.isEmpty ? nil : columns)
+        } catch {
+            throw .usage("\(error)")
+        }
     }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import ListSyncClient
 
 /// Why a command that talks to the daemon failed, and the exit status it gives: 1 usage or
-/// configuration error, 2 daemon unreachable, 3 data error.
+/// configuration error, 2 daemon unreachable, 3 data error, 4 a command `exec` ran failed
+/// (with `--on-error stop`).
 ///
 /// Commands run their work through ``exitingOnFailure(_:)``, which prints the failure on standard
 /// error as `listsync: error: …` and exits with its status.
@@ -14,12 +15,15 @@ enum ClientFailure: Error, CustomStringConvertible {
     /// The data could not be mirrored: the watch has no valid version, or the output could not
     /// be written.
     case data(String)
+    /// A command `exec` ran failed, and `exec` was told to stop then.
+    case commandFailed(String)
 
     /// The exit status.
     var exitCode: ExitCode {
         switch self {
         case .usage: return ExitCode(1)
         case .data: return ExitCode(3)
+        case .commandFailed: return ExitCode(4)
         case .client(let error):
             switch error {
             case .unknownWatch, .watchRemoved: return ExitCode(1)
@@ -33,7 +37,7 @@ enum ClientFailure: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .usage(let message), .data(let message): return "listsync: error: \(message)"
+        case .usage(let message), .data(let message), .commandFailed(let message): return "listsync: error: \(message)"
         case .client(let error): return "listsync: error: \(error)"
         }
     }

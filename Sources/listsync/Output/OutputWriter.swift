@@ -26,6 +26,14 @@ struct OutputWriter: ~Copyable {
         isatty(descriptor) == 1
     }
 
+    /// The width of the terminal the descriptor is, in columns; `nil` when it is no terminal
+    /// (or does not say).
+    var terminalWidth: Int? {
+        var size = winsize()
+        guard isTerminal, ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// Appends `text`'s UTF-8 bytes.
     mutating func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -59,8 +67,9 @@ struct OutputWriter: ~Copyable {
     }
 
     /// Writes every byte, retrying after interruptions and short writes. A
-    /// reader that went away (EPIPE) ends the output silently, as for other
-    /// Unix tools.
+    /// reader that went away (EPIPE) ends the program the way `SIGPIPE` ends
+    /// other Unix tools (`listsync` ignores the signal itself, see
+    /// ``ListSyncCommand/main()``); other errors end the output silently.
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
@@ -68,6 +77,10 @@ struct OutputWriter: ~Copyable {
                 let written = systemWrite(descriptor, base + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
+                    if errno == EPIPE {
+                        signal(SIGPIPE, SIG_DFL)
+                        raise(SIGPIPE)
+                    }
                     return
                 }
                 offset += written

@@ -49,6 +49,119 @@ extension ClientEndToEnd {
             #expect(exec.exitStatus == nil)
         }
 
+        /// A command that does not read its whole input, fails, is killed, or reads late, at
+        /// changesets smaller and larger than a pipe's buffer.
+        struct Misbehaviour: CustomTestStringConvertible, Sendable {
+            /// The shell command, run after the run is recorded.
+            let command: String
+            /// What `exec` reports on standard error about the large changeset, and a later part
+            /// of that line.
+            let report: String
+            let detail: String
+
+            var testDescription: String { self.command }
+
+            static let all = [
+                Misbehaviour(command: "true", report: "stopped reading its input on changeset", detail: "bytes"),
+                Misbehaviour(command: "false", report: "failed on changeset", detail: "exited with status 1"),
+                Misbehaviour(command: "head -c 10 >/dev/null", report: "stopped reading its input on changeset", detail: "bytes"),
+                Misbehaviour(command: "sleep 2; echo x", report: "stopped reading its input on changeset", detail: "bytes"),
+                Misbehaviour(command: "kill -9 $$", report: "failed on changeset", detail: "killed by signal 9"),
+            ]
+        }
+
+        @Test(arguments: Misbehaviour.all)
+        func aCommandThatStopsReadingFailsOrIsKilledIsReportedAndTheStreamGoesOn(_ misbehaviour: Misbehaviour) async throws {
+            let harness = try await EndToEndHarness.running()
+            let script = "echo run >> \"$0/runs\"; \(misbehaviour.command)"
+            let exec = try harness.client("exec", ["products", "--", "/bin/sh", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            // Small, then about 1 MB (16 pipe buffers), then small again.
+            let versions = [ProductVersions.csv(1), ProductVersions.bulk(rows: 10_000, nameLength: 80), ProductVersions.csv(3)]
+            for (number, text) in zip(1..., versions) {
+                try await harness.save(text)
+                try await eventually("run \(number) of \(misbehaviour.command)", timeout: .seconds(60)) {
+                    readFile(harness.path("runs")).split(separator: "\n").count == number
+                }
+            }
+            try await harness.waitForVersion(3)
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            try await eventually("exec reported the large changeset") {
+                exec.errorOutput.split(separator: "\n").contains { $0.contains("\(misbehaviour.report) \(epoch):2") && $0.contains(misbehaviour.detail) }
+            }
+            #expect(exec.exitStatus == nil, "exec is still running: \(exec.errorOutput)")
+            #expect(!exec.errorOutput.contains("Fatal error"), "\(exec.errorOutput)")
+        }
+
+        /// A command that starts reading late and reads slowly gets its whole input, and nothing is
+        /// reported about it.
+        @Test func aSlowReaderGetsItsWholeInput() async throws {
+            let harness = try await EndToEndHarness.running()
+            let script = #"sleep 1; while IFS= read -r -n 4096 part; do printf '%s' "$part"; done > "$0/input-$LISTSYNC_CURSOR"; echo done >> "$0/runs""#
+            let exec = try harness.client("exec", ["products", "--", "/bin/bash", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            try await harness.save(ProductVersions.bulk(rows: 5_000, nameLength: 80))
+            try await harness.waitForVersion(1)
+            try await eventually("the run is done", timeout: .seconds(60)) { readFile(harness.path("runs")) == "done\n" }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            let input = readFile(harness.path("input-\(epoch):1"))
+            guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: Array(input.utf8)) else {
+                Issue.record("the slow reader did not get the whole changeset (\(input.utf8.count) bytes)")
+                return
+            }
+            #expect(changeset.cursor.seq == 1 && input.utf8.count > 400_000)
+            #expect(!exec.errorOutput.contains("stopped reading") && !exec.errorOutput.contains("failed"), "\(exec.errorOutput)")
+        }
+
+        /// A 50 MB changeset reaches a command that reads it all, whole; a command that reads 10
+        /// bytes of it is reported and the stream goes on.
+        @Test func aFiftyMegabyteChangesetReachesEveryCommandWhole() async throws {
+            let harness = try await EndToEndHarness.running()
+            let whole = try harness.client("exec", ["products", "--", "/bin/sh", "-c", "cat > \"$0/input-$LISTSYNC_CURSOR\"", harness.directory])
+            let partial = try harness.client("exec", ["products", "--", "/bin/sh", "-c", "head -c 10 > \"$0/head-$LISTSYNC_CURSOR\"", harness.directory])
+            try await eventually("both have subscribed") {
+                whole.errorOutput.contains("subscribed to products") && partial.errorOutput.contains("subscribed to products")
+            }
+            try await harness.save(ProductVersions.bulk(rows: 250_000, nameLength: 180))
+            // A debug daemon reads and diffs 50 MB, on two cores shared with the rest of the suite.
+            try await harness.waitForVersion(1, timeout: .seconds(120))
+            try await harness.save(ProductVersions.csv(2))
+            try await harness.waitForVersion(2)
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            let large = Cursor(epoch: epoch, seq: 1)
+            let next = Cursor(epoch: epoch, seq: 2)
+            try await eventually("both ran on the changeset after the large one", timeout: .seconds(150)) {
+                access(harness.path("input-\(next)"), F_OK) == 0 && access(harness.path("head-\(next)"), F_OK) == 0
+            }
+            let input = readFile(harness.path("input-\(large)"))
+            #expect(input.utf8.count > 50_000_000 && input.hasSuffix("\n"))
+            guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: Array(input.utf8.dropLast())) else {
+                Issue.record("the large input is not a changeset")
+                return
+            }
+            let inserted = changeset.stages.flatMap { $0.elementInserted.map(\.record) + $0.sectionInserted.flatMap(\.records) }
+            #expect(changeset.cursor == large && inserted.count == 250_000)
+            #expect(readFile(harness.path("head-\(large)")) == String(input.prefix(10)))
+            #expect(partial.errorOutput.contains("stopped reading its input"), "\(partial.errorOutput)")
+            #expect(whole.exitStatus == nil && partial.exitStatus == nil, "\(whole.errorOutput) \(partial.errorOutput)")
+        }
+
+        /// With --on-error stop, the first failure ends `exec` with status 4, and no later
+        /// changeset runs the command.
+        @Test func onErrorStopEndsAtTheFirstFailureWithStatus4() async throws {
+            let harness = try await EndToEndHarness.running()
+            let script = "cat >/dev/null; echo run >> \"$0/runs\"; exit 3"
+            let exec = try harness.client("exec", ["products", "--on-error", "stop", "--", "/bin/sh", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            try await harness.save(ProductVersions.csv(1))
+            #expect(try await exec.waitForExit() == 4, "\(exec.errorOutput)")
+            try await harness.save(ProductVersions.csv(2))
+            try await harness.waitForVersion(2)
+            #expect(readFile(harness.path("runs")) == "run\n")
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            #expect(exec.errorOutput.contains("failed on changeset \(epoch):1: exited with status 3") && exec.errorOutput.contains("--on-error stop"), "\(exec.errorOutput)")
+        }
+
         @Test func noCommandIsAUsageError() async throws {
             let harness = try EndToEndHarness()
             let result = try await harness.run("exec", ["products"])

@@ -1,4 +1,5 @@
 import Glibc
+import ListFormats
 import Testing
 
 extension ClientEndToEnd {
@@ -80,6 +81,49 @@ extension ClientEndToEnd {
             try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "a change after the restart")
             #expect(mirror.exitStatus == nil)
             #expect(mirror.errorOutput.contains("reconnecting"), "\(mirror.errorOutput)")
+        }
+
+        /// A CSV mirror (and a CSV snapshot) of a JSON object of arrays keeps the sections in a
+        /// `section` column: read with that column as section_by, it holds the watched file's
+        /// sections and records.
+        @Test func aCSVMirrorOfAnObjectOfArraysKeepsItsSections() async throws {
+            let harness = try EndToEndHarness(watches: [EndToEndHarness.Watch(name: "teams", file: "teams.json", key: ["id"], sectionBy: nil)])
+            func teams(_ version: Int) -> String {
+                #"{"red": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bo"}], "blue": [{"id": 3, "name": "Cy \#(version)"}]}"#
+            }
+            try FileContent.write(teams(0), to: harness.watched)
+            try await harness.startDaemon()
+            let mirror = try harness.client("mirror", ["teams", "--output", harness.path("teams.csv")])
+            /// The mirror's sections and records, without the section column.
+            func mirrored() -> ListDocument? {
+                let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"], sectionBy: "section")
+                guard let list = try? ListReader(options: options).read(contentsOfFile: harness.path("teams.csv")),
+                    case .sections(let sections) = list.document
+                else { return nil }
+                return .sections(sections.map { section in
+                    ListDocument.Section(value: section.value, records: section.records.map { record in
+                        guard case .object(let members) = record else { return record }
+                        return .object(members.filter { $0.name != "section" })
+                    })
+                })
+            }
+            /// The watched file with its numbers as CSV reads them back: text.
+            func watched() -> ListDocument? {
+                guard case .sections(let sections) = harness.document("teams.json") else { return nil }
+                return .sections(sections.map { section in
+                    ListDocument.Section(value: section.value, records: section.records.map { record in
+                        guard case .object(let members) = record else { return record }
+                        return .object(members.map { ListValue.Member(name: $0.name, value: .string($0.value.text)) })
+                    })
+                })
+            }
+            try await eventually("the mirror holds the sections") { mirrored() != nil && mirrored() == watched() }
+            try await harness.save(teams(1))
+            try await eventually("the mirror holds the next version") { mirrored() != nil && mirrored() == watched() }
+            #expect(readFile(harness.path("teams.csv")).hasPrefix("section,id,name\nred,1,Ann\n"))
+            let snapshot = try await harness.run("snapshot", ["teams", "--output-format", "csv", "--section-column", "team"])
+            #expect(snapshot.output == "team,id,name\nred,1,Ann\nred,2,Bo\nblue,3,Cy 1\n", "\(snapshot.error)")
+            #expect(mirror.exitStatus == nil)
         }
 
         @Test func exitStatuses() async throws {

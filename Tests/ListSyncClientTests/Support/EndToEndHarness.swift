@@ -127,8 +127,8 @@ final class EndToEndHarness {
     }
 
     /// Waits until the daemon has published version `seq` of `watch`.
-    func waitForVersion(_ seq: UInt64, of watch: String = "products") async throws {
-        try await eventually("the daemon publishes version \(seq) of \(watch)") {
+    func waitForVersion(_ seq: UInt64, of watch: String = "products", timeout: Duration = .seconds(20)) async throws {
+        try await eventually("the daemon publishes version \(seq) of \(watch)", timeout: timeout) {
             try await self.watchSummaries().first { $0.name == watch }?.cursor?.seq == seq
         }
     }
@@ -156,6 +156,20 @@ final class EndToEndHarness {
         let number = self.clients.count
         let client = try ChildProcess(
             executable, arguments, outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
+        self.clients.append(client)
+        return client
+    }
+
+    /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` on a terminal `columns` wide: under
+    /// script(1), whose pseudo-terminal is the command's standard input, output and error, and
+    /// whose output (what the terminal shows, `\r\n` line ends) goes to the process's output file.
+    func terminalClient(_ subcommand: String, _ arguments: [String], columns: Int = 200) throws -> ChildProcess {
+        let number = self.clients.count
+        let words = [try Self.binary("listsync"), subcommand, "--socket", self.socketPath] + arguments
+        let commandLine = "stty cols \(columns); " + words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let client = try ChildProcess(
+            "/usr/bin/script", ["-qec", commandLine, "/dev/null"],
+            outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
         self.clients.append(client)
         return client
     }

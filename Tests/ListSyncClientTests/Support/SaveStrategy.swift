@@ -108,6 +108,13 @@ enum ProductVersions {
         return ([header] + rows[rotation...] + rows[..<rotation]).joined(separator: "\n") + "\n"
     }
 
+    /// A version of `rows` rows whose names are `nameLength` characters long: about
+    /// `rows * (nameLength + 25)` bytes, for payloads larger than a pipe's buffer.
+    static func bulk(rows: Int, nameLength: Int) -> String {
+        let padding = String(repeating: "x", count: nameLength)
+        return ([header] + (0..<rows).map { "B\($0),\(padding),1.00,bulk" }).joined(separator: "\n") + "\n"
+    }
+
     /// Content that does not parse: a quoted field never closed.
     static let invalid = header + "\nS1,\"item 1,3.00,fruit\nS2,item 2,4.00,veg\n"
 }

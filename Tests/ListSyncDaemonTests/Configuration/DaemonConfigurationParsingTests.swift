@@ -205,6 +205,17 @@ struct DaemonConfigurationParsingTests {
         #expect(configuration.historyLength == 16)
     }
 
+    @Test("the settling bounds fill the watcher's configuration")
+    func settlingBounds() throws {
+        let configuration = try parse("settle_max_ms = 250\nsettle_while_writing_max_ms = 0\nwatch = []").configuration
+        var watcher = FileWatcher.Configuration()
+        watcher.maximumSettleDelay = .milliseconds(250)
+        watcher.maximumWaitForWriter = .zero
+        #expect(configuration.watcher == watcher)
+        #expect(FileWatcher.Configuration().maximumSettleDelay == .seconds(1))
+        #expect(FileWatcher.Configuration().maximumWaitForWriter == .seconds(5))
+    }
+
     @Test("an absent tunable keeps the watcher's default")
     func partialTunables() throws {
         let configuration = try parse("settle_after_modify_ms = 900\nwatch = []").configuration

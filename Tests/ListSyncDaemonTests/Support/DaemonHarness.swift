@@ -32,10 +32,11 @@ final class DaemonHarness {
         self.directory.path + "/" + name
     }
 
-    /// Writes a configuration with `watches` (TOML `[[watch]]` bodies) and the quick tunables.
-    func writeConfig(_ watches: [String], extra: String = "") throws {
+    /// Writes a configuration with `watches` (TOML `[[watch]]` bodies) and `tunables` (by
+    /// default the quick ones).
+    func writeConfig(_ watches: [String], extra: String = "", tunables: String = DaemonHarness.tunables) throws {
         let body = watches.map { "[[watch]]\n\($0)\n" }.joined(separator: "\n")
-        try FileOperations.write("socket = \"\(self.socketPath)\"\nstate_directory = \"\(self.path("state"))\"\n\(Self.tunables)\n\(extra)\n\n\(body)", to: self.configPath)
+        try FileOperations.write("socket = \"\(self.socketPath)\"\nstate_directory = \"\(self.path("state"))\"\n\(tunables)\n\(extra)\n\n\(body)", to: self.configPath)
     }
 
     /// Starts the daemon on the configuration and waits for `READY=1`.

@@ -7,6 +7,12 @@ final class MirrorSubscriber {
     let watch: String
     private(set) var mirror: TestMirror?
     private(set) var status: StatusMessage?
+    /// Every status received, in order.
+    private(set) var statuses: [StatusMessage] = []
+    /// When set, the mirror's document after every snapshot and changeset is kept in ``documents``.
+    var recordsDocuments = false
+    /// The mirror's document at every cursor received, when ``recordsDocuments`` is set.
+    private(set) var documents: [ListDocument] = []
     /// The cursors of the changesets applied, in order.
     private(set) var changesets: [Cursor] = []
     /// The changesets applied, in order, as received.
@@ -42,9 +48,11 @@ final class MirrorSubscriber {
             if chunk.chunk == 0 { self.chunks = [] }
             self.chunks.append(chunk)
             if chunk.last {
-                self.mirror = try TestMirror(snapshot: self.chunks)
+                let mirror = try TestMirror(snapshot: self.chunks)
+                self.mirror = mirror
                 self.snapshots += 1
                 self.chunks = []
+                if self.recordsDocuments { self.documents.append(mirror.document) }
             }
         case .changeset(let changeset) where changeset.watch == self.watch:
             guard var mirror = self.mirror else { throw ProtocolClient.Failure(description: "a changeset before any snapshot") }
@@ -52,8 +60,10 @@ final class MirrorSubscriber {
             self.mirror = mirror
             self.changesets.append(changeset.cursor)
             self.changesetMessages.append(changeset)
+            if self.recordsDocuments { self.documents.append(mirror.document) }
         case .status(let status) where status.watch == self.watch:
             self.status = status
+            self.statuses.append(status)
         default:
             break
         }

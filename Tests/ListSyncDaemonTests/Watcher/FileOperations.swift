@@ -47,6 +47,17 @@ enum FileOperations {
         guard Glibc.symlink(target, path) == 0 else { throw failure("symlink \(path)") }
     }
 
+    /// Points the symbolic link at `path` to `target` atomically, as `ln -sfn` does: a new link
+    /// under a temporary name, renamed over the old one.
+    static func replaceSymlink(_ path: String, with target: String) throws {
+        try symlink(target, at: path + ".new")
+        try rename(path + ".new", to: path)
+    }
+
+    static func hardLink(_ existing: String, at path: String) throws {
+        guard link(existing, path) == 0 else { throw failure("link \(path)") }
+    }
+
     /// Runs `executable` with `arguments` and waits for it; it must exit 0.
     static func run(_ executable: String, _ arguments: [String]) throws {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import ListSyncDaemon
 
@@ -22,8 +23,8 @@ extension FileWatcherTests.Recovery {
         }
     }
 
-    /// A symbolic link's target lives in a directory nobody watches: inotify reports nothing,
-    /// only the reconciliation's `stat` (which follows the link) notices.
+    /// A write through a hard link in a directory nobody watches changes the watched file, but
+    /// inotify reports it only in that directory: only the reconciliation's `stat` notices.
     @Test func reconciliationCatchesAChangeInotifyCannotSee() async throws {
         var configuration = WatcherHarness.fastConfiguration
         configuration.reconciliationInterval = .milliseconds(200)
@@ -33,10 +34,10 @@ extension FileWatcherTests.Recovery {
             let target = harness.path("elsewhere/list.csv")
             let link = harness.path("watched/list.csv")
             try FileOperations.write("id\n1\n", to: target)
-            try FileOperations.symlink(target, at: link)
+            try FileOperations.hardLink(target, at: link)
             try await harness.watch(link, expecting: .content("id\n1\n"))
 
-            try FileOperations.write("id\n1\n2\n", to: target)
+            try FileOperations.write(["id\n1\n2\n"], to: target, flags: O_WRONLY | O_TRUNC)
 
             await harness.expectSettled(link, at: .content("id\n1\n2\n"))
         }

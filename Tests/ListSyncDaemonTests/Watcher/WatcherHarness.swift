@@ -24,7 +24,8 @@ enum Observation: Hashable, Sendable, CustomStringConvertible {
 
 /// A ``FileWatcher`` running on a scratch directory, whose events are consumed by a task that
 /// reads every changed file at once with ``FileSnapshot/read(atPath:maximumAttempts:)`` and
-/// records what it saw. Waits poll the record with a deadline; nothing sleeps for a guessed time
+/// records what it saw — when the event's ``CompletenessCheck`` confirms the read, as the tracker
+/// does; reads it refuses are only counted. Waits poll the record with a deadline; nothing sleeps for a guessed time
 /// except ``expectSettled(_:at:)``'s quiet period, which proves nothing *else* arrives.
 final class WatcherHarness: Sendable {
     /// Small settle delays keep the tests fast; the reconciliation stays out of the way unless a
@@ -43,6 +44,8 @@ final class WatcherHarness: Sendable {
     let root: String
     let watcher: FileWatcher
     private let observed = Mutex<[String: [Observation]]>([:])
+    /// How many reads their check refused.
+    private let refusedReads = Atomic<Int>(0)
 
     private init(root: String, configuration: FileWatcher.Configuration) {
         self.root = root
@@ -78,9 +81,14 @@ final class WatcherHarness: Sendable {
             switch event {
             case .missing:
                 observation = .missing
-            case .changed(let path):
+            case .changed(let path, let check):
+                check?.willRead()
                 switch Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) }) {
-                case .success(.present(let bytes, _)):
+                case .success(.present(let bytes, let identity)):
+                    guard await check?.confirm(.present(bytes: bytes, identity: identity)) ?? true else {
+                        refusedReads.wrappingAdd(1, ordering: .relaxed)
+                        continue
+                    }
                     observation = .content(String(decoding: bytes, as: UTF8.self))
                 case .success(.missing):
                     observation = .unreadable("missing when read")
@@ -95,6 +103,11 @@ final class WatcherHarness: Sendable {
     /// The absolute path of `relative` inside the scratch directory.
     func path(_ relative: String) -> String {
         root + "/" + relative
+    }
+
+    /// How many reads were dropped because their ``CompletenessCheck`` refused them.
+    var refusedReadCount: Int {
+        refusedReads.load(ordering: .relaxed)
     }
 
     /// Everything seen for `path` so far, oldest first.

@@ -29,6 +29,11 @@ struct InotifyClients {
         clients[id] != nil
     }
 
+    /// Whether the client took every event offered to it so far (it owes no overflow).
+    func isInSync(_ id: InotifyThread.ClientID) -> Bool {
+        clients[id]?.delivery == .inSync
+    }
+
     mutating func register(_ id: InotifyThread.ClientID, handler: @escaping InotifyThread.EventHandler) {
         clients[id] = Client(handler: handler)
     }

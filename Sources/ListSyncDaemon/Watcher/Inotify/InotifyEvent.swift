@@ -56,6 +56,8 @@ extension InotifyEvent {
         static let modify = Mask(IN_MODIFY)
         static let attributes = Mask(IN_ATTRIB)
         static let closeWrite = Mask(IN_CLOSE_WRITE)
+        static let open = Mask(IN_OPEN)
+        static let closeNoWrite = Mask(IN_CLOSE_NOWRITE)
         static let movedFrom = Mask(IN_MOVED_FROM)
         static let movedTo = Mask(IN_MOVED_TO)
         static let create = Mask(IN_CREATE)
@@ -67,12 +69,17 @@ extension InotifyEvent {
         static let onlyDirectory = Mask(IN_ONLYDIR)
 
         /// What a watched file's parent directory is watched for: every way an entry can be
-        /// written, replaced, created or removed, and the directory itself going away.
+        /// written, replaced, created or removed, its opens and closes (a file is complete only
+        /// while nobody has it open), and the directory itself going away.
         /// `IN_IGNORED`, `IN_UNMOUNT` and `IN_Q_OVERFLOW` come without asking.
         static let directoryWatch: Mask = [
-            .modify, .attributes, .closeWrite, .movedFrom, .movedTo, .create, .delete,
+            .modify, .attributes, .closeWrite, .open, .closeNoWrite, .movedFrom, .movedTo, .create, .delete,
             .deleteSelf, .moveSelf, .onlyDirectory,
         ]
+
+        /// The events that say an entry's content or identity may have changed; opens and
+        /// read-only closes change nothing.
+        static let changes: Mask = [.modify, .attributes, .closeWrite, .movedFrom, .movedTo, .create, .delete]
 
         init(rawValue: UInt32) {
             self.rawValue = rawValue

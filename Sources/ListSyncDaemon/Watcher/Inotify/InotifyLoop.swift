@@ -2,15 +2,20 @@ import CInotifyTools
 import Glibc
 import Logging
 
-/// The body of the inotify thread: it owns libinotifytools' state, the wake-up pipe and the
-/// client table, and never leaves the thread.
+/// The body of the inotify thread: it owns libinotifytools' state, the wake-up and marker pipes,
+/// the client table and the pending barriers, and never leaves the thread.
 struct InotifyLoop {
     /// The handle other threads use to reach this loop.
     let handle: InotifyThread
     private let inotifyDescriptor: Int32
     private let wakeReadDescriptor: Int32
     private let wakeWatch: WatchDescriptor
+    /// The pipe whose writes mark a place in the kernel's event queue, and its watch
+    /// (``InotifyBarriers``).
+    private let marker: (read: Int32, write: Int32)
+    private let markerWatch: WatchDescriptor
     private var clients = InotifyClients()
+    private var barriers = InotifyBarriers()
     private let logger: Logger
 
     /// Starts the thread, which reports through `started` whether libinotifytools came up and
@@ -47,37 +52,37 @@ struct InotifyLoop {
         return nil
     }
 
-    /// Initialises libinotifytools, creates the wake-up pipe and watches it, and finds the
-    /// library's descriptor; undoes everything on failure.
+    /// Initialises libinotifytools, creates the wake-up and marker pipes and watches them, and
+    /// finds the library's descriptor; undoes everything on failure.
     private static func start(logger: Logger) -> Result<InotifyLoop, FileWatcherError> {
         guard inotifytools_initialize() == 1 else {
             return .failure(.inotifyUnavailable(SystemCallError(call: "inotify_init", code: inotifytools_error())))
         }
-        var pipeDescriptors: [Int32] = [-1, -1]
-        guard pipe(&pipeDescriptors) == 0 else {
-            inotifytools_cleanup()
-            return .failure(.inotifyThreadFailed(.lastError(of: "pipe")))
-        }
-        let (wakeRead, wakeWrite) = (pipeDescriptors[0], pipeDescriptors[1])
+        var opened: [Int32] = []
         func fail(_ error: FileWatcherError) -> Result<InotifyLoop, FileWatcherError> {
-            close(wakeRead)
-            close(wakeWrite)
+            for descriptor in opened {
+                close(descriptor)
+            }
             inotifytools_cleanup()
             return .failure(error)
         }
-        // Glibc's Swift module hides pipe2(); set the flags afterwards (nothing forks meanwhile
-        // that would matter: the daemon does not exec).
-        for descriptor in [wakeRead, wakeWrite] {
-            guard fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0,
-                  fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) == 0
-            else { return fail(.inotifyThreadFailed(.lastError(of: "fcntl"))) }
+        var pipes: [(read: Int32, write: Int32)] = []
+        for _ in 0..<2 {
+            switch makePipe() {
+            case .success(let pipe):
+                opened += [pipe.read, pipe.write]
+                pipes.append(pipe)
+            case .failure(let error):
+                return fail(.inotifyThreadFailed(error))
+            }
         }
+        let (wake, marker) = (pipes[0], pipes[1])
         var pipeStatus = stat()
-        guard fstat(wakeRead, &pipeStatus) == 0 else {
+        guard fstat(wake.read, &pipeStatus) == 0 else {
             return fail(.inotifyThreadFailed(.lastError(of: "fstat")))
         }
         // The library's own watch call is fine here: its tables are fresh.
-        guard inotifytools_watch_file("/proc/self/fd/\(wakeRead)", Int32(bitPattern: InotifyEvent.Mask.modify.rawValue)) == 1 else {
+        guard inotifytools_watch_file("/proc/self/fd/\(wake.read)", Int32(bitPattern: InotifyEvent.Mask.modify.rawValue)) == 1 else {
             return fail(.inotifyThreadFailed(SystemCallError(call: "inotify_add_watch", code: inotifytools_error())))
         }
         let pipeID = FileIdentity(pipeStatus).fileID
@@ -87,21 +92,52 @@ struct InotifyLoop {
         guard descriptor < FD_SETSIZE else {
             return fail(.inotifyDescriptorTooHigh(descriptor: descriptor, limit: FD_SETSIZE))
         }
+        let markerWatch = inotify_add_watch(descriptor, "/proc/self/fd/\(marker.read)", InotifyEvent.Mask.modify.rawValue)
+        guard markerWatch >= 0 else {
+            return fail(.inotifyThreadFailed(.lastError(of: "inotify_add_watch")))
+        }
         logger.debug("inotify thread started", metadata: ["descriptor": "\(descriptor)"])
         return .success(InotifyLoop(
-            handle: InotifyThread(wakeDescriptor: wakeWrite),
+            handle: InotifyThread(wakeDescriptor: wake.write),
             inotifyDescriptor: descriptor,
-            wakeReadDescriptor: wakeRead,
+            wakeReadDescriptor: wake.read,
             wakeWatch: wakeWatch,
+            marker: marker,
+            markerWatch: WatchDescriptor(rawValue: markerWatch),
             logger: logger
         ))
     }
 
-    private init(handle: InotifyThread, inotifyDescriptor: Int32, wakeReadDescriptor: Int32, wakeWatch: WatchDescriptor, logger: Logger) {
+    /// A non-blocking, close-on-exec pipe. Glibc's Swift module hides pipe2(), so the flags are set
+    /// afterwards (nothing forks meanwhile that would matter: the daemon does not exec).
+    private static func makePipe() -> Result<(read: Int32, write: Int32), SystemCallError> {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else {
+            return .failure(.lastError(of: "pipe"))
+        }
+        for descriptor in descriptors {
+            guard fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0,
+                  fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) == 0
+            else {
+                let error = SystemCallError.lastError(of: "fcntl")
+                close(descriptors[0])
+                close(descriptors[1])
+                return .failure(error)
+            }
+        }
+        return .success((descriptors[0], descriptors[1]))
+    }
+
+    private init(
+        handle: InotifyThread, inotifyDescriptor: Int32, wakeReadDescriptor: Int32, wakeWatch: WatchDescriptor,
+        marker: (read: Int32, write: Int32), markerWatch: WatchDescriptor, logger: Logger
+    ) {
         self.handle = handle
         self.inotifyDescriptor = inotifyDescriptor
         self.wakeReadDescriptor = wakeReadDescriptor
         self.wakeWatch = wakeWatch
+        self.marker = marker
+        self.markerWatch = markerWatch
         self.logger = logger
     }
 
@@ -114,7 +150,16 @@ struct InotifyLoop {
                 // Copy first: the next call overwrites the library's buffer.
                 let event = InotifyEvent(copying: pointer)
                 if event.descriptor == wakeWatch {
-                    drainWakePipe()
+                    drain(wakeReadDescriptor)
+                } else if event.descriptor == markerWatch {
+                    drain(marker.read)
+                    let (answered, writeNextMarker) = barriers.markerArrived()
+                    for barrier in answered {
+                        barrier.reply(clients.isInSync(barrier.client))
+                    }
+                    if writeNextMarker {
+                        writeMarker()
+                    }
                 } else {
                     clients.deliver(event)
                 }
@@ -157,6 +202,10 @@ struct InotifyLoop {
             if clients.removeUse(of: descriptor, by: id) {
                 removeKernelWatch(descriptor)
             }
+        case .barrier(let id, let reply):
+            if barriers.add((id, reply)) {
+                writeMarker()
+            }
         }
     }
 
@@ -170,9 +219,16 @@ struct InotifyLoop {
         }
     }
 
-    private func drainWakePipe() {
+    private func drain(_ pipe: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64)
-        while read(wakeReadDescriptor, &buffer, buffer.count) > 0 {}
+        while read(pipe, &buffer, buffer.count) > 0 {}
+    }
+
+    /// Marks the current end of the kernel's event queue; only one marker is ever unread, so the
+    /// pipe always has room.
+    private func writeMarker() {
+        var byte: UInt8 = 1
+        _ = write(marker.write, &byte, 1)
     }
 }
 

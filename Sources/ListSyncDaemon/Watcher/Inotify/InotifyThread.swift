@@ -38,6 +38,10 @@ final class InotifyThread: Sendable {
         case unregister(ClientID)
         case addWatch(ClientID, directory: String, reply: @Sendable (Result<WatchDescriptor, SystemCallError>) -> Void)
         case removeWatch(ClientID, WatchDescriptor)
+        /// Calls `reply` once every event the kernel queued before the request was posted has been
+        /// handed to the client: with `true` if all of them were taken, `false` if the client owes
+        /// an overflow (it refused some).
+        case barrier(ClientID, reply: @Sendable (Bool) -> Void)
     }
 
     private let mailbox = Mutex<[Request]>([])
@@ -71,6 +75,21 @@ final class InotifyThread: Sendable {
             // The pipe is non-blocking: when it is full, a wake-up is pending anyway.
             _ = write(wakeDescriptor, &byte, 1)
         }
+    }
+
+    /// Puts an event (the wake-up pipe's) at the end of the kernel's queue, so that an event
+    /// queued next is not merged into an identical one before it: a reader about to open a file
+    /// calls this, so that its `IN_OPEN` never hides a writer's. Does nothing before the thread
+    /// has started.
+    static func separateQueuedEvents() {
+        let thread = sharedState.withLock { state -> InotifyThread? in
+            guard case .running(let thread) = state else { return nil }
+            return thread
+        }
+        guard let thread else { return }
+        var byte: UInt8 = 1
+        // The pipe is non-blocking: when it is full, the thread has a wake-up (an event) pending.
+        _ = write(thread.wakeDescriptor, &byte, 1)
     }
 
     /// Records that the thread went round its loop. Called on the thread only.
@@ -118,6 +137,14 @@ extension InotifyThread {
         /// Unknown descriptors (already removed by `IN_IGNORED`) are ignored.
         func removeWatch(_ descriptor: WatchDescriptor) {
             thread.post(.removeWatch(id, descriptor))
+        }
+
+        /// Calls `reply` on the inotify thread once every event queued in the kernel before this
+        /// call has been handed to the client's handler — `true` — or refused and owed as an
+        /// overflow — `false`. A watcher uses it to know that it has seen everything that happened
+        /// to its files up to now.
+        func barrier(reply: @escaping @Sendable (Bool) -> Void) {
+            thread.post(.barrier(id, reply: reply))
         }
 
         /// Removes all of the client's watches and stops delivering events to it.

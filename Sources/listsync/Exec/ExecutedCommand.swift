@@ -1,0 +1,107 @@
+import ListSyncClient
+import Subprocess
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The command `listsync exec` runs once per changeset: started with the changeset on its
+/// standard input, waited for, and judged.
+///
+/// Standard input is a pipe written while the command runs, in blocks, so a command that reads
+/// slowly only slows the stream down. A command that stops reading — it exits early, closes its
+/// input, or is killed — makes the next write fail with `EPIPE` (the CLI ignores `SIGPIPE`, see
+/// ``ListSyncCommand``): that is an outcome to report, never a failure of `listsync` itself.
+struct ExecutedCommand {
+    /// The command line as the user gave it, for messages.
+    let commandLine: [String]
+    private let executable: Executable
+    private let arguments: Arguments
+
+    /// Bytes written to the pipe at a time: a pipe buffer's worth.
+    private static let blockSize = 1 << 16
+
+    /// The command `commandLine` names (a path when it has a slash, else looked up in `PATH`);
+    /// `nil` when it is empty.
+    init?(commandLine: [String]) {
+        guard let program = commandLine.first else { return nil }
+        self.commandLine = commandLine
+        self.executable = program.contains("/") ? .path(.init(program)) : .name(program)
+        self.arguments = Arguments(Array(commandLine.dropFirst()))
+    }
+
+    /// How a run ended.
+    struct Outcome {
+        /// How the command terminated.
+        let status: TerminationStatus
+        /// The bytes of input the command did not take because it stopped reading before the
+        /// end (0 when it took all of it). Not a failure by itself: a command may want only the
+        /// start of its input.
+        let untakenBytes: Int
+        /// The input's size.
+        let inputBytes: Int
+
+        /// Whether the command exited with status 0.
+        var isSuccess: Bool { self.status.isSuccess }
+    }
+
+    /// Runs the command once with `input` on its standard input and `environment` added to
+    /// `listsync`'s own, and waits for it to terminate. Its standard output and error are
+    /// `listsync`'s.
+    ///
+    /// - Throws: ``ClientFailure/usage(_:)`` when the command cannot be started.
+    func run(input: [UInt8], environment: [Environment.Key: String?]) async throws(ClientFailure) -> Outcome {
+        let result: ExecutionResult<Int, FileDescriptorOutput, FileDescriptorOutput>
+        do {
+            result = try await Subprocess.run(
+                self.executable, arguments: self.arguments, environment: .inherit.updating(environment),
+                input: .inputWriter, output: .currentStandardOutput, error: .currentStandardError
+            ) { execution in
+                await Self.write(input, to: execution.standardInputWriter)
+            }
+        } catch {
+            throw ClientFailure.usage("cannot run \(self.commandLine.joined(separator: " ")): \(error)")
+        }
+        return Outcome(status: result.terminationStatus, untakenBytes: input.count - result.closureResult, inputBytes: input.count)
+    }
+
+    /// Writes `input` block by block until the end or until the command stops taking it (the
+    /// pipe is broken, or the writer gives up because the command exited), then closes the pipe.
+    /// Returns the bytes written.
+    private static func write(_ input: [UInt8], to writer: StandardInputWriter) async -> Int {
+        var written = 0
+        while written < input.count {
+            let end = min(written + Self.blockSize, input.count)
+            guard let count = try? await writer.write(Array(input[written..<end])), count == end - written else { break }
+            written = end
+        }
+        // Closing a pipe whose reader has gone cannot fail in a way the command would notice.
+        try? await writer.finish()
+        return written
+    }
+}
+
+extension ExecutedCommand.Outcome {
+    /// What to tell on standard error about this run of `command` on changeset `cursor`, a line
+    /// for each of: it failed, it stopped reading its input; `nil` when it took its whole input
+    /// and exited 0.
+    ///
+    ///     listsync: ./load failed on changeset 5f0c2a4e19b7d3a8:12: killed by signal 9 (Killed)
+    ///     listsync: ./load stopped reading its input on changeset 5f0c2a4e19b7d3a8:13 after 65536 of 1048576 bytes
+    func report(of command: ExecutedCommand, cursor: String) -> String? {
+        let name = command.commandLine.first ?? ""
+        var lines = ""
+        switch self.status {
+        case .exited(0): break
+        case .exited(let code): lines += "listsync: \(name) failed on changeset \(cursor): exited with status \(code)\n"
+        case .signaled(let signal):
+            lines += "listsync: \(name) failed on changeset \(cursor): killed by signal \(signal) (\(String(cString: strsignal(signal))))\n"
+        }
+        if self.untakenBytes > 0 {
+            lines += "listsync: \(name) stopped reading its input on changeset \(cursor) after \(self.inputBytes - self.untakenBytes) of \(self.inputBytes) bytes\n"
+        }
+        return lines.isEmpty ? nil : lines
+    }
+}

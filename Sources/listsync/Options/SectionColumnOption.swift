@@ -1,0 +1,34 @@
+import ArgumentParser
+import ListFormats
+
+/// `--section-column NAME`: the CSV column that keeps the sections of a list whose sections are
+/// not a field of its records (a JSON object of arrays), for the commands that write lists.
+struct SectionColumnOption: ParsableArguments {
+    @Option(
+        name: .customLong("section-column"),
+        help: ArgumentHelp(
+            "CSV output: the column that keeps each record's section when the sections are no field of the records (a JSON object of arrays); read it back with --section-by NAME.",
+            valueName: "name"))
+    var sectionColumn = "section"
+
+    /// Why a list cannot be written with this section column.
+    struct Conflict: Error, CustomStringConvertible {
+        let column: String
+
+        var description: String {
+            "the records already have a member \"\(self.column)\": name the column that keeps the sections with --section-column NAME"
+        }
+    }
+
+    /// The bytes of `document` in `format`, CSV columns `columns` (`nil`: the records' members),
+    /// sections kept in the section column where CSV needs it.
+    ///
+    /// - Throws: ``Conflict`` when that column's name is one of the columns already.
+    func write(_ document: ListDocument, format: ListFormat, columns: [String]?) throws(Conflict) -> [UInt8] {
+        let writer = ListWriter(format: format, columns: columns, sectionColumn: self.sectionColumn)
+        if let added = writer.addedSectionColumn(for: document), (columns ?? document.memberNames).contains(added) {
+            throw Conflict(column: added)
+        }
+        return writer.write(document)
+    }
+}
