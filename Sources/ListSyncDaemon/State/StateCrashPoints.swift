@@ -8,11 +8,12 @@ import Synchronization
 /// A test hook: the daemon kills itself with `SIGKILL` when writing its state reaches a named
 /// step, so tests can show recovery from a crash between any two writes.
 ///
-/// `LISTSYNCD_TEST_CRASH_AT=<kind>-<step>[:<n>]` kills at the *n*th time (default the first) the
-/// step is reached. Kinds are `log` (appending a changeset), `log-rewrite` (a new or compacted
-/// log), `checkpoint`; steps are `written`, `synced` (after the file's `fsync`), `renamed` (a
-/// replaced file, before the directory's `fsync`), and `published` (the state is durable, the
-/// publication is about to be handed to subscribers). Without the variable nothing happens.
+/// `LISTSYNCD_TEST_CRASH_AT=<step>[:<n>]` kills at the *n*th time (default the first) the step is
+/// reached. Steps are `<kind>-<stage>`, where kinds are `log` (appending a changeset),
+/// `log-rewrite` (a new or compacted log) and `checkpoint`, and stages are `written`, `synced`
+/// (after the file's `fsync`) and, for replaced files, `renamed` (before the directory's
+/// `fsync`); and `published`: the version is durable and about to be handed to subscribers.
+/// Without the variable nothing happens.
 final class StateCrashPoints: Sendable {
     /// The environment variable that arms the hook.
     static let variable = "LISTSYNCD_TEST_CRASH_AT"
