@@ -7,8 +7,10 @@ import ListSyncProtocol
 /// against the digest.
 ///
 /// On disk: the magic `LSYNCCP1`, then two framed records (see ``StateWriter/frame(_:)``): the
-/// header (epoch, seq, digest, path, format, key, section_by, ignore, delimiter, ragged_rows),
-/// then the file's bytes, so the bytes are written as they are, never copied into a buffer.
+/// file's bytes, written as they are, never copied into a buffer, then the header (epoch, seq,
+/// digest, path, format, key, section_by, ignore, delimiter, ragged_rows). The bytes come first
+/// so they can be written while the version they make is still being diffed
+/// (``leadingParts(of:)``), the header once it is known.
 struct Checkpoint: Sendable {
     static let magic = Array("LSYNCCP1".utf8)
 
@@ -20,6 +22,19 @@ struct Checkpoint: Sendable {
 
     /// The parts of the file, in order.
     var encoded: [[UInt8]] {
+        Self.leadingParts(of: self.bytes) + [self.trailer]
+    }
+
+    /// The parts of a checkpoint of `bytes` that come before the header.
+    static func leadingParts(of bytes: [UInt8]) -> [[UInt8]] {
+        var bytesHeader = StateWriter(capacity: 16)
+        bytesHeader.integer(UInt64(bytes.count))
+        bytesHeader.integer(StateChecksum.of(bytes[...]))
+        return [Self.magic + bytesHeader.bytes, bytes]
+    }
+
+    /// The framed header, which ends the file.
+    var trailer: [UInt8] {
         var header = StateWriter(capacity: 256)
         header.integer(self.cursor.epoch.rawValue)
         header.integer(self.cursor.seq)
@@ -31,19 +46,16 @@ struct Checkpoint: Sendable {
         header.strings(self.watch.ignore)
         header.integer(self.watch.delimiter.map { UInt64($0.rawValue) + 1 } ?? 0)
         header.integer(Self.code(of: self.watch.raggedRows))
-        var bytesHeader = StateWriter(capacity: 16)
-        bytesHeader.integer(UInt64(self.bytes.count))
-        bytesHeader.integer(StateChecksum.of(self.bytes[...]))
-        return [Self.magic + StateWriter.frame(header.bytes), bytesHeader.bytes, self.bytes]
+        return StateWriter.frame(header.bytes)
     }
 
     /// Decodes a checkpoint of the watch called `name`.
     init(decoding file: [UInt8], name: String) throws(StateDamage.Reason) {
         guard file.starts(with: Self.magic) else { throw .malformed("not a checkpoint (no LSYNCCP1)", at: 0) }
         var reader = StateReader(file, offset: Self.magic.count)
-        var header = StateReader(Array(try reader.record()))
         let bytes = Array(try reader.record())
-        guard reader.isAtEnd else { throw .malformed("bytes after the list", at: reader.offset) }
+        var header = StateReader(Array(try reader.record()))
+        guard reader.isAtEnd else { throw .malformed("bytes after the header", at: reader.offset) }
         let epoch = Epoch(rawValue: try header.integer())
         let seq = try header.integer()
         guard let digest = ListDigest(bytes: Array(try header.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: 0) }

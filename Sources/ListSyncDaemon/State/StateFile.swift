@@ -40,29 +40,62 @@ enum StateFile {
     /// `fsync`ed, renamed over `path`, and the directory is `fsync`ed. A crash at any instant
     /// leaves either the old file or the new one (and perhaps a stale `.tmp`).
     static func replace(_ path: String, with parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
-        do throws(StateFileError) {
-            for part in parts {
-                try self.write(part, to: descriptor, path: temporary)
+        try Replacement(of: path, writing: []).finish(writing: parts, kind: kind, crashPoints: crashPoints)
+    }
+
+    /// A replacement of a file in progress (see ``replace(_:with:kind:crashPoints:)``): its
+    /// temporary file is open and holds the first parts, so the bulk of a file can be written
+    /// while what ends it is still being computed.
+    struct Replacement: Sendable {
+        let path: String
+        private let descriptor: Int32
+
+        var temporary: String { self.path + ".tmp" }
+
+        /// Starts replacing the file at `path`: creates `path.tmp` and writes `parts` to it.
+        init(of path: String, writing parts: [[UInt8]]) throws(StateFileError) {
+            self.path = path
+            self.descriptor = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard self.descriptor >= 0 else { throw .failed(path + ".tmp", .lastError(of: "open")) }
+            do throws(StateFileError) {
+                for part in parts {
+                    try StateFile.write(part, to: self.descriptor, path: self.temporary)
+                }
+            } catch {
+                self.abandon()
+                throw error
             }
-            crashPoints.reach("\(kind)-written")
-            guard fsync(descriptor) == 0 else { throw .failed(temporary, .lastError(of: "fsync")) }
-        } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
         }
-        close(descriptor)
-        crashPoints.reach("\(kind)-synced")
-        guard rename(temporary, path) == 0 else {
-            let error = StateFileError.failed(path, .lastError(of: "rename"))
-            unlink(temporary)
-            throw error
+
+        /// Writes the last `parts`, `fsync`s, renames the temporary file over the file and
+        /// `fsync`s the directory.
+        func finish(writing parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+            do throws(StateFileError) {
+                for part in parts {
+                    try StateFile.write(part, to: self.descriptor, path: self.temporary)
+                }
+                crashPoints.reach("\(kind)-written")
+                guard fsync(self.descriptor) == 0 else { throw .failed(self.temporary, .lastError(of: "fsync")) }
+            } catch {
+                self.abandon()
+                throw error
+            }
+            close(self.descriptor)
+            crashPoints.reach("\(kind)-synced")
+            guard rename(self.temporary, self.path) == 0 else {
+                let error = StateFileError.failed(self.path, .lastError(of: "rename"))
+                unlink(self.temporary)
+                throw error
+            }
+            crashPoints.reach("\(kind)-renamed")
+            try StateFile.syncDirectory(of: self.path)
         }
-        crashPoints.reach("\(kind)-renamed")
-        try self.syncDirectory(of: path)
+
+        /// Gives up: the temporary file is closed and removed, the file stays as it was.
+        func abandon() {
+            close(self.descriptor)
+            unlink(self.temporary)
+        }
     }
 
     /// Appends `bytes` to the file at `path` (which must exist) and `fsync`s it. When the write
@@ -145,7 +178,7 @@ enum StateFile {
         guard fsync(descriptor) == 0 else { throw .failed(directory, .lastError(of: "fsync")) }
     }
 
-    private static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
+    fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + written }, $0.count - written) }

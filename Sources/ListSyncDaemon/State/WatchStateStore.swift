@@ -127,17 +127,68 @@ struct WatchStateStore: Sendable {
         return .restored(version, watch: checkpoint.watch, changesets: decoded.lines.suffix(self.historyLength).map(Array.init))
     }
 
+    /// Starts the checkpoint of a version whose file holds `bytes`, writing them to the
+    /// checkpoint's temporary file, so that this, the bulk of saving a large list, overlaps
+    /// reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes it; ``StagedCheckpoint/abandon()``
+    /// drops it when no version is published. `nil` when nothing is saved (benchmarks).
+    func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
+        guard self.isPersistent else { return nil }
+        try StateFile.createDirectory(self.directory)
+        return StagedCheckpoint(
+            byteCount: bytes.count,
+            replacement: try StateFile.Replacement(of: self.checkpointPath, writing: Checkpoint.leadingParts(of: bytes)))
+    }
+
+    /// A checkpoint whose bytes are written, waiting for its header.
+    struct StagedCheckpoint: Sendable {
+        fileprivate let byteCount: Int
+        fileprivate let replacement: StateFile.Replacement
+
+        /// Drops the checkpoint: the version it was for is not published.
+        func abandon() {
+            self.replacement.abandon()
+        }
+    }
+
     /// Makes `version` durable: `changeset`, the line that publishes it, is appended to the log
     /// (a version without one — the first of an epoch — starts a new log), then the checkpoint
-    /// is replaced. Returns once both are on disk.
+    /// is replaced, finishing `staged` when it holds the version's bytes. Returns once both are
+    /// on disk.
     ///
     /// After a failure the version is not durable and must not be published; saving it again
     /// later (with the same `seq`) replaces whatever part of it was written.
-    mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration) throws(StateFileError) {
-        guard self.isPersistent else { return }
-        try StateFile.createDirectory(self.directory)
-        // `self.log` is `nil` while the log on disk is in doubt (a write failed half-way), which
-        // makes the next save replace it.
+    mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
+        guard self.isPersistent else {
+            staged?.abandon()
+            return
+        }
+        var staged = staged
+        if let checkpoint = staged, checkpoint.byteCount != version.list.bytes.count {
+            checkpoint.abandon()
+            staged = nil
+        }
+        do throws(StateFileError) {
+            try StateFile.createDirectory(self.directory)
+            try self.extendLog(to: version, changeset: changeset)
+        } catch {
+            staged?.abandon()
+            throw error
+        }
+        self.checkpoint = nil
+        let checkpoint = Checkpoint(version: version, watch: watch)
+        if let staged {
+            try staged.replacement.finish(writing: [checkpoint.trailer], kind: "checkpoint", crashPoints: self.crashPoints)
+        } else {
+            try StateFile.replace(self.checkpointPath, with: checkpoint.encoded, kind: "checkpoint", crashPoints: self.crashPoints)
+        }
+        self.checkpoint = (version.cursor, watch)
+        self.crashPoints.reach("published")
+    }
+
+    /// Appends `changeset`, which publishes `version`, to the log, or starts a new log.
+    /// `self.log` is `nil` while the log on disk is in doubt (a write failed half-way), which
+    /// makes the next save replace it.
+    private mutating func extendLog(to version: WatchVersion, changeset: [UInt8]?) throws(StateFileError) {
         if let changeset, var log = self.log, log.epoch == version.epoch, log.baseSeq < version.seq {
             let record = ChangesetLog.record(seq: version.seq, line: changeset)
             if log.lastSeq >= version.seq {
@@ -162,10 +213,6 @@ struct WatchStateStore: Sendable {
                 ChangesetLog.empty(epoch: version.epoch, baseSeq: base), appending: changeset.map { ChangesetLog.record(seq: version.seq, line: $0) },
                 seq: version.seq)
         }
-        self.checkpoint = nil
-        try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
-        self.checkpoint = (version.cursor, watch)
-        self.crashPoints.reach("published")
     }
 
     /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,

@@ -126,33 +126,44 @@ final class FileTracker: Sendable {
             }
             store.historyLength = max(1, historyLength)
             do {
-                var read: Result<FileSnapshot, FileReadError>?
-                if let check {
-                    let attempt = try await pool.runIfActive {
-                        check.willRead()
-                        return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
-                    }
-                    // A read that failed has no content to be torn.
-                    if case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
-                        // Written since it was announced complete, so possibly torn: the watcher
-                        // announces the file again once the writer is done.
-                        continue
-                    }
-                    read = attempt
+                let read: Result<FileSnapshot, FileReadError>
+                let attempt = try await pool.runIfActive {
+                    check?.willRead()
+                    return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                 }
-                let step = try await pool.runIfActive { [machine, store, read] in
+                // A read that failed has no content to be torn.
+                if let check, case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
+                    // Written since it was announced complete, so possibly torn: the watcher
+                    // announces the file again once the writer is done.
+                    continue
+                }
+                read = attempt
+                // New content is written to the checkpoint while it is parsed and diffed.
+                let lastGood = machine.state.lastGood
+                let stagingStore = store
+                async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
+                    guard case .success(.present(let bytes, _)) = read, bytes != lastGood?.list.bytes else { return nil }
+                    return try? stagingStore.stageCheckpoint(of: bytes)
+                }
+                let ingested = try await pool.runIfActive { [machine] in
                     var machine = machine
-                    var store = store
-                    let read = read ?? Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                     let publication = machine.ingest(read, options: watch.readOptions)
+                    return (machine: machine, publication: publication)
+                }
+                let staged = try await staging
+                let step = try await pool.runIfActive { [store] in
+                    var store = store
                     let failure = Result { () throws(StateFileError) in
-                        if let version = publication?.version {
-                            try store.save(version, changeset: publication?.changesetLine, watch: watch)
-                        } else if let live = machine.state.lastGood {
-                            try store.follow(path: watch.path, version: live)
+                        if let version = ingested.publication?.version {
+                            try store.save(version, changeset: ingested.publication?.changesetLine, watch: watch, staged: staged)
+                        } else {
+                            staged?.abandon()
+                            if let live = ingested.machine.state.lastGood {
+                                try store.follow(path: watch.path, version: live)
+                            }
                         }
                     }
-                    return (machine: machine, store: store, publication: publication, failure: failure)
+                    return (machine: ingested.machine, store: store, publication: ingested.publication, failure: failure)
                 }
                 store = step.store
                 if case .failure(let error) = step.failure {
