@@ -67,6 +67,15 @@ enum StateFile {
             }
         }
 
+        /// Flushes what was written so far to the disk, so that finishing costs only the rest.
+        func flush() throws(StateFileError) {
+            guard fdatasync(self.descriptor) == 0 else {
+                let error = StateFileError.failed(self.temporary, .lastError(of: "fdatasync"))
+                self.abandon()
+                throw error
+            }
+        }
+
         /// Writes the last `parts`, `fsync`s, renames the temporary file over the file and
         /// `fsync`s the directory.
         func finish(writing parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {

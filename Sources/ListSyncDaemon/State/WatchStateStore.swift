@@ -128,15 +128,15 @@ struct WatchStateStore: Sendable {
     }
 
     /// Starts the checkpoint of a version whose file holds `bytes`, writing them to the
-    /// checkpoint's temporary file, so that this, the bulk of saving a large list, overlaps
-    /// reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes it; ``StagedCheckpoint/abandon()``
+    /// checkpoint's temporary file and flushing them to the disk, so that this, the bulk of
+    /// saving a large list, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes it; ``StagedCheckpoint/abandon()``
     /// drops it when no version is published. `nil` when nothing is saved (benchmarks).
     func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
         guard self.isPersistent else { return nil }
         try StateFile.createDirectory(self.directory)
-        return StagedCheckpoint(
-            byteCount: bytes.count,
-            replacement: try StateFile.Replacement(of: self.checkpointPath, writing: Checkpoint.leadingParts(of: bytes)))
+        let replacement = try StateFile.Replacement(of: self.checkpointPath, writing: Checkpoint.leadingParts(of: bytes))
+        try replacement.flush()
+        return StagedCheckpoint(byteCount: bytes.count, replacement: replacement)
     }
 
     /// A checkpoint whose bytes are written, waiting for its header.
