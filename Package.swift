@@ -52,6 +52,7 @@ let package = Package(
             dependencies: [
                 "CInotifyTools",
                 "CPeerCredentials",
+                "CXXHash",
                 "ListDiff",
                 "ListFormats",
                 "ListSyncProtocol",

@@ -20,6 +20,12 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
             serves on a socket-activated descriptor when one is passed.
 
+            Each watch's history is kept in the state directory (state_directory), saved before \
+            any client sees it: after a restart or a crash the watches keep their epochs, clients \
+            resume from their cursors with the changesets they missed, and an edit made while the \
+            daemon was down is published as the next change. To reset a watch, stop the daemon \
+            and delete its directory there.
+
             Every configuration key is described in listsyncd.toml(5).
             """,
         version: ListSyncVersion.current

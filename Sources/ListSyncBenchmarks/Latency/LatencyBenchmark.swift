@@ -11,6 +11,8 @@ struct LatencyBenchmark {
     var directory: URL
     /// The daemon's `settle_after_close_ms`: it waits that long after a rename before reading.
     var settle: Duration
+    /// Whether the daemon saves its state (issue 12), or runs without for a comparison.
+    var persistent = true
 
     /// The latencies of one workload, per kind of subscriber.
     struct Result {
@@ -47,7 +49,8 @@ struct LatencyBenchmark {
     func measure(rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool) async throws -> [Result] {
         let scratch = try self.scratchDirectory("rows-\(rows)")
         var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
-        let daemon = try await LatencyDaemon(binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle)
+        let daemon = try await LatencyDaemon(
+            binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent)
         defer { daemon.stop() }
         let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
         let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
@@ -84,11 +87,27 @@ struct LatencyBenchmark {
         return results
     }
 
+    /// From starting the daemon to serving a `rows`-row watch, `runs` times: the first start
+    /// reads the file; each restart (after SIGTERM) restores the saved state, then reads the file.
+    func measureRestart(rows: Int, runs: Int) async throws -> (first: Duration, restarts: [Duration]) {
+        let scratch = try self.scratchDirectory("restart-\(rows)")
+        let file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
+        var starts: [Duration] = []
+        for _ in 0...runs {
+            let daemon = try await LatencyDaemon(
+                binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent)
+            starts.append(daemon.startup)
+            daemon.stop()
+        }
+        return (starts[0], Array(starts.dropFirst()))
+    }
+
     /// `subscribers` plain-socket subscribers on one watch of `rows` rows, `edits` edits.
     func measureFanOut(subscribers count: Int, rows: Int, edits: Int) async throws -> FanOutResult {
         let scratch = try self.scratchDirectory("fan-out")
         var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
-        let daemon = try await LatencyDaemon(binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle)
+        let daemon = try await LatencyDaemon(
+            binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent)
         defer { daemon.stop() }
         let snapshotCPUBefore = try daemon.cpuTime
         let connecting = ContinuousClock.now
@@ -158,6 +177,18 @@ struct LatencyBenchmark {
             ])
         }
         return table
+    }
+
+    static func restartTable(_ results: [(state: String, rows: Int, first: Duration, restarts: [Duration])]) -> Table {
+        Table(
+            header: ["rows", "state", "first start → served", "restart → served p50", "restart → served max", "bar"],
+            rows: results.map { result in
+                let restarts = LatencySamples(result.restarts)
+                return [
+                    "\(result.rows)", result.state, result.first.milliseconds, restarts.p50.milliseconds, restarts.max.milliseconds,
+                    result.state == "saved" ? "restart ≤ 1500 ms" : "—",
+                ]
+            })
     }
 
     static func fanOutTable(_ results: [FanOutResult]) -> Table {

@@ -10,7 +10,9 @@ extension ListSyncBenchmarks {
                 Starts listsyncd (release build, next to this benchmark) on temporary files. Each edit \
                 changes one row, writes the whole file to a temporary file and renames it over the \
                 watched one; the clock starts at the rename. Reported with and without the daemon's \
-                settle delay after a rename (--settle-ms, the daemon's default 20 ms). The fan-out \
+                settle delay after a rename (--settle-ms, the daemon's default 20 ms), with the daemon \
+                saving its state (issue 12) and without (--state saved,none). The restart workload \
+                times a daemon start with a large watch, first and with its state saved. The fan-out \
                 workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
                 the open-file limit for itself and the daemon), waits for every snapshot, then times \
                 --fan-out-edits edits to the last subscriber.
@@ -38,8 +40,14 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, fan-out.")
-        var workload: [String] = ["small", "large", "fan-out"]
+        @Option(help: "Workloads: small, large, fan-out, restart.")
+        var workload: [String] = ["small", "large", "fan-out", "restart"]
+
+        @Option(help: "The daemon's state: saved (as shipped), none (LISTSYNCD_BENCHMARK_NO_STATE=1, for comparison).")
+        var state: [String] = ["saved", "none"]
+
+        @Option(help: "Restarts of the restart workload.")
+        var restarts = 5
 
         @Option(help: "Where to write the files (about 100 MB for 1M rows).")
         var directory = "/tmp/listsync-latency-benchmark"
@@ -49,24 +57,39 @@ extension ListSyncBenchmarks {
 
         func run() async throws {
             let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
-            let benchmark = LatencyBenchmark(
+            var benchmark = LatencyBenchmark(
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
             var results: [LatencyBenchmark.Result] = []
-            if self.workload.contains("small") {
-                print("- 10k rows: \(self.smallEdits) edits")
-                results += try await benchmark.measure(
-                    rows: 10_000, edits: self.smallEdits, workload: "10k rows", bar: "p50 − settle ≤ 5 ms", withMirror: true)
+            var restarts: [(state: String, rows: Int, first: Duration, restarts: [Duration])] = []
+            for state in self.state {
+                benchmark.persistent = state != "none"
+                let label = " (state \(state))"
+                if self.workload.contains("small") {
+                    print("- 10k rows, state \(state): \(self.smallEdits) edits")
+                    results += try await benchmark.measure(
+                        rows: 10_000, edits: self.smallEdits, workload: "10k rows" + label, bar: "p50 − settle ≤ 5 ms", withMirror: true)
+                }
+                if self.workload.contains("large") {
+                    print("- \(self.largeRows) rows, state \(state): \(self.largeEdits) edits")
+                    results += try await benchmark.measure(
+                        rows: self.largeRows, edits: self.largeEdits, workload: "\(self.largeRows / 1000)k rows, one row changed" + label,
+                        bar: "≤ 300 ms", withMirror: true)
+                }
+                if self.workload.contains("restart") {
+                    print("- restart, \(self.largeRows) rows, state \(state): \(self.restarts) restarts")
+                    let (first, times) = try await benchmark.measureRestart(rows: self.largeRows, runs: self.restarts)
+                    restarts.append((state, self.largeRows, first, times))
+                }
             }
-            if self.workload.contains("large") {
-                print("- \(self.largeRows) rows: \(self.largeEdits) edits")
-                results += try await benchmark.measure(
-                    rows: self.largeRows, edits: self.largeEdits, workload: "\(self.largeRows / 1000)k rows, one row changed",
-                    bar: "≤ 300 ms", withMirror: true)
-            }
+            benchmark.persistent = true
             if !results.isEmpty {
                 print()
                 print(benchmark.latencyTable(results).markdown)
+            }
+            if !restarts.isEmpty {
+                print()
+                print(LatencyBenchmark.restartTable(restarts).markdown)
             }
             if self.workload.contains("fan-out") {
                 try Self.raiseOpenFileLimit(above: (self.subscribers.max() ?? 0) + 100)

@@ -2,16 +2,19 @@ import Foundation
 import ListSyncClient
 
 /// A `listsyncd` started for the benchmark on a temporary configuration: one watch, the given
-/// settle delay after a close or rename.
+/// settle delay after a close or rename, its state saved in `directory/state` or not at all.
 final class LatencyDaemon {
     let directory: URL
     let socketPath: String
     let watchedFile: URL
     private let process: Process
+    /// How long after it was started the daemon served the watch.
+    let startup: Duration
 
     /// Starts `binary` watching `watchedFile` (which must exist) as `products`, keyed by `sku`,
-    /// and waits until it serves the first version.
-    init(binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration) async throws {
+    /// and waits until it serves the file. Without `persistent`, the daemon saves no state
+    /// (`LISTSYNCD_BENCHMARK_NO_STATE=1`), for a comparison.
+    init(binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration, persistent: Bool = true) async throws {
         self.directory = directory
         self.socketPath = directory.appendingPathComponent("d.sock").path
         self.watchedFile = watchedFile
@@ -31,6 +34,7 @@ final class LatencyDaemon {
         self.process = Process()
         self.process.executableURL = binary
         self.process.arguments = ["--config", configuration.path]
+        self.process.environment = ProcessInfo.processInfo.environment.merging(["LISTSYNCD_BENCHMARK_NO_STATE": persistent ? "0" : "1"]) { $1 }
         let log = directory.appendingPathComponent("listsyncd.log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw LatencySubscribers.Failure(description: "cannot create \(log.path)")
@@ -38,12 +42,16 @@ final class LatencyDaemon {
         let handle = try FileHandle(forWritingTo: log)
         self.process.standardOutput = handle
         self.process.standardError = handle
+        let started = ContinuousClock.now
         try self.process.run()
         let client = ListSyncClient(configuration: ClientConfiguration(socketPath: self.socketPath, reconnect: .never))
         let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
-            if let watches = try? await client.watches(), watches.first?.state == .ok { return }
-            try await Task.sleep(for: .milliseconds(20))
+            if let watches = try? await client.watches(), watches.first?.state == .ok {
+                self.startup = ContinuousClock.now - started
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
         }
         throw LatencySubscribers.Failure(description: "listsyncd did not load \(watchedFile.path); see \(log.path)")
     }

@@ -86,6 +86,24 @@ final class WatchFeed: Sendable {
         }
     }
 
+    /// Makes `version`, the last one published before the daemon restarted, current, with the
+    /// changeset lines that led to it (oldest first; the last one publishes `version`), so clients
+    /// resume across the restart. Only before anything is published.
+    func restore(_ version: WatchVersion, changesets: [[UInt8]]) {
+        let subscribers = self.state.withLock { state in
+            precondition(state.version == nil, "restoring over a published version")
+            for (offset, line) in changesets.enumerated() {
+                state.history.append(ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset))
+            }
+            state.version = version
+            return Array(state.subscribers.values)
+        }
+        // Subscribers waiting for a first version (a watch a reload added) get it now.
+        for subscriber in subscribers {
+            subscriber.feedDidChange()
+        }
+    }
+
     /// Ends the feed: the watch left the configuration. Subscribers get what they have not read,
     /// then a `removed` status, and their subscriptions end.
     func remove() {

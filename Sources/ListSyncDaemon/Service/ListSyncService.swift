@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import ListSyncProtocol
 import Logging
 import NIOCore
@@ -67,7 +62,6 @@ public final class ListSyncService: Service {
         let running = RunningDaemon(
             configuration: self.initialConfiguration, epoch: Epoch.random(), environment: self.environment, systemd: self.systemd,
             pool: pool, logger: self.logger)
-        self.createStateDirectory(self.initialConfiguration.stateDirectory)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await running.watcher.run() }
             group.addTask {
@@ -79,6 +73,9 @@ public final class ListSyncService: Service {
                 try running.startWatch(watch, epoch: running.serverContext.epoch, in: &group)
             }
             running.publishWatchList()
+            // Clients connect (or are queued by socket activation) only once every watch has its
+            // saved history back, so a cursor from before the restart resumes.
+            await running.waitUntilRestored(running.trackers.all)
             let listener: SocketServer.Listener
             if let descriptor = self.systemd.listeningDescriptor {
                 listener = .activated(descriptor: descriptor)
@@ -107,19 +104,6 @@ public final class ListSyncService: Service {
                 tracker.stop()
             }
             group.cancelAll()
-        }
-    }
-
-    /// Creates the state directory (and its parents) if missing; a failure is only logged, since
-    /// nothing needs it yet.
-    private func createStateDirectory(_ path: String) {
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
-                self.logger.warning("cannot create the state directory", metadata: ["path": "\(prefix)", "error": "\(SystemCallError.lastError(of: "mkdir"))"])
-                return
-            }
         }
     }
 }

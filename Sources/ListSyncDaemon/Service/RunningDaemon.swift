@@ -17,6 +17,8 @@ final class RunningDaemon: Sendable {
     private let environment: ProcessEnvironment
     private let notifier: SystemdNotifier?
     private let pool: NIOThreadPool
+    /// The test hook that kills the daemon at a step of saving state (see ``StateCrashPoints``).
+    private let crashPoints: StateCrashPoints
     private let logger: Logger
 
     init(
@@ -28,6 +30,7 @@ final class RunningDaemon: Sendable {
         self.environment = environment
         self.notifier = systemd.notifier
         self.pool = pool
+        self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable])
         self.logger = logger
         let connections = ConnectionRegistry()
         let status = StatusReporter(notifier: systemd.notifier, directory: self.directory, connections: connections)
@@ -46,17 +49,21 @@ final class RunningDaemon: Sendable {
         set { self.serverBox.withLock { $0 = newValue } }
     }
 
-    /// Starts following `watch`: a feed, a tracker running in `group`, and the watcher's watch.
+    /// Starts following `watch`: a feed, a tracker running in `group` (which first restores the
+    /// watch's saved state), and the watcher's watch.
     ///
-    /// - Parameter epoch: The feed's history epoch: the server's for the watches it starts with; a
-    ///   fresh one for a watch a reload adds, so cursors of an earlier watch of the same name
-    ///   are never resumed against it.
+    /// - Parameter epoch: The history a watch without saved state starts: the server's for the
+    ///   watches it starts with; a fresh one for a watch a reload adds, so cursors of an earlier
+    ///   watch of the same name are never resumed against it.
     func startWatch(
         _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) throws(FileWatcherError) {
-        let historyLength = self.configuration.withLock { $0.historyLength }
+        let (historyLength, stateDirectory) = self.configuration.withLock { ($0.historyLength, $0.stateDirectory) }
         let feed = WatchFeed(watch: watch, epoch: epoch, historyLength: historyLength)
-        let tracker = FileTracker(watch: watch, feed: feed, logger: self.logger)
+        let store = WatchStateStore(
+            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, crashPoints: self.crashPoints,
+            isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+        let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
         let pool = self.pool
@@ -67,6 +74,13 @@ final class RunningDaemon: Sendable {
     func publishWatchList() {
         self.directory.replace(with: self.trackers.all.map(\.feed))
         self.status.report()
+    }
+
+    /// Returns once every one of `trackers` has restored its saved state.
+    func waitUntilRestored(_ trackers: [FileTracker]) async {
+        for tracker in trackers {
+            await tracker.waitUntilRestored()
+        }
     }
 
     /// Returns once every one of `trackers` has read its file once.
@@ -135,7 +149,7 @@ final class RunningDaemon: Sendable {
 
         for watch in changes.removed {
             guard let (tracker, watchedPath) = self.trackers.remove(named: watch.name) else { continue }
-            tracker.stop()
+            tracker.stop(removingState: true)
             tracker.feed.remove()
             try? self.watcher.unwatch(watchedPath)
             self.logger.info("watch removed", metadata: ["watch": "\(watch.name)"])
@@ -171,7 +185,9 @@ final class RunningDaemon: Sendable {
                 ])
         }
         for watch in new.watches {
-            self.trackers.tracker(named: watch.name)?.tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
+            guard let tracker = self.trackers.tracker(named: watch.name)?.tracker else { continue }
+            tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
+            tracker.keepHistory(new.historyLength)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {

@@ -48,10 +48,33 @@ extension FileTracker {
         private var lastOptions: ReadOptions?
         /// The reader's warnings about the live version (keys that repeat), for the status.
         private var liveWarnings: [WatchProblem] = []
+        /// Why the state of the watch cannot be saved (a full disk…), for the status: until it
+        /// can, the last durable version stays live.
+        private(set) var storageProblem: WatchProblem?
 
         init(watch: String, epoch: Epoch) {
             self.watch = watch
             self.epoch = epoch
+        }
+
+        /// A machine that carries on from `version`, the last one published before a restart,
+        /// which was read with `options`: the next read is diffed against it.
+        init(watch: String, restoring version: WatchVersion, options: ReadOptions) {
+            self.watch = watch
+            self.epoch = version.epoch
+            self.state = .live(version)
+            self.liveOptions = options
+            self.lastOptions = options
+        }
+
+        /// Records whether saving state fails, and returns the status to publish when it changed.
+        mutating func noteStorageProblem(_ problem: WatchProblem?) -> StatusMessage? {
+            self.storageProblem = problem
+            let status = self.status
+            guard status != self.publishedStatus else { return nil }
+            self.publishedStatus = status
+            self._checkInvariants()
+            return status
         }
 
         /// Starts history `epoch` with the next valid version, which is published whole (subscribers
@@ -145,8 +168,15 @@ extension FileTracker {
             return WatchPublication(version: version, changesetLine: line)
         }
 
-        /// The status the current state implies.
+        /// The status the current state implies, with the storage problem among its warnings.
         var status: StatusMessage {
+            var status = self.fileStatus
+            if let storageProblem { status.warnings.append(storageProblem) }
+            return status
+        }
+
+        /// The status the file's state implies.
+        private var fileStatus: StatusMessage {
             switch self.state {
             case .loading:
                 return StatusMessage(watch: self.watch, state: .loading)
@@ -163,7 +193,8 @@ extension FileTracker {
         func _checkInvariants() {
             #if DEBUG
             if case .loading = self.state {
-                precondition(self.publishedStatus == nil, "a loading tracker published a status")
+                // Only a storage problem is published before the first read.
+                precondition(self.publishedStatus == nil || self.publishedStatus == self.status, "a loading tracker published a status")
             } else {
                 precondition(self.publishedStatus == self.status, "the published status is not the state's")
             }

@@ -16,20 +16,32 @@ import Synchronization
 final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
-    /// The watch as configured, and the history a reload asked the next read to start.
-    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?)>
+    /// The watch as configured, the history a reload asked the next read to start, and how many
+    /// changesets the state keeps.
+    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?, historyLength: Int)>
+    /// Where the watch's versions are made durable before they are published; moved into
+    /// ``run(pool:)``, which owns it from then on.
+    private let initialStore: WatchStateStore
     /// "Read the file again", with the check the read must pass; holds at most one pending
     /// request (the newest), which is the coalescing.
     private let readRequests: AsyncStream<CompletenessCheck?>.Continuation
     private let requests: AsyncStream<CompletenessCheck?>
+    private let restored: Signal
     private let firstRead: Signal
+    /// Whether ``run(pool:)`` deletes the watch's state when it ends: the watch was removed.
+    private let removesState = Atomic(false)
     private let logger: Logger
 
-    /// A tracker for `watch`, publishing to `feed`. Call ``run(pool:)`` to start it.
-    init(watch: WatchConfiguration, feed: WatchFeed, logger: Logger) {
+    /// How long to wait before trying again to save state that could not be saved (a full disk).
+    static let storageRetryInterval = Duration.seconds(1)
+
+    /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
+    init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, logger: Logger) {
         self.feed = feed
-        self.configuration = Mutex((watch, nil))
+        self.configuration = Mutex((watch, nil, store.historyLength))
+        self.initialStore = store
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.restored = Signal()
         self.firstRead = Signal()
         var logger = logger
         logger[metadataKey: "watch"] = "\(watch.name)"
@@ -70,9 +82,22 @@ final class FileTracker: Sendable {
         return startsEpoch
     }
 
-    /// Ends ``run(pool:)`` after the read in progress, if any.
-    func stop() {
+    /// Keeps at most `historyLength` changesets in the watch's state from the next save on.
+    func keepHistory(_ historyLength: Int) {
+        self.configuration.withLock { $0.historyLength = historyLength }
+    }
+
+    /// Ends ``run(pool:)`` after the read in progress, if any; with `removingState`, the watch
+    /// left the configuration and its state is deleted.
+    func stop(removingState: Bool = false) {
+        self.removesState.store(removingState, ordering: .relaxed)
         self.readRequests.finish()
+    }
+
+    /// Returns once the last published version has been restored from the watch's state (or
+    /// there was none), or the tracker stopped: from then on clients can resume.
+    func waitUntilRestored() async {
+        await self.restored.wait()
     }
 
     /// Returns once the file has been read for the first time (whatever it held), or the tracker stopped.
@@ -80,43 +105,81 @@ final class FileTracker: Sendable {
         await self.firstRead.wait()
     }
 
-    /// Reads the file whenever asked, until ``stop()``. Blocking work runs on `pool`.
+    /// Restores the watch's state, then reads the file whenever asked, until ``stop()``. Every
+    /// new version is saved before it is published; one that cannot be saved is not published
+    /// (the last durable one stays live, the status says why) and is tried again a second later.
+    /// Blocking work runs on `pool`.
     func run(pool: NIOThreadPool) async {
-        var machine = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
-        defer { self.firstRead.fire() }
+        defer {
+            self.restored.fire()
+            self.firstRead.fire()
+        }
+        guard var (machine, store) = await self.restore(pool: pool) else { return }
+        self.restored.fire()
         for await check in self.requests {
-            let (watch, newEpoch) = self.configuration.withLock { configuration in
+            let (watch, newEpoch, historyLength) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
             }
             if let newEpoch {
                 machine.startEpoch(newEpoch)
             }
+            store.historyLength = max(1, historyLength)
             do {
-                var read: Result<FileSnapshot, FileReadError>?
-                if let check {
-                    let attempt = try await pool.runIfActive {
-                        check.willRead()
-                        return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
-                    }
-                    // A read that failed has no content to be torn.
-                    if case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
-                        // Written since it was announced complete, so possibly torn: the watcher
-                        // announces the file again once the writer is done.
-                        continue
-                    }
-                    read = attempt
+                let read: Result<FileSnapshot, FileReadError>
+                let attempt = try await pool.runIfActive {
+                    check?.willRead()
+                    return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                 }
-                let step = try await pool.runIfActive { [machine, read] in
+                // A read that failed has no content to be torn.
+                if let check, case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
+                    // Written since it was announced complete, so possibly torn: the watcher
+                    // announces the file again once the writer is done.
+                    continue
+                }
+                read = attempt
+                // New content is written to the checkpoint while it is parsed and diffed.
+                let lastGood = machine.state.lastGood
+                let stagingStore = store
+                async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
+                    guard case .success(.present(let bytes, _)) = read, bytes != lastGood?.list.bytes else { return nil }
+                    return try? stagingStore.stageCheckpoint(of: bytes)
+                }
+                let ingested = try await pool.runIfActive { [machine] in
                     var machine = machine
-                    let read = read ?? Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
                     let publication = machine.ingest(read, options: watch.readOptions)
-                    return (machine, publication)
+                    return (machine: machine, publication: publication)
                 }
-                machine = step.0
-                if let publication = step.1 {
-                    self.log(publication)
-                    self.feed.publish(publication)
+                let staged = try await staging
+                let step = try await pool.runIfActive { [store] in
+                    var store = store
+                    let failure = Result { () throws(StateFileError) in
+                        if let version = ingested.publication?.version {
+                            try store.save(version, changeset: ingested.publication?.changesetLine, watch: watch, staged: staged)
+                        } else {
+                            staged?.abandon()
+                            if let live = ingested.machine.state.lastGood {
+                                try store.follow(path: watch.path, version: live)
+                            }
+                        }
+                    }
+                    return (machine: ingested.machine, store: store, publication: ingested.publication, failure: failure)
+                }
+                store = step.store
+                if case .failure(let error) = step.failure {
+                    // Not durable, so not published: the machine stays at the last durable version.
+                    self.noteStorageProblem(error, machine: &machine)
+                } else {
+                    machine = step.machine
+                    var publication = step.publication ?? WatchPublication()
+                    if machine.storageProblem != nil, let status = machine.noteStorageProblem(nil) {
+                        self.logger.notice("the watch's state is saved again")
+                        publication.status = status
+                    }
+                    if !publication.isEmpty {
+                        self.log(publication)
+                        self.feed.publish(publication)
+                    }
                 }
             } catch is CancellationError {
                 // The daemon is stopping (perhaps because it could not start): whatever made it
@@ -126,9 +189,64 @@ final class FileTracker: Sendable {
                 self.logger.error("the thread pool refused work; the tracker stops", metadata: ["error": "\(error)"])
                 return
             }
-            if case .loading = machine.state {} else {
+            if case .loading = machine.state, machine.storageProblem == nil {} else {
                 self.firstRead.fire()
             }
+        }
+        if self.removesState.load(ordering: .relaxed) {
+            do {
+                try store.remove()
+            } catch {
+                self.logger.warning("cannot delete the state of the removed watch", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Reads the watch's state back: the machine carries on from the restored version, or starts
+    /// the feed's epoch when there is nothing to restore. `nil` when the pool refused the work.
+    private func restore(pool: NIOThreadPool) async -> (StateMachine, WatchStateStore)? {
+        let watch = self.watch
+        let store = self.initialStore
+        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration)
+        do {
+            outcome = try await pool.runIfActive { [store] in
+                var store = store
+                let restoration = store.restore(for: watch)
+                return (store, restoration)
+            }
+        } catch {
+            return nil
+        }
+        let fresh = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
+        switch outcome.restoration {
+        case .restored(let version, let stored, let changesets):
+            self.feed.restore(version, changesets: changesets)
+            self.logger.info("state restored", metadata: ["cursor": "\(version.cursor)", "changesets": "\(changesets.count)"])
+            return (StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions), outcome.store)
+        case .none:
+            self.logger.info("no saved state: a new history starts", metadata: ["state": "\(store.directory)"])
+        case .identityChanged(let fields):
+            self.logger.notice(
+                "the watch's \(WatchConfiguration.Field.configurationKeys(fields)) changed since its state was saved: a new history starts")
+        case .damaged(let damage):
+            self.logger.error(
+                "damaged state moved aside to \(damage.path).damaged; a new history starts",
+                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
+        }
+        return (fresh, outcome.store)
+    }
+
+    /// Reports that the version just read could not be saved, and asks for another read later.
+    private func noteStorageProblem(_ error: StateFileError, machine: inout StateMachine) {
+        let serving = machine.state.lastGood.map { "version \($0.cursor) stays live" } ?? "nothing is published"
+        self.logger.error("cannot save the watch's state; \(serving) until it can", metadata: ["error": "\(error)"])
+        let problem = WatchProblem(message: "cannot save the watch's state (\(error)): \(serving) until it can")
+        if let status = machine.noteStorageProblem(problem) {
+            self.feed.publish(WatchPublication(status: status))
+        }
+        Task { [readRequests] in
+            try? await Task.sleep(for: Self.storageRetryInterval)
+            readRequests.yield(nil)
         }
     }
 

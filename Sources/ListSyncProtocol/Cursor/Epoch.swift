@@ -1,8 +1,10 @@
-/// The identity of one server history: cursors from another epoch are never resumed.
+/// The identity of one watch's history: cursors from another epoch are never resumed.
 ///
-/// A server draws a random epoch when it starts (later versions may persist it), so a client that
-/// reconnects to a restarted server gets a fresh snapshot instead of changesets that would not
-/// apply. On the wire it is 16 lowercase hex digits, e.g. `5f0c2a4e19b7d3a8`.
+/// `listsyncd` draws a random epoch when a watch's history starts and keeps it in its state
+/// directory across restarts and crashes; a new one starts only when that history is gone (state
+/// deleted or damaged, the records identified differently), so a client whose cursor is of
+/// another epoch gets a fresh snapshot instead of changesets that would not apply. On the wire it
+/// is 16 lowercase hex digits, e.g. `5f0c2a4e19b7d3a8`.
 public struct Epoch: Hashable, Sendable, CustomStringConvertible, LosslessStringConvertible {
     /// The 64 bits of the epoch.
     public var rawValue: UInt64

@@ -10,6 +10,7 @@ struct EndToEndTests {
     @Suite struct Lifecycle {}
     @Suite struct Reload {}
     @Suite struct Load {}
+    @Suite struct Persistence {}
 }
 
 /// Versions of test lists, each differing from the previous one by updates, inserts, deletes,

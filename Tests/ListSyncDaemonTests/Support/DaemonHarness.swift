@@ -70,9 +70,9 @@ final class DaemonHarness {
         }
     }
 
-    /// A subscriber to `watch`.
-    func subscriber(_ watch: String, since: Cursor? = nil) throws -> MirrorSubscriber {
-        try MirrorSubscriber(socketPath: self.socketPath, watch: watch, since: since)
+    /// A subscriber to `watch`; with `mirror`, one that resumes from that mirror's cursor.
+    func subscriber(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws -> MirrorSubscriber {
+        try MirrorSubscriber(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror)
     }
 
     /// A client that has said hello.

@@ -15,16 +15,20 @@ final class MirrorSubscriber {
     private(set) var documents: [ListDocument] = []
     /// The cursors of the changesets applied, in order.
     private(set) var changesets: [Cursor] = []
+    /// The changesets applied, in order, as received.
+    private(set) var changesetMessages: [ChangesetMessage] = []
     /// Every snapshot completed.
     private(set) var snapshots = 0
     private var chunks: [SnapshotChunk] = []
 
-    /// Connects to `socketPath`, says hello and subscribes to `watch`.
-    init(socketPath: String, watch: String, since: Cursor? = nil) throws {
+    /// Connects to `socketPath`, says hello and subscribes to `watch`; with `mirror`, resumes
+    /// from that mirror's cursor and applies what follows to it.
+    init(socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws {
         self.client = try ProtocolClient(socketPath: socketPath)
         self.watch = watch
+        self.mirror = mirror
         try self.client.handshake()
-        try self.subscribe(since: since)
+        try self.subscribe(since: mirror?.cursor ?? since)
     }
 
     /// The subscription's reply.
@@ -55,6 +59,7 @@ final class MirrorSubscriber {
             try mirror.apply(changeset)
             self.mirror = mirror
             self.changesets.append(changeset.cursor)
+            self.changesetMessages.append(changeset)
             if self.recordsDocuments { self.documents.append(mirror.document) }
         case .status(let status) where status.watch == self.watch:
             self.status = status

@@ -1,0 +1,99 @@
+import ListSyncProtocol
+
+/// The changesets of one watch's history, as kept in `<state>/<watch>/log`: what refills the
+/// history ring after a restart, so clients resume with exactly the changesets they missed.
+///
+/// On disk: the magic `LSYNCLG1`, a framed header (the epoch, and the `seq` of the version the
+/// first changeset applies to), then one framed record per changeset (its `seq`, then the
+/// `changeset` line exactly as it was sent). Records are only ever appended (and `fsync`ed), or
+/// the whole log is replaced atomically: when a new epoch starts, or to drop the oldest records.
+struct ChangesetLog: Sendable {
+    static let magic = Array("LSYNCLG1".utf8)
+
+    /// The history the log belongs to.
+    let epoch: Epoch
+    /// The `seq` of the version the first record's changeset applies to.
+    let baseSeq: UInt64
+    /// Each record's `seq` and where its frame ends in the file, in order.
+    private(set) var records: [(seq: UInt64, end: Int)]
+    /// Where the header ends and the first record starts.
+    private let headerEnd: Int
+
+    /// The `seq` of the newest version the log leads to.
+    var lastSeq: UInt64 { self.records.last?.seq ?? self.baseSeq }
+    /// The length of the file.
+    var size: Int { self.records.last?.end ?? self.headerEnd }
+
+    /// An empty log of history `epoch`, starting at version `baseSeq`, and its file.
+    static func empty(epoch: Epoch, baseSeq: UInt64) -> (log: ChangesetLog, file: [UInt8]) {
+        var header = StateWriter(capacity: 16)
+        header.integer(epoch.rawValue)
+        header.integer(baseSeq)
+        let file = Self.magic + StateWriter.frame(header.bytes)
+        return (ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: file.count), file)
+    }
+
+    /// The record of the changeset `line` that publishes `seq`.
+    static func record(seq: UInt64, line: [UInt8]) -> [UInt8] {
+        var payload = StateWriter(capacity: line.count + 8)
+        payload.integer(seq)
+        payload.raw(line)
+        return StateWriter.frame(payload.bytes)
+    }
+
+    /// Notes that `record` (see ``record(seq:line:)``) of `seq` was appended.
+    mutating func appended(seq: UInt64, count: Int) {
+        precondition(seq == self.lastSeq + 1, "changeset \(seq) does not follow \(self.lastSeq)")
+        self.records.append((seq, self.size + count))
+    }
+
+    /// Forgets the records after `seq`; returns the file's new length.
+    mutating func truncate(after seq: UInt64) -> Int {
+        self.records.removeAll { $0.seq > seq }
+        return self.size
+    }
+
+    /// The log with only the newest `count` records, and its file, made from `file` (this log's).
+    func keepingNewest(_ count: Int, of file: [UInt8]) -> (log: ChangesetLog, file: [UInt8]) {
+        let dropped = self.records.count - min(count, self.records.count)
+        let start = dropped == 0 ? self.headerEnd : self.records[dropped - 1].end
+        var (log, newFile) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
+        newFile += file[start..<self.size]
+        for record in self.records[dropped...] {
+            log.records.append((record.seq, record.end - start + log.headerEnd))
+        }
+        return (log, newFile)
+    }
+
+    /// Reads a log whose history must lead exactly to version `lastSeq` (the checkpoint's).
+    ///
+    /// Records after `lastSeq`, and a torn or garbled record after it, are what a crash between
+    /// appending a changeset and saving its checkpoint leaves: that changeset was never sent, so
+    /// they are dropped (``size`` says where the good part ends). Anything else that does not read
+    /// is damage.
+    ///
+    /// - Returns: The log and the changeset lines, oldest first.
+    static func decode(_ file: [UInt8], leadingTo lastSeq: UInt64) throws(StateDamage.Reason) -> (log: ChangesetLog, lines: [ArraySlice<UInt8>]) {
+        guard file.starts(with: Self.magic) else { throw .malformed("not a changeset log (no LSYNCLG1)", at: 0) }
+        var reader = StateReader(file, offset: Self.magic.count)
+        var header = StateReader(Array(try reader.record()))
+        let epoch = Epoch(rawValue: try header.integer())
+        let baseSeq = try header.integer()
+        guard header.isAtEnd else { throw .malformed("bytes after the log's header", at: Self.magic.count) }
+        guard baseSeq <= lastSeq else { throw .inconsistent("the log starts after the checkpoint's version \(lastSeq)") }
+        var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: reader.offset)
+        var lines: [ArraySlice<UInt8>] = []
+        while !reader.isAtEnd, log.lastSeq < lastSeq {
+            let start = reader.offset
+            var payload = StateReader(Array(try reader.record()))
+            let seq = try payload.integer()
+            guard seq == log.lastSeq + 1 else { throw .malformed("changeset \(seq) does not follow \(log.lastSeq)", at: start) }
+            lines.append(file[(start + 24)..<reader.offset])
+            log.records.append((seq, reader.offset))
+        }
+        guard log.lastSeq == lastSeq else {
+            throw .inconsistent("the log ends at version \(log.lastSeq), the checkpoint is at \(lastSeq)")
+        }
+        return (log, lines)
+    }
+}

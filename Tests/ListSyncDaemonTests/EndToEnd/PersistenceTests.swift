@@ -1,0 +1,301 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+import Testing
+@testable import ListSyncDaemon
+
+/// A watch's history survives restarts and crashes: the epoch is kept, clients resume with
+/// exactly the changesets they missed, an edit made while the daemon was down is the next `seq`,
+/// and no cursor ever names two different changesets. Damaged state starts a new epoch.
+extension EndToEndTests.Persistence {
+    static let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
+
+    /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
+    static func start(environment: [String: String] = [:]) throws -> DaemonHarness {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        try harness.start(environment: environment)
+        return harness
+    }
+
+    /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
+    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") throws {
+        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
+        #expect(try subscriber.waitUntilMirrors(harness.path(file), options: Self.options))
+    }
+
+    @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() throws {
+        let harness = try Self.start()
+        let first = try harness.subscriber("list")
+        #expect(try first.waitUntil { $0.mirror != nil })
+        try Self.save(1, harness, first)
+        let atOne = try #require(first.mirror)
+        try Self.save(2, harness, first)
+        let epoch = atOne.cursor.epoch
+        #expect(try harness.stop() == 0)
+
+        // Saved while the daemon is down: published as the next seq when it comes back.
+        try EndToEndTests.Subscribers.save(Lists.catalogue(3), to: harness.path("list.csv"))
+        try harness.start()
+        #expect(harness.log.contains("state restored"), "\(harness.log)")
+
+        let resumed = try harness.subscriber("list", mirror: atOne)
+        #expect(resumed.reply?.mode == .resume)
+        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(resumed.changesets == [Cursor(epoch: epoch, seq: 2), Cursor(epoch: epoch, seq: 3)])
+        #expect(resumed.snapshots == 0)
+        // The changeset before the restart is sent again byte for byte the same.
+        #expect(resumed.changesetMessages.first == first.changesetMessages.last)
+
+        // The first subscriber resumes from its own cursor: only the edit made while down.
+        let again = try harness.subscriber("list", mirror: try #require(first.mirror))
+        #expect(again.reply?.mode == .resume)
+        #expect(try again.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(again.changesetMessages == [resumed.changesetMessages[1]])
+
+        // And the history carries on.
+        try Self.save(4, harness, resumed)
+        #expect(resumed.changesets.last == Cursor(epoch: epoch, seq: 4))
+        #expect(try harness.stop() == 0)
+    }
+
+    /// The daemon is killed (SIGKILL) at each step of saving version 2, then the file changes
+    /// while it is down. The version it was saving was never sent, so after the restart the
+    /// change from version 1 is published under the same epoch, and every cursor names the
+    /// changeset it named before.
+    @Test(arguments: [
+        ("log-written", 2), ("log-synced", 2), ("checkpoint-written", 3), ("checkpoint-synced", 3),
+        ("checkpoint-renamed", 3), ("published", 3),
+    ])
+    func aCrashAtAnyStepOfSavingLosesNothingAndChangesNothingPublished(step: String, occurrence: Int) throws {
+        let harness = try Self.start(environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
+        let first = try harness.subscriber("list")
+        #expect(try first.waitUntil { $0.mirror != nil })
+        let atZero = try #require(first.mirror)
+        try Self.save(1, harness, first)
+        let atOne = try #require(first.mirror)
+        try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("list.csv"))
+        #expect(try harness.daemon?.waitForExit() == 128 + SIGKILL, "\(harness.log)")
+        _ = try? first.waitUntil(timeout: .seconds(1)) { _ in false }
+        #expect(first.changesets.map(\.seq) == [1], "nothing of version 2 was sent before the crash")
+
+        try EndToEndTests.Subscribers.save(Lists.catalogue(3), to: harness.path("list.csv"))
+        try harness.start()
+        let fromZero = try harness.subscriber("list", since: nil)
+        #expect(try fromZero.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(fromZero.mirror?.cursor.epoch == atOne.cursor.epoch, "the epoch is kept")
+
+        let resumed = try harness.subscriber("list", mirror: atOne)
+        #expect(resumed.reply?.mode == .resume)
+        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        // Once its checkpoint is in place, version 2 is restored and the edit made while down
+        // follows it; before, it is dropped and the edit is version 2.
+        let expected: [UInt64] = ["checkpoint-renamed", "published"].contains(step) ? [2, 3] : [2]
+        #expect(resumed.changesets.map(\.seq) == expected)
+        #expect(resumed.changesets.allSatisfy { $0.epoch == atOne.cursor.epoch })
+
+        // Cursor 1 still names the changeset sent before the crash; no cursor names two.
+        let replay = try harness.subscriber("list", mirror: atZero)
+        #expect(try replay.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(replay.changesetMessages.first == first.changesetMessages.first)
+        #expect(Self.cursorsNamingTwoChangesets([first, resumed, replay]).isEmpty)
+        #expect(try harness.stop() == 0)
+    }
+
+    /// The daemon is killed at each step of saving a watch's first version, before it is ready:
+    /// restarted, it serves the file, resuming what was completely saved, and otherwise starting
+    /// afresh: nothing saved, or a log without its checkpoint (damage, moved aside).
+    @Test(arguments: ["log-rewrite-written", "log-rewrite-synced", "log-rewrite-renamed", "checkpoint-written", "checkpoint-renamed", "published"])
+    func aCrashWhileSavingTheFirstVersionStillServesTheFile(step: String) throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        let crashing = try DaemonProcess(
+            config: harness.configPath, environment: [StateCrashPoints.variable: step], logPath: harness.path("crash.log"))
+        #expect(try crashing.waitForExit() == 128 + SIGKILL, "\(crashing.log)")
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        let expected = switch step {
+        case "log-rewrite-written", "log-rewrite-synced": "no saved state"
+        case "log-rewrite-renamed", "checkpoint-written": "damaged state"
+        default: "state restored"
+        }
+        #expect(harness.log.contains(expected), "\(harness.log)")
+        #expect(try harness.stop() == 0)
+    }
+
+    /// The cursors under which `subscribers` received different changesets.
+    static func cursorsNamingTwoChangesets(_ subscribers: [MirrorSubscriber]) -> [Cursor] {
+        var seen: [Cursor: ChangesetMessage] = [:]
+        var conflicts: [Cursor] = []
+        for message in subscribers.flatMap(\.changesetMessages) {
+            if let earlier = seen.updateValue(message, forKey: message.cursor), earlier != message {
+                conflicts.append(message.cursor)
+            }
+        }
+        return conflicts
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case truncated, garbage, deleted, unreadable
+    }
+
+    /// Every kind of damage to every state file: the daemon starts, logs the file and the problem,
+    /// moves the file aside, starts a new epoch and serves the file.
+    @Test(arguments: ["checkpoint", "log"], Damage.allCases)
+    func damagedStateStartsANewEpochAndServesTheFile(file: String, damage: Damage) throws {
+        let harness = try Self.start()
+        let first = try harness.subscriber("list")
+        #expect(try first.waitUntil { $0.mirror != nil })
+        try Self.save(1, harness, first)
+        let atOne = try #require(first.mirror)
+        #expect(try harness.stop() == 0)
+
+        let path = harness.path("state/list/\(file)")
+        let original = try Self.contents(of: path)
+        switch damage {
+        case .truncated:
+            try Self.write(Array(original.prefix(original.count / 2)), to: path)
+        case .garbage:
+            var generator = SystemRandomNumberGenerator()
+            try Self.write((0..<original.count).map { _ in UInt8.random(in: 0...255, using: &generator) }, to: path)
+        case .deleted:
+            try FileOperations.remove(path)
+        case .unreadable:
+            try FileOperations.remove(path)
+            // Permissions stop no one running as root: a directory in its place cannot be read either.
+            if geteuid() == 0 {
+                try FileOperations.makeDirectory(path)
+            } else {
+                try Self.write(original, to: path)
+                chmod(path, 0)
+            }
+        }
+        try harness.start()
+        #expect(harness.log.contains("damaged state"), "\(harness.log)")
+        #expect(harness.log.contains(damage == .deleted && file == "log" ? "/log" : "/\(file)"), "\(harness.log)")
+        if damage != .deleted {
+            #expect(access(path + ".damaged", F_OK) == 0, "the damaged file is moved aside")
+        }
+        let resumed = try harness.subscriber("list", mirror: atOne)
+        #expect(resumed.reply?.mode == .snapshot)
+        #expect(try resumed.waitUntil { $0.snapshots == 1 })
+        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(resumed.mirror?.cursor.epoch != atOne.cursor.epoch, "a new epoch")
+        // The new history is saved and survives the next restart.
+        let newCursor = try #require(resumed.mirror?.cursor)
+        #expect(try harness.stop() == 0)
+        try harness.start()
+        let afterwards = try harness.subscriber("list", mirror: resumed.mirror)
+        #expect(afterwards.reply?.mode == .resume && afterwards.reply?.cursor == newCursor)
+        #expect(try harness.stop() == 0)
+    }
+
+    /// A version that cannot be saved is not published; the status says why; once the state can
+    /// be written again the version is published.
+    @Test func aVersionThatCannotBeSavedWaitsUntilItCanBe() throws {
+        let harness = try Self.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        // A file where the watch's state directory was: nothing can be written under it.
+        try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
+        try FileOperations.write("in the way", to: harness.path("state/list"))
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("list.csv"))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.contains { $0.message.contains("cannot save the watch's state") } == true })
+        #expect(subscriber.changesets.isEmpty, "a version that is not saved is not published")
+        #expect(harness.log.contains("cannot save the watch's state"))
+
+        try FileOperations.remove(harness.path("state/list"))
+        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+
+    /// A real full disk: the state directory on a small tmpfs (mounting needs root).
+    @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
+    func aFullDiskIsReportedAndTheWatchCatchesUpWhenThereIsSpace() throws {
+        let harness = try DaemonHarness()
+        let state = harness.path("state")
+        try FileOperations.makeDirectory(state)
+        try #require(mount("tmpfs", state, "tmpfs", 0, "size=2m") == 0, "mount: errno \(errno)")
+        defer { umount2(state, Int32(MNT_DETACH)) }
+        try FileOperations.write(String(repeating: "x", count: 1900 * 1024), to: state + "/filler")
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+
+        // A version bigger than the space left: it cannot be saved, so it is not published.
+        let big = Lists.catalogue(1) + (0..<3000).map { "B\($0),bulk item \($0),1.0,bulk\n" }.joined()
+        try EndToEndTests.Subscribers.save(big, to: harness.path("list.csv"))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.contains { $0.message.contains("No space left on device") } == true })
+        #expect(subscriber.changesets.isEmpty)
+        #expect(harness.log.contains("No space left on device"))
+
+        // Space returns: the watch catches up by itself.
+        try FileOperations.remove(state + "/filler")
+        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+
+    /// A reload moves the watch to a file with the same content (nothing is published); the
+    /// history carries on across the next restart, at the new path.
+    @Test func aReloadedPathIsRememberedEvenWhenNothingChanged() throws {
+        let harness = try Self.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("moved.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"moved.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("READY=1")
+        #expect(try harness.stop() == 0)
+        #expect(subscriber.changesets.isEmpty)
+
+        try harness.start()
+        #expect(harness.log.contains("state restored"), "\(harness.log)")
+        let resumed = try harness.subscriber("list", mirror: subscriber.mirror)
+        #expect(resumed.reply?.mode == .resume)
+        try Self.save(1, harness, resumed, file: "moved.csv")
+        #expect(resumed.changesets.map(\.seq) == [1])
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aWatchRemovedByAReloadHasItsStateDeleted() throws {
+        let harness = try Self.start()
+        #expect(access(harness.path("state/list/checkpoint"), F_OK) == 0)
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("other.csv"))
+        try harness.writeConfig(["name = \"other\"\npath = \"other.csv\"\nkey = [\"sku\"]"])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("READY=1")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while access(harness.path("state/list"), F_OK) == 0, ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(access(harness.path("state/list"), F_OK) != 0, "the removed watch's state is deleted")
+        #expect(access(harness.path("state/other/checkpoint"), F_OK) == 0)
+        #expect(try harness.stop() == 0)
+    }
+
+    static func contents(of path: String) throws -> [UInt8] {
+        guard let file = fopen(path, "r") else { throw TestFailure(description: "cannot open \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
+            bytes += buffer[..<count]
+        }
+        return bytes
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        guard let file = fopen(path, "w") else { throw TestFailure(description: "cannot create \(path)") }
+        defer { fclose(file) }
+        guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw TestFailure(description: "cannot write \(path)") }
+    }
+}
