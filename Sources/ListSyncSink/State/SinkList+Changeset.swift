@@ -23,7 +23,9 @@ extension SinkList {
             sectionsChanged = sectionsChanged || !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty
                 || !stage.sectionMoved.isEmpty || !stage.sectionUpdated.isEmpty
         }
-        let digest = self.digest
+        // The digest covers the columns: the new schema counts in it.
+        let schema = changeset.schema?.schema ?? self.schema
+        let digest = Self.digest(schema: schema, of: self.sections)
         guard digest == changeset.digest else {
             throw .diverged("the digest after \(changeset.cursor) is \(digest), the daemon's \(changeset.digest)")
         }
@@ -39,7 +41,7 @@ extension SinkList {
         for (rowID, place) in places.sorted(by: { $0.key < $1.key }) where changes.values[rowID] == nil {
             writes.moved.append((rowID, place))
         }
-        if let schema = changeset.schema { self.schema = schema.schema }
+        self.schema = schema
         self.cursor = changeset.cursor
         return writes
     }
