@@ -68,8 +68,10 @@ extension FileWatcherTests.Settling {
             await harness.expectSettled(file, at: .content(Self.version(written)))
             let observed = harness.observations(of: file)
             #expect(observed.allSatisfy(whole.contains), "torn versions announced: \(observed.filter { !whole.contains($0) }), \(harness.refusedReadCount) reads refused")
-            // One every maximumSettleDelay, give or take a loaded machine.
-            #expect(observed.count >= 5, "\(observed.count) versions announced of \(written), \(harness.refusedReadCount) reads refused")
+            // One every maximumSettleDelay on an idle machine (about 20); on a loaded one reads
+            // the next save overtakes are refused, so only ask for one during the storm besides
+            // the last: without the bound the file is never quiet long enough for any.
+            #expect(observed.count >= 2, "\(observed.count) versions announced of \(written), \(harness.refusedReadCount) reads refused")
         }
     }
 }
