@@ -55,16 +55,10 @@ struct StateFile {
             return errno == ENOENT ? .absent : .unreadable(String(cString: strerror(errno)))
         }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = block.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable(String(cString: strerror(errno)))
-            }
-            if count == 0 { return .bytes(bytes) }
-            bytes += block[..<count]
+        do {
+            return .bytes(try FileDescriptorIO.readAll(from: descriptor))
+        } catch {
+            return .unreadable(error.reason)
         }
     }
 
@@ -81,15 +75,6 @@ struct StateFile {
         let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(String(cString: strerror(errno))))"
         OutputWriter.writeStandardError("listsync: state \(self.path): \(reason); \(moved); \(next)\n")
     }
-}
-
-/// read(2), named apart from ``StateFile/read()``.
-private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, bytes, count)
-    #else
-    Darwin.read(descriptor, bytes, count)
-    #endif
 }
 
 extension StateFile {
