@@ -47,9 +47,11 @@ let package = Package(
         ),
         // SO_PEERCRED's struct ucred, which Swift's Glibc module hides.
         .target(name: "CPeerCredentials"),
+        .target(name: "CFileSync"),
         .target(
             name: "ListSyncDaemon",
             dependencies: [
+                "CFileSync",
                 "CInotifyTools",
                 "CPeerCredentials",
                 "CXXHash",
