@@ -51,11 +51,7 @@ struct WatchStateStoreTests {
         try store.settleLog()
         try store.save(try Self.version(3, seq: 3, epoch: Epoch(rawValue: 2)), changeset: Array("three".utf8), watch: Self.watch)
         try store.settleLog()
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
-            Issue.record("nothing restored")
-            return
-        }
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: Epoch(rawValue: 2), seq: 3))
         #expect(changesets == [Array("three".utf8)])
     }
@@ -94,20 +90,11 @@ struct WatchStateStoreTests {
             try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
         }
         try FileOperations.removeDirectory(store.slotPath(0))
-        var meanwhile = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let durable, _, _) = meanwhile.restore(for: Self.watch).restoration else {
-            Issue.record("nothing restored after the failed save")
-            return
-        }
-        #expect(durable.cursor == Cursor(epoch: epoch, seq: 1))
+        #expect(try Self.restored(from: scratch).version.cursor == Cursor(epoch: epoch, seq: 1))
         try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
         try store.settleLog()
 
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
-            Issue.record("nothing restored")
-            return
-        }
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(version.digest == (try Self.version(3, seq: 2, epoch: epoch)).digest)
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
@@ -120,11 +107,7 @@ struct WatchStateStoreTests {
         let epoch = Epoch(rawValue: 4)
         var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
         try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
-            Issue.record("nothing restored")
-            return
-        }
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
         let log = try EndToEndTests.Persistence.contents(of: store.logPath)
@@ -139,11 +122,7 @@ struct WatchStateStoreTests {
         let store = try Self.store(savingUpTo: 2, epoch: epoch, in: scratch)
         let log = try EndToEndTests.Persistence.contents(of: store.logPath)
         try EndToEndTests.Persistence.write(Array(log.dropLast(2)), to: store.logPath)
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
-            Issue.record("nothing restored")
-            return
-        }
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
         #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == log, "the record is appended again")
@@ -189,6 +168,15 @@ struct WatchStateStoreTests {
             try store.settleLog()
         }
         return store
+    }
+
+    /// What a restarted store restores from `scratch`.
+    static func restored(from scratch: ScratchDirectory) throws -> (version: WatchVersion, changesets: [[UInt8]]) {
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
+            throw TestFailure(description: "nothing restored")
+        }
+        return (version, changesets)
     }
 
     static func files(in directory: String) throws -> [String] {
