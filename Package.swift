@@ -50,9 +50,12 @@ let package = Package(
         // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
         // sd_notify, and the clients below NIO (the latency benchmark, the tests' protocol client).
         .target(name: "UnixSockets"),
+        // sync_file_range(2), which Swift's Glibc module hides.
+        .target(name: "CFileSync"),
         .target(
             name: "ListSyncDaemon",
             dependencies: [
+                "CFileSync",
                 "CInotifyTools",
                 "CPeerCredentials",
                 "CXXHash",
