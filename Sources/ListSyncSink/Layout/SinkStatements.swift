@@ -81,9 +81,12 @@ struct SinkStatements {
         "SELECT section, hash FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) ORDER BY position"
     }
 
-    /// Every row's identity, section, order key and hash, in order key order.
-    var selectRows: String {
-        "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash FROM \(self.table) ORDER BY listsync_order"
+    /// Every row's identity, section, order key and hash, then the values of `values` as text,
+    /// in order key order.
+    func selectRows(values: [String] = []) -> String {
+        let text = self.dialect == .postgres ? "::text" : ""
+        let selected = values.map { ", " + SQLDialect.quote($0) + text }.joined()
+        return "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash\(selected) FROM \(self.table) ORDER BY listsync_order"
     }
 
     /// Removes one row by identity.

@@ -207,7 +207,11 @@ public final class PostgresSinkStore: SinkStore {
         return self.sql.matches(columns: columns, key: key, schema)
     }
 
-    private func readSections(on connection: PostgresConnection) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
+    /// The sections and rows as stored; with `verifying`, each row's hash recomputed from its
+    /// values (``StoredRecordHasher``) rather than read from `listsync_hash`.
+    private func readSections(
+        verifying schema: ListSchema? = nil, on connection: PostgresConnection
+    ) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
         for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch)], on: connection)
             .decode((String, String).self)
@@ -216,11 +220,17 @@ public final class PostgresSinkStore: SinkStore {
             stored.append((section, hash))
         }
         var rows: [(rowID: Int64, section: String?, order: String, hash: ContentHash)] = []
-        for try await (rowID, section, order, hashText) in try await self.rows(self.sql.selectRows, on: connection)
-            .decode((Int64, String?, String, String).self)
-        {
-            guard let hash = ContentHash(hashText) else { throw SinkError.diverged("row \(rowID) has no hash") }
-            rows.append((rowID, section, order, hash))
+        var hasher = schema.map { StoredRecordHasher(layout: self.layout, schema: $0) }
+        let values = schema.map { StoredRecordHasher.columns(self.layout, $0) } ?? []
+        for try await row in try await self.rows(self.sql.selectRows(values: values), on: connection) {
+            let cells = Array(row)
+            let rowID = try cells[0].decode(Int64.self)
+            guard let hash = ContentHash(try cells[3].decode(String.self)) else { throw SinkError.diverged("row \(rowID) has no hash") }
+            var computed = hash
+            if hasher != nil {
+                computed = try hasher?.contentHash(of: try cells.dropFirst(4).map { try $0.decode(String?.self) }, stored: hash) ?? hash
+            }
+            rows.append((rowID, try cells[1].decode(String?.self), try cells[2].decode(String.self), computed))
         }
         return try StoredRows.sections(stored: stored, rows: rows, sectioned: self.layout.sectioned)
     }
@@ -386,7 +396,7 @@ public final class PostgresSinkStore: SinkStore {
 
     public func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest {
         try await self.withRetries { connection in
-            SinkList.digest(schema: schema, of: try await self.readSections(on: connection).sections)
+            SinkList.digest(schema: schema, of: try await self.readSections(verifying: schema, on: connection).sections)
         }
     }
 }
