@@ -256,20 +256,28 @@ public final class PostgresSinkStore: SinkStore {
 
     /// Sends every row of the snapshot with `COPY FROM STDIN`.
     private func copy(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
-        let rows = zip(mirror.sections, list.sections).lazy.flatMap { section, rows in
-            zip(section.records, rows.records).lazy.map { record, row in
-                let rowID = SinkList.rowID(of: row)
-                let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
-                return self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema)
-            }
+        var rows = SnapshotRows(mirror, list, self.sql)
+        try await self.copy(into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection) { values in
+            rows.next(into: &values)
         }
-        try await self.copy(rows, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
     }
 
-    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN` (text format), in
-    /// chunks of about 1 MiB.
+    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN`.
     private func copy(
-        _ rows: some Sequence<[SQLValue]>, into table: String, columns: [String], on connection: PostgresConnection
+        _ rows: [[SQLValue]], into table: String, columns: [String], on connection: PostgresConnection
+    ) async throws {
+        var remaining = rows[...]
+        try await self.copy(into: table, columns: columns, on: connection) { values in
+            guard let row = remaining.popFirst() else { return false }
+            values = row
+            return true
+        }
+    }
+
+    /// Sends the rows `next` puts in its argument (values of `columns`; `false` after the last)
+    /// into `table` with `COPY FROM STDIN` (text format), in chunks of about 1 MiB.
+    private func copy(
+        into table: String, columns: [String], on connection: PostgresConnection, rows next: (inout [SQLValue]) -> Bool
     ) async throws {
         // PostgresNIO puts the names in double quotes as they are: quotes inside are doubled here.
         let columns = columns.map { $0.replacingAll("\"", with: "\"\"") }
@@ -277,8 +285,9 @@ public final class PostgresSinkStore: SinkStore {
         try await connection.copyFrom(table: table, columns: columns, logger: self.logger) { writer in
             var buffer = ByteBuffer()
             buffer.reserveCapacity(1 << 20)
-            for row in rows {
-                Self.appendCopyLine(row, to: &buffer)
+            var values: [SQLValue] = []
+            while next(&values) {
+                Self.appendCopyLine(values, to: &buffer)
                 if buffer.readableBytes >= 1 << 20 {
                     try await writer.write(buffer)
                     buffer.clear()
@@ -329,6 +338,12 @@ public final class PostgresSinkStore: SinkStore {
             case .integer(let integer): buffer.writeString(String(integer))
             case .real(let real): buffer.writeString("\(real)")
             case .text(let text):
+                // Most text has nothing to escape: written whole.
+                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+                else {
+                    buffer.writeString(text)
+                    continue
+                }
                 for byte in text.utf8 {
                     switch byte {
                     case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")

@@ -89,13 +89,9 @@ public final class SQLiteSinkStore: SinkStore {
                 self.database.forgetStatements()
             }
             let insert = try self.database.statement(self.sql.insertRow(list.schema))
-            for (section, rows) in zip(mirror.sections, list.sections) {
-                for (record, row) in zip(section.records, rows.records) {
-                    let rowID = SinkList.rowID(of: row)
-                    let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
-                    try insert.run(self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema))
-                }
-            }
+            var rows = SnapshotRows(mirror, list, self.sql)
+            var values: [SQLValue] = []
+            while rows.next(into: &values) { try insert.run(values) }
             try self.writeSections(list.sections.map(\.model))
             try self.writeCursor(list, digest: list.digest)
         }
