@@ -15,6 +15,10 @@ struct SnapshotRows {
     private let sql: SinkStatements
     private var section = 0
     private var element = 0
+    /// The order keys of the current section: the snapshot's, computed again as the list did
+    /// (``OrderKey/spread(_:)``) rather than looked up row by row in its dictionary — a million
+    /// lookups at random places in memory.
+    private var keys: [String] = []
 
     /// The rows of `mirror`, whose identities and order keys `list` holds (``SinkList/init(snapshot:cursor:)``).
     init(_ mirror: MirroredList, _ list: SinkList, _ sql: SinkStatements) {
@@ -30,9 +34,12 @@ struct SnapshotRows {
             self.element = 0
         }
         guard self.section < self.records.count else { return false }
+        if self.element == 0 { self.keys = OrderKey.spread(self.records[self.section].records.count) }
         let record = self.records[self.section].records[self.element]
         let rowID = SinkList.rowID(of: self.list.sections[self.section].records[self.element])
-        let place = SinkWrites.Place(section: self.records[self.section].model.model, order: self.list.orders[rowID] ?? "")
+        let order = self.keys[self.element]
+        assert(order == self.list.orders[rowID], "a snapshot's row has the key its list gave it")
+        let place = SinkWrites.Place(section: self.records[self.section].model.model, order: order)
         values.removeAll(keepingCapacity: true)
         self.sql.appendInsertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), self.list.schema, to: &values)
         self.element += 1
