@@ -12,8 +12,7 @@ struct CSVColumns {
     let hasIgnored: Bool
     /// The columns that are published: the header without the ignored ones.
     let published: ListSchema
-    /// The seed of every record's content hash: XXH3-64 of the published schema's
-    /// ``ListSchema/canonicalBytes``, so that renaming a column changes every record.
+    /// The seed of every record's content hash (``ListSchema/headerSeed`` of `published`).
     let headerSeed: UInt64
     /// The field names as the user wrote them, for messages: key, then section.
     let keyNames: [String]
@@ -38,7 +37,7 @@ struct CSVColumns {
         self.ignored = ignored
         self.hasIgnored = ignored.contains(true)
         self.published = ListSchema(columns: zip(header, ignored).filter { !$0.1 }.map(\.0))
-        self.headerSeed = self.published.canonicalBytes.withUnsafeBytes { StableHash.hash64($0) }
+        self.headerSeed = self.published.headerSeed
     }
 
     /// The number of columns.

@@ -30,7 +30,15 @@ public struct ContentHash: Hashable, Sendable, BitwiseCopyable {
 extension ContentHash: LosslessStringConvertible {
     /// 32 lowercase hex digits, high half first.
     public var description: String {
-        hexDigits(high) + hexDigits(low)
+        // Written in place: hashes are printed once per record (a sink's rows, a snapshot).
+        String(unsafeUninitializedCapacity: 32) { digits in
+            for position in 0..<32 {
+                let half = position < 16 ? self.high : self.low
+                let nibble = UInt8(truncatingIfNeeded: half >> (60 - 4 * (position & 15))) & 0xF
+                digits[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            return 32
+        }
     }
 
     /// Parses 32 hex digits (either case), high half first.
@@ -42,10 +50,5 @@ extension ContentHash: LosslessStringConvertible {
             digits.allSatisfy({ JSONString.hexDigit($0) != nil })
         else { return nil }
         self.init(low: low, high: high)
-    }
-
-    private func hexDigits(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -66,6 +66,12 @@ public struct ListSchema: Hashable, Sendable {
         }
         return bytes
     }
+
+    /// The seed of the content hashes of CSV records with these published columns: XXH3-64 of
+    /// ``canonicalBytes``, so that renaming a column changes every record's hash.
+    var headerSeed: UInt64 {
+        self.canonicalBytes.withUnsafeBytes { StableHash.hash64($0) }
+    }
 }
 
 extension ParsedList {

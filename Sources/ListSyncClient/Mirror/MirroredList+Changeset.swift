@@ -11,8 +11,8 @@ extension MirroredList {
     ///   changeset was missed (resume with the cursor), or another case when the changeset
     ///   contradicts the list (resubscribe for a fresh snapshot). Either way the mirror is left at
     ///   its last verified version.
-    /// - Complexity: O(changes) to apply, plus a copy of each section that loses or gains
-    ///   records, plus O(*n*) for the digest.
+    /// - Complexity: O(changes) to apply, plus a shift of a section's records per record it
+    ///   loses or gains (a rebuild of the section when many do), plus O(*n*) for the digest.
     public mutating func apply(_ changeset: ChangesetMessage) throws(MirrorError) {
         try self.checkWatch(changeset.watch)
         if let pending = self.pendingSnapshot {

@@ -17,9 +17,15 @@ import ListFormats
 /// have, or one position twice, throws a ``StageFailure``, and the ``MirrorUndoLog`` has what is
 /// needed to undo the steps already taken.
 ///
-/// - Complexity: O(changes), plus O(size) for each section that loses or gains records (it is
-///   rebuilt from slices of the old one, which the undo log keeps).
+/// - Complexity: O(changes), plus, for each section that loses or gains records, one shift of
+///   its records per record removed or inserted when they are at most ``inPlaceLimit`` (no copy,
+///   no reference counting: a small changeset to a long list costs a few `memmove`s), else
+///   O(size) to rebuild it from slices of the old one (which the undo log keeps).
 enum StageApplication {
+    /// Up to this many records leaving or arriving in one section are removed or inserted one
+    /// by one in place; more, and the section is rebuilt in one pass.
+    static let inPlaceLimit = 8
+
     static func apply(
         _ stage: ChangesetStage, to sections: inout [MirroredSection], undo: inout MirrorUndoLog
     ) throws(StageFailure) {
@@ -41,10 +47,7 @@ enum StageApplication {
             guard sections.indices.contains(section), !insertedSections.contains(section) else {
                 throw StageFailure("a record arrives in section \(section), which is not a kept section after the stage")
             }
-            let before = sections[section].records
-            let after = try Self.inserting(records, into: before, section: section)
-            undo.record(.records(section: section, before))
-            sections[section].records = after
+            try Self.insert(records, into: &sections, section: section, undo: &undo)
         }
         for updated in stage.sectionUpdated {
             guard sections.indices.contains(updated.index) else { throw StageFailure("no section \(updated.index) to update") }
@@ -87,6 +90,16 @@ enum StageApplication {
                 throw StageFailure("records leave section \(section), which the same stage deletes")
             }
             elements.sort()
+            if elements.count <= Self.inPlaceLimit {
+                for (element, next) in zip(elements, elements.dropFirst()) where element == next {
+                    throw StageFailure("record [\(section), \(element)] leaves twice")
+                }
+                // From the last, so that the positions before it stay valid.
+                for element in elements.reversed() {
+                    undo.record(.removed(ElementPath(element: element, section: section), sections[section].records.remove(at: element)))
+                }
+                continue
+            }
             let before = sections[section].records
             var after: [ChangesetStage.Record] = []
             after.reserveCapacity(before.count - elements.count)
@@ -141,8 +154,35 @@ enum StageApplication {
         return Set(stage.sectionInserted.map(\.index))
     }
 
-    /// Step 4: `arrivals` take their positions after the stage in one section; the records that
-    /// stay fill the other positions in order.
+    /// Step 4: `arrivals` take their positions after the stage in `section`; the records that
+    /// stay fill the other positions in order. A few are inserted in place, from the first
+    /// position on (each then lands where it belongs); more rebuild the section.
+    private static func insert(
+        _ arrivals: [(index: Int, record: ChangesetStage.Record)], into sections: inout [MirroredSection], section: Int,
+        undo: inout MirrorUndoLog
+    ) throws(StageFailure) {
+        guard arrivals.count <= Self.inPlaceLimit else {
+            let before = sections[section].records
+            let after = try Self.inserting(arrivals, into: before, section: section)
+            undo.record(.records(section: section, before))
+            sections[section].records = after
+            return
+        }
+        var previous = -1
+        for arrival in arrivals.sorted(by: { $0.index < $1.index }) {
+            // Positions rise strictly, and each is within the records placed so far: exactly the
+            // positions a rebuild accepts.
+            guard arrival.index > previous, arrival.index <= sections[section].records.count else {
+                throw StageFailure("no position [\(section), \(arrival.index)] for a record to arrive at, or it is taken twice")
+            }
+            sections[section].records.insert(arrival.record, at: arrival.index)
+            undo.record(.inserted(ElementPath(element: arrival.index, section: section)))
+            previous = arrival.index
+        }
+    }
+
+    /// The records of a section rebuilt with `arrivals` at their positions after the stage and
+    /// the records that stay in the other positions, in order.
     private static func inserting(
         _ arrivals: [(index: Int, record: ChangesetStage.Record)], into staying: [ChangesetStage.Record], section: Int
     ) throws(StageFailure) -> [ChangesetStage.Record] {
@@ -185,7 +225,8 @@ extension ChangesetStage {
     ///
     /// - Throws: ``StageFailure`` when the stage names a position `sections` do not have; the
     ///   sections may then be partly changed (a ``MirroredList`` rolls back, this does not).
-    /// - Complexity: O(changes), plus O(size) for each section that loses or gains records.
+    /// - Complexity: O(changes), plus a few shifts or a rebuild of each section that loses or
+    ///   gains records (see ``StageApplication``).
     public func apply(to sections: inout [MirroredSection]) throws(StageFailure) {
         var undo = MirrorUndoLog()
         try StageApplication.apply(self, to: &sections, undo: &undo)

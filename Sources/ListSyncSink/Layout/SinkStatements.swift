@@ -81,9 +81,12 @@ struct SinkStatements {
         "SELECT section, hash FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) ORDER BY position"
     }
 
-    /// Every row's identity, section, order key and hash, in order key order.
-    var selectRows: String {
-        "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash FROM \(self.table) ORDER BY listsync_order"
+    /// Every row's identity, section, order key and hash, then the values of `values` as text,
+    /// in order key order.
+    func selectRows(values: [String] = []) -> String {
+        let text = self.dialect == .postgres ? "::text" : ""
+        let selected = values.map { ", " + SQLDialect.quote($0) + text }.joined()
+        return "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash\(selected) FROM \(self.table) ORDER BY listsync_order"
     }
 
     /// Removes one row by identity.
@@ -128,16 +131,27 @@ struct SinkStatements {
 
     /// The values of ``insertRow(_:)`` for a row.
     func insertValues(_ row: SinkWrites.Row, _ schema: ListSchema) -> [SQLValue] {
+        var values: [SQLValue] = []
+        self.appendInsertValues(row, schema, to: &values)
+        return values
+    }
+
+    /// Appends the values of ``insertRow(_:)`` for a row to `values`: a snapshot's rows reuse
+    /// one array.
+    func appendInsertValues(_ row: SinkWrites.Row, _ schema: ListSchema, to values: inout [SQLValue]) {
         let place = row.place ?? SinkWrites.Place(section: .null, order: "")
-        return self.layout.values(of: row.record.value, schema) + [.integer(row.rowID)]
-            + (self.layout.sectioned ? [SinkList.sectionValue(place.section)] : [])
-            + [.text(place.order), .text(row.record.hash.description)]
+        self.layout.appendValues(of: row.record.value, schema, to: &values)
+        values.append(.integer(row.rowID))
+        if self.layout.sectioned { values.append(SinkList.sectionValue(place.section)) }
+        values.append(.text(place.order))
+        values.append(.text(row.record.hash.description))
     }
 
     /// The values of an update of `row` (``updateColumns(_:placed:)``, then the identity).
     func updateValues(_ row: SinkWrites.Row, _ schema: ListSchema) -> [SQLValue] {
-        self.layout.values(of: row.record.value, schema) + [.text(row.record.hash.description)]
-            + (row.place.map(self.placeValues) ?? []) + [.integer(row.rowID)]
+        var values: [SQLValue] = []
+        self.layout.appendValues(of: row.record.value, schema, to: &values)
+        return values + [.text(row.record.hash.description)] + (row.place.map(self.placeValues) ?? []) + [.integer(row.rowID)]
     }
 
     /// The schema's columns as a JSON array, for the cursor row.

@@ -59,14 +59,21 @@ public struct SinkTableLayout: Sendable, Hashable {
         }
     }
 
-    /// The values of ``dataColumns(_:)`` for a record.
-    func values(of value: ListValue, _ schema: ListSchema) -> [SQLValue] {
+    /// Appends the values of ``dataColumns(_:)`` for a record to `values`.
+    func appendValues(of value: ListValue, _ schema: ListSchema, to values: inout [SQLValue]) {
         switch self.kind {
         case .csv:
-            return schema.columns.map { column in value[member: column].map { .text($0.text) } ?? .null }
+            // A CSV record's members are its columns in header order: found by position, without
+            // a search, while the names agree.
+            let members: [ListValue.Member]
+            if case .object(let all) = value { members = all } else { members = [] }
+            for (index, column) in schema.columns.enumerated() {
+                let member = index < members.count && members[index].name == column ? members[index].value : value[member: column]
+                values.append(member.map { .text($0.text) } ?? .null)
+            }
         case .json:
-            return self.dataColumns(schema).dropLast().map { member in value[member: member].map(SQLValue.init) ?? .null }
-                + [.text(value.jsonText)]
+            for member in self.dataColumns(schema).dropLast() { values.append(value[member: member].map(SQLValue.init) ?? .null) }
+            values.append(.text(value.jsonText))
         }
     }
 

@@ -207,7 +207,11 @@ public final class PostgresSinkStore: SinkStore {
         return self.sql.matches(columns: columns, key: key, schema)
     }
 
-    private func readSections(on connection: PostgresConnection) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
+    /// The sections and rows as stored; with `verifying`, each row's hash recomputed from its
+    /// values (``StoredRecordHasher``) rather than read from `listsync_hash`.
+    private func readSections(
+        verifying schema: ListSchema? = nil, on connection: PostgresConnection
+    ) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
         for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch)], on: connection)
             .decode((String, String).self)
@@ -216,11 +220,17 @@ public final class PostgresSinkStore: SinkStore {
             stored.append((section, hash))
         }
         var rows: [(rowID: Int64, section: String?, order: String, hash: ContentHash)] = []
-        for try await (rowID, section, order, hashText) in try await self.rows(self.sql.selectRows, on: connection)
-            .decode((Int64, String?, String, String).self)
-        {
-            guard let hash = ContentHash(hashText) else { throw SinkError.diverged("row \(rowID) has no hash") }
-            rows.append((rowID, section, order, hash))
+        var hasher = schema.map { StoredRecordHasher(layout: self.layout, schema: $0) }
+        let values = schema.map { StoredRecordHasher.columns(self.layout, $0) } ?? []
+        for try await row in try await self.rows(self.sql.selectRows(values: values), on: connection) {
+            let cells = Array(row)
+            let rowID = try cells[0].decode(Int64.self)
+            guard let hash = ContentHash(try cells[3].decode(String.self)) else { throw SinkError.diverged("row \(rowID) has no hash") }
+            var computed = hash
+            if hasher != nil {
+                computed = try hasher?.contentHash(of: try cells.dropFirst(4).map { try $0.decode(String?.self) }, stored: hash) ?? hash
+            }
+            rows.append((rowID, try cells[1].decode(String?.self), try cells[2].decode(String.self), computed))
         }
         return try StoredRows.sections(stored: stored, rows: rows, sectioned: self.layout.sectioned)
     }
@@ -246,20 +256,28 @@ public final class PostgresSinkStore: SinkStore {
 
     /// Sends every row of the snapshot with `COPY FROM STDIN`.
     private func copy(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
-        let rows = zip(mirror.sections, list.sections).lazy.flatMap { section, rows in
-            zip(section.records, rows.records).lazy.map { record, row in
-                let rowID = SinkList.rowID(of: row)
-                let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
-                return self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema)
-            }
+        var rows = SnapshotRows(mirror, list, self.sql)
+        try await self.copy(into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection) { values in
+            rows.next(into: &values)
         }
-        try await self.copy(rows, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
     }
 
-    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN` (text format), in
-    /// chunks of about 1 MiB.
+    /// Sends `rows` (values of `columns`) into `table` with `COPY FROM STDIN`.
     private func copy(
-        _ rows: some Sequence<[SQLValue]>, into table: String, columns: [String], on connection: PostgresConnection
+        _ rows: [[SQLValue]], into table: String, columns: [String], on connection: PostgresConnection
+    ) async throws {
+        var remaining = rows[...]
+        try await self.copy(into: table, columns: columns, on: connection) { values in
+            guard let row = remaining.popFirst() else { return false }
+            values = row
+            return true
+        }
+    }
+
+    /// Sends the rows `next` puts in its argument (values of `columns`; `false` after the last)
+    /// into `table` with `COPY FROM STDIN` (text format), in chunks of about 1 MiB.
+    private func copy(
+        into table: String, columns: [String], on connection: PostgresConnection, rows next: (inout [SQLValue]) -> Bool
     ) async throws {
         // PostgresNIO puts the names in double quotes as they are: quotes inside are doubled here.
         let columns = columns.map { $0.replacingAll("\"", with: "\"\"") }
@@ -267,8 +285,9 @@ public final class PostgresSinkStore: SinkStore {
         try await connection.copyFrom(table: table, columns: columns, logger: self.logger) { writer in
             var buffer = ByteBuffer()
             buffer.reserveCapacity(1 << 20)
-            for row in rows {
-                Self.appendCopyLine(row, to: &buffer)
+            var values: [SQLValue] = []
+            while next(&values) {
+                Self.appendCopyLine(values, to: &buffer)
                 if buffer.readableBytes >= 1 << 20 {
                     try await writer.write(buffer)
                     buffer.clear()
@@ -319,6 +338,12 @@ public final class PostgresSinkStore: SinkStore {
             case .integer(let integer): buffer.writeString(String(integer))
             case .real(let real): buffer.writeString("\(real)")
             case .text(let text):
+                // Most text has nothing to escape: written whole.
+                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+                else {
+                    buffer.writeString(text)
+                    continue
+                }
                 for byte in text.utf8 {
                     switch byte {
                     case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
@@ -386,7 +411,7 @@ public final class PostgresSinkStore: SinkStore {
 
     public func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest {
         try await self.withRetries { connection in
-            SinkList.digest(schema: schema, of: try await self.readSections(on: connection).sections)
+            SinkList.digest(schema: schema, of: try await self.readSections(verifying: schema, on: connection).sections)
         }
     }
 }

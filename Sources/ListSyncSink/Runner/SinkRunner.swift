@@ -80,13 +80,15 @@ public struct SinkRunner {
             let rows = try await table.replace(with: update.mirror, at: cursor)
             report(.replaced(cursor: cursor, rows: rows))
             guard let digest = update.mirror.digest else { return nil }
-            return try await self.mismatch(expected: digest, schema: update.mirror.schema).map(Outcome.resynchronize)
+            return try await self.mismatch(expected: digest, schema: table.schema ?? update.mirror.schema).map(Outcome.resynchronize)
         case .changeset(let changeset):
             let result = await Self.applying(changeset, to: table)
             switch result {
             case .success(let rows):
                 report(.applied(cursor: changeset.cursor, rows: rows))
-                return try await self.mismatch(expected: changeset.digest, schema: update.mirror.schema).map(Outcome.resynchronize)
+                // The table's columns: a mirror resumed from a cursor has none of its own.
+                return try await self.mismatch(expected: changeset.digest, schema: table.schema ?? update.mirror.schema)
+                    .map(Outcome.resynchronize)
             case .failure(.diverged(let reason)):
                 return .resynchronize(reason)
             case .failure(let error):
@@ -122,10 +124,16 @@ public struct SinkRunner {
         return SinkTableLayout.RecordKind(format: summary.format) != layout.kind
     }
 
-    /// With `verify`, why the table's digest is not `expected`; `nil` when it is (or without).
+    /// With `verify`, why the table's digest — each row's hash recomputed from its values — is
+    /// not `expected`; `nil` when it is (or without).
     private func mismatch(expected: ListDigest, schema: ListSchema) async throws(SinkError) -> String? {
         guard self.verify else { return nil }
-        let stored = try await self.store.storedDigest(schema: schema)
+        let stored: ListDigest
+        do {
+            stored = try await self.store.storedDigest(schema: schema)
+        } catch .diverged(let reason) {
+            return reason
+        }
         return stored == expected ? nil : "the table's digest is \(stored), the daemon's \(expected)"
     }
 }

@@ -1,3 +1,4 @@
+import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 
@@ -22,6 +23,9 @@ public final class SinkTable {
 
     /// The version the table holds, as far as the sink knows.
     public var cursor: Cursor? { self.state?.cursor }
+
+    /// The columns of that version.
+    var schema: ListSchema? { self.state?.list.schema }
 
     /// Reads the list and cursor the table holds (none when there is nothing to resume from).
     public func load() async throws(SinkError) {

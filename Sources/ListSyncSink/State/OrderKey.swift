@@ -31,15 +31,21 @@ enum OrderKey {
             width += 1
             scale *= self.base
         }
+        // Written in place, digit by digit: a snapshot of a million rows makes a million keys.
         return (0..<count).map { index in
-            var number = (index + 1) * scale / (count + 1)
-            var digits = [Int](repeating: 0, count: width)
-            for position in stride(from: width - 1, through: 0, by: -1) {
-                digits[position] = number % self.base
-                number /= self.base
+            let number = (index + 1) * scale / (count + 1)
+            return String(unsafeUninitializedCapacity: width) { text in
+                var rest = number
+                var length = 0
+                for position in stride(from: width - 1, through: 0, by: -1) {
+                    let digit = rest % self.base
+                    rest /= self.base
+                    if length == 0, digit == 0 { continue }  // A trailing zero.
+                    length = max(length, position + 1)
+                    text[position] = self.digits[digit]
+                }
+                return length
             }
-            while digits.last == 0 { digits.removeLast() }
-            return self.text(digits)
         }
     }
 

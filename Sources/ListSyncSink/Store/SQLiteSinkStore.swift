@@ -47,7 +47,9 @@ public final class SQLiteSinkStore: SinkStore {
         return self.sql.matches(columns: columns, key: key, schema)
     }
 
-    private func readSections() throws(SinkError) -> (sections: [MirroredSection], orders: [Int64: String]) {
+    /// The sections and rows as stored; with `verifying`, each row's hash recomputed from its
+    /// values (``StoredRecordHasher``) rather than read from `listsync_hash`.
+    private func readSections(verifying schema: ListSchema? = nil) throws(SinkError) -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
         let sections = try self.database.statement(self.sql.selectSections)
         try sections.bind([.text(self.watch)])
@@ -58,11 +60,16 @@ public final class SQLiteSinkStore: SinkStore {
             stored.append((section, hash))
         }
         var rows: [(rowID: Int64, section: String?, order: String, hash: ContentHash)] = []
-        let select = try self.database.statement(self.sql.selectRows)
+        var hasher = schema.map { StoredRecordHasher(layout: self.layout, schema: $0) }
+        let values = schema.map { StoredRecordHasher.columns(self.layout, $0) } ?? []
+        let select = try self.database.statement(self.sql.selectRows(values: values))
         try select.bind([])
         while try select.step() {
-            guard let order = select.text(2), let hash = select.text(3).flatMap(ContentHash.init) else {
+            guard let order = select.text(2), var hash = select.text(3).flatMap(ContentHash.init) else {
                 throw .diverged("row \(select.integer(0)) has no order key or hash")
+            }
+            if hasher != nil {
+                hash = try hasher?.contentHash(of: values.indices.map { select.text(Int32(4 + $0)) }, stored: hash) ?? hash
             }
             rows.append((select.integer(0), select.text(1), order, hash))
         }
@@ -82,13 +89,9 @@ public final class SQLiteSinkStore: SinkStore {
                 self.database.forgetStatements()
             }
             let insert = try self.database.statement(self.sql.insertRow(list.schema))
-            for (section, rows) in zip(mirror.sections, list.sections) {
-                for (record, row) in zip(section.records, rows.records) {
-                    let rowID = SinkList.rowID(of: row)
-                    let place = SinkWrites.Place(section: section.model.model, order: list.orders[rowID] ?? "")
-                    try insert.run(self.sql.insertValues(SinkWrites.Row(rowID: rowID, record: record, place: place), list.schema))
-                }
-            }
+            var rows = SnapshotRows(mirror, list, self.sql)
+            var values: [SQLValue] = []
+            while rows.next(into: &values) { try insert.run(values) }
             try self.writeSections(list.sections.map(\.model))
             try self.writeCursor(list, digest: list.digest)
         }
@@ -134,6 +137,6 @@ public final class SQLiteSinkStore: SinkStore {
     }
 
     public func storedDigest(schema: ListSchema) throws(SinkError) -> ListDigest {
-        SinkList.digest(schema: schema, of: try self.readSections().sections)
+        SinkList.digest(schema: schema, of: try self.readSections(verifying: schema).sections)
     }
 }

@@ -23,7 +23,11 @@ public protocol SinkStore: AnyObject {
     /// transaction.
     func apply(_ writes: SinkWrites, state: SinkState, digest: ListDigest) async throws(SinkError)
 
-    /// The digest of the table as stored: its sections and rows read back in order, under
-    /// `schema` (the columns the cursor's version has).
+    /// The digest of the table as stored: its sections and rows read back in order, each row's
+    /// hash recomputed from the values in its columns (``StoredRecordHasher``), under `schema`
+    /// (the columns the cursor's version has).
+    ///
+    /// - Throws: ``SinkError/diverged(_:)`` when the rows cannot be read as the list's (a row in
+    ///   a section the sink does not know, a record column that is not JSON).
     func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest
 }

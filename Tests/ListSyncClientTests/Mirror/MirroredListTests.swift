@@ -57,6 +57,46 @@ import Testing
         }
     }
 
+    /// A long list edited a few records at a time — inserted, deleted, moved, updated, across
+    /// sections too — which the mirror applies in place rather than by rebuilding sections: it
+    /// equals each version.
+    @Test func aMirrorFollowsSmallEditsOfALongList() async {
+        // Each edit: (kind 0 insert, 1 delete, 2 move, 3 update; two positions as fractions of the length).
+        let edits = Generator<[(Int, Double, Double)], Shrink.None<[(Int, Double, Double)]>> { rng in
+            (0..<Int.random(in: 1...4, using: &rng)).map { _ in
+                (Int.random(in: 0..<4, using: &rng), Double.random(in: 0..<1, using: &rng), Double.random(in: 0..<1, using: &rng))
+            }
+        }
+        await propertyCheck(count: 200, input: edits.array(of: 1...4), Gen.bool) { versions, sectioned in
+            #expect(throws: Never.self) {
+                // Record (id, group, value); ids unique so that every edit is one change.
+                var records = (0..<120).map { ($0, ["a", "b", "c"][$0 % 3], 0) }
+                var next = 1000
+                var list = try Versions.read(Versions.json(records), sectioned: sectioned)
+                var mirror = try Versions.mirror(of: list, seq: 0)
+                for (seq, version) in versions.enumerated() {
+                    for (kind, first, second) in version {
+                        let at = Int(first * Double(records.count))
+                        switch kind {
+                        case 0:
+                            records.insert((next, ["a", "b", "c"][next % 3], 0), at: at)
+                            next += 1
+                        case 1: records.remove(at: at)
+                        case 2:
+                            let moved = records.remove(at: at)
+                            records.insert(moved, at: Int(second * Double(records.count)))
+                        default: records[at].2 += 1
+                        }
+                    }
+                    let new = try Versions.read(Versions.json(records), sectioned: sectioned)
+                    try mirror.apply(try Versions.changeset(from: list, to: new, seq: UInt64(seq + 1)))
+                    #expect(mirror.document == new.document)
+                    list = new
+                }
+            }
+        }
+    }
+
     @Test func aDigestMismatchLeavesTheMirrorAtItsVerifiedVersion() throws {
         let old = try Versions.read(v0, sectioned: true)
         let new = try Versions.read(v1, sectioned: true)
