@@ -60,7 +60,8 @@ struct AtomicFileWriter {
         guard fsync(directory) == 0 else { throw Failure(path: self.directory, step: "flush the directory", code: errno) }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
+    /// Writes all of `bytes` to `descriptor` (named `path` in errors), again after `EINTR` and short writes.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
