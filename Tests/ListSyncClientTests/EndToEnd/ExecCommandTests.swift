@@ -162,20 +162,22 @@ extension ClientEndToEnd {
             #expect(exec.errorOutput.contains("failed on changeset \(epoch):1: exited with status 3") && exec.errorOutput.contains("--on-error stop"), "\(exec.errorOutput)")
         }
 
+        /// A command (`sh -c` with the test's directory as `$0`) that logs its cursor to `starts`,
+        /// takes its input, waits while the file `hold` exists, then logs its cursor to `log`.
+        static let heldRun = """
+            echo "$LISTSYNC_CURSOR" >> "$0/starts"
+            cat > /dev/null
+            while [ -e "$0/hold" ]; do sleep 0.05; done
+            echo "$LISTSYNC_CURSOR" >> "$0/log"
+            """
+
         /// `exec --state` killed with SIGKILL (with its command) while idle and while the command
         /// runs, with changesets published while it is down, and started again: its log lists
         /// each cursor exactly once, in order, without a gap; the command that was killed mid-run
         /// ran again. With --format json-patch, the state keeps the list the next patch applies to.
         @Test(arguments: ["ndjson", "json-patch"]) func aKilledExecResumesAndEachChangesetSucceedsOnce(format: String) async throws {
             let harness = try await EndToEndHarness.running()
-            // Each run says it started, waits while the test holds it, then logs its cursor.
-            let script = """
-                echo "$LISTSYNC_CURSOR" >> "$0/starts"
-                cat > /dev/null
-                while [ -e "$0/hold" ]; do sleep 0.05; done
-                echo "$LISTSYNC_CURSOR" >> "$0/log"
-                """
-            let arguments = ["products", "--state", harness.path("exec.state"), "--format", format, "--", "/bin/sh", "-c", script, harness.directory]
+            let arguments = ["products", "--state", harness.path("exec.state"), "--format", format, "--", "/bin/sh", "-c", Self.heldRun, harness.directory]
             var exec = try harness.client("exec", arguments)
             try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
             try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
@@ -226,13 +228,7 @@ extension ClientEndToEnd {
         /// the changeset, and the restarted `exec` does not run that command again.
         @Test func aCommandThatSucceedsAfterExecWasKilledRunsOnce() async throws {
             let harness = try await EndToEndHarness.running()
-            let script = """
-                echo "$LISTSYNC_CURSOR" >> "$0/starts"
-                cat > /dev/null
-                while [ -e "$0/hold" ]; do sleep 0.05; done
-                echo "$LISTSYNC_CURSOR" >> "$0/log"
-                """
-            let arguments = ["products", "--state", harness.path("exec.state"), "--", "/bin/sh", "-c", script, harness.directory]
+            let arguments = ["products", "--state", harness.path("exec.state"), "--", "/bin/sh", "-c", Self.heldRun, harness.directory]
             var exec = try harness.client("exec", arguments)
             try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
             let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
