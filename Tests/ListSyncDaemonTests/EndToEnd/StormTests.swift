@@ -146,6 +146,8 @@ extension EndToEndTests.Persistence {
         for client in clients {
             try client.start()
         }
+        // Each has recorded its first snapshot: from here on, every restart of theirs resumes.
+        #expect(Self.waitUntil(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
         var kills = 0
         let end = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < end {
