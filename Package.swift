@@ -47,15 +47,22 @@ let package = Package(
         ),
         // SO_PEERCRED's struct ucred, which Swift's Glibc module hides.
         .target(name: "CPeerCredentials"),
+        // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
+        // sd_notify, and the clients below NIO (the latency benchmark, the tests' protocol client).
+        .target(name: "UnixSockets"),
+        // sync_file_range(2), which Swift's Glibc module hides.
+        .target(name: "CFileSync"),
         .target(
             name: "ListSyncDaemon",
             dependencies: [
+                "CFileSync",
                 "CInotifyTools",
                 "CPeerCredentials",
                 "CXXHash",
                 "ListDiff",
                 "ListFormats",
                 "ListSyncProtocol",
+                "UnixSockets",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -73,6 +80,7 @@ let package = Package(
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
+                "UnixSockets",
                 // Built for the end-to-end tests, which run the binary.
                 "listsyncd",
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +133,7 @@ let package = Package(
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
+                "UnixSockets",
                 // Built for the end-to-end tests, which run the binaries.
                 "listsyncd",
                 "listsync",
@@ -179,6 +188,7 @@ let package = Package(
                 "ListSyncProtocol",
                 // The sink benchmark: SQLite and PostgreSQL against delete-and-reinsert.
                 "ListSyncSink",
+                "UnixSockets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ]

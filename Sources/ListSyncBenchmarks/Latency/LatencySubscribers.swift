@@ -1,6 +1,7 @@
 import CNIOLinux
 import Glibc
 import ListSyncProtocol
+import UnixSockets
 
 /// Subscribers on plain Unix sockets, read by one `epoll` loop, that note the instant each
 /// changeset line arrives — the daemon's latency as any client sees it, before the client does
@@ -70,29 +71,17 @@ final class LatencySubscribers {
     /// A blocking connection to `path`; a full listen queue (`EAGAIN`) is retried.
     private static func connect(to path: String) throws -> Int32 {
         while true {
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            do {
+                return try UnixStreamSocket.connect(to: path)
+            } catch {
+                guard error.code == EAGAIN else { throw error }
+                usleep(1000)
             }
-            if connected == 0 { return descriptor }
-            let error = errno
-            close(descriptor)
-            guard error == EAGAIN else { throw Failure(description: "connect \(path): \(String(cString: strerror(error)))") }
-            usleep(1000)
         }
     }
 
     private func send(_ bytes: [UInt8], to descriptor: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
-            offset += sent
-        }
+        try UnixStreamSocket.sendAll(bytes, to: descriptor)
     }
 
     /// Reads from every ready connection until `done` holds for all of them.

@@ -136,12 +136,20 @@ struct SubscriberStateMachine {
     /// policy says.
     mutating func connectionFailed(reason: String) -> [Action] {
         let failures: Int
+        // Whether a connection was open (a failed connect is no lost connection: the daemon is
+        // not there, yet or any more).
+        let wasOpen: Bool
         var reason = reason
         switch self.state {
-        case .connecting(let before), .handshaking(_, let before):
+        case .connecting(let before):
             failures = before + 1
+            wasOpen = false
+        case .handshaking(_, let before):
+            failures = before + 1
+            wasOpen = true
         case .streaming(let stream), .resyncing(let stream, _):
             failures = 1
+            wasOpen = true
             if let goodbye = stream.goodbye {
                 reason = goodbye == .shutdown ? "listsyncd shut down" : "listsyncd dropped this slow client"
             }
@@ -151,7 +159,7 @@ struct SubscriberStateMachine {
         self.mirror.discardPartialSnapshot()
         let connectedBefore = self.subscriptions > 0
         let error: ClientError =
-            connectedBefore ? .connectionLost(reason: reason) : .unreachable(socketPath: self.configuration.socketPath, reason: reason)
+            connectedBefore && wasOpen ? .connectionLost(reason: reason) : .unreachable(socketPath: self.configuration.socketPath, reason: reason)
         guard let delay = self.configuration.reconnect.delay(afterFailures: failures, connectedBefore: connectedBefore, random: self.random())
         else {
             return self.close(error)

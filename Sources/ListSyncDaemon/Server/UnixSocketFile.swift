@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import UnixSockets
 
 /// The socket file the daemon binds when it is not socket-activated: made safe to bind before,
 /// given its mode after, and removed at shutdown only if it is still the daemon's own.

@@ -7,6 +7,8 @@ import ListSyncProtocol
 /// first changeset applies to), then one framed record per changeset (its `seq`, then the
 /// `changeset` line exactly as it was sent). Records are only ever appended (and `fsync`ed), or
 /// the whole log is replaced atomically: when a new epoch starts, or to drop the oldest records.
+/// A changeset is appended once it was published (its checkpoint carries it until then), before
+/// the slot holding the version before it is overwritten.
 struct ChangesetLog: Sendable {
     static let magic = Array("LSYNCLG1".utf8)
 
@@ -65,33 +67,45 @@ struct ChangesetLog: Sendable {
         return (log, newFile)
     }
 
-    /// Reads a log whose history must lead exactly to version `lastSeq` (the checkpoint's).
+    /// Reads the log of history `epoch` that must lead to version `lastSeq` (the newest
+    /// checkpoint's) or to the one before (whose changeset the checkpoint carries); `nil` when
+    /// the log is of another epoch.
     ///
-    /// Records after `lastSeq`, and a torn or garbled record after it, are what a crash between
-    /// appending a changeset and saving its checkpoint leaves: that changeset was never sent, so
-    /// they are dropped (``size`` says where the good part ends). Anything else that does not read
-    /// is damage.
+    /// A torn or garbled record once the log reaches `lastSeq - 1` is what a crash while
+    /// appending the checkpoint's changeset leaves: it is dropped (``size`` says where the good
+    /// part ends). Anything else that does not read, or a log that goes past `lastSeq` (a
+    /// published version whose checkpoint was lost), is damage.
     ///
     /// - Returns: The log and the changeset lines, oldest first.
-    static func decode(_ file: [UInt8], leadingTo lastSeq: UInt64) throws(StateDamage.Reason) -> (log: ChangesetLog, lines: [ArraySlice<UInt8>]) {
+    static func decode(_ file: [UInt8], epoch: Epoch, leadingTo lastSeq: UInt64) throws(StateDamage.Reason) -> (log: ChangesetLog, lines: [ArraySlice<UInt8>])? {
         guard file.starts(with: Self.magic) else { throw .malformed("not a changeset log (no LSYNCLG1)", at: 0) }
         var reader = StateReader(file, offset: Self.magic.count)
         var header = StateReader(Array(try reader.record()))
-        let epoch = Epoch(rawValue: try header.integer())
+        let logEpoch = Epoch(rawValue: try header.integer())
         let baseSeq = try header.integer()
         guard header.isAtEnd else { throw .malformed("bytes after the log's header", at: Self.magic.count) }
+        guard logEpoch == epoch else { return nil }
         guard baseSeq <= lastSeq else { throw .inconsistent("the log starts after the checkpoint's version \(lastSeq)") }
         var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: reader.offset)
         var lines: [ArraySlice<UInt8>] = []
-        while !reader.isAtEnd, log.lastSeq < lastSeq {
+        while !reader.isAtEnd {
             let start = reader.offset
-            var payload = StateReader(Array(try reader.record()))
+            var payload: StateReader
+            do throws(StateDamage.Reason) {
+                payload = StateReader(Array(try reader.record()))
+            } catch {
+                if log.lastSeq + 1 >= lastSeq { break }
+                throw error
+            }
             let seq = try payload.integer()
             guard seq == log.lastSeq + 1 else { throw .malformed("changeset \(seq) does not follow \(log.lastSeq)", at: start) }
+            guard seq <= lastSeq else {
+                throw .inconsistent("the log holds version \(seq), past the newest readable checkpoint's \(lastSeq)")
+            }
             lines.append(file[(start + 24)..<reader.offset])
             log.records.append((seq, reader.offset))
         }
-        guard log.lastSeq == lastSeq else {
+        guard log.lastSeq + 1 >= lastSeq else {
             throw .inconsistent("the log ends at version \(log.lastSeq), the checkpoint is at \(lastSeq)")
         }
         return (log, lines)

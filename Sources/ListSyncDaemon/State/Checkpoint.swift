@@ -1,44 +1,91 @@
 import ListFormats
 import ListSyncProtocol
 
-/// The last published version of a watch, as kept in `<state>/<watch>/checkpoint`: the file's
-/// bytes as they were published, the cursor and digest that named them, and the watch's settings
-/// they were read with, so a restarted daemon reads the same list out of them and can check it
-/// against the digest.
+/// A published version of a watch, as described by one of its two checkpoint slots,
+/// `<state>/<watch>/checkpoint.0` and `checkpoint.1`: the file's bytes as they were published,
+/// the cursor and digest that named them, the changeset that published them, and the watch's
+/// settings they were read with, so a restarted daemon reads the same list out of them and can
+/// check it against the digest.
 ///
-/// On disk: the magic `LSYNCCP1`, then two framed records (see ``StateWriter/frame(_:)``): the
-/// file's bytes, written as they are, never copied into a buffer, then the header (epoch, seq,
-/// digest, path, format, key, section_by, ignore, delimiter, ragged_rows). The bytes come first
-/// so they can be written while the version they make is still being diffed
+/// On disk: the magic `LSYNCCP2`, then two framed records (see ``StateWriter/frame(_:)``): the
+/// file's bytes, written as they are, never copied into a buffer, then the header (generation,
+/// the bytes' length and checksum again, epoch, seq, digest, the changeset line or none, path,
+/// format, key, section_by, ignore, delimiter, ragged_rows); the file ends there. The bytes come
+/// first so they can be written while the version they make is still being diffed
 /// (``leadingParts(of:)``), the header once it is known.
+///
+/// A slot is overwritten in place, so a crash mid-write leaves it torn: its records' checksums
+/// fail, or the header's copy of the bytes' checksum does not match the bytes before it (a new
+/// list under an old header). The slot with the highest generation that reads whole is the
+/// newest version.
 struct Checkpoint: Sendable {
-    static let magic = Array("LSYNCCP1".utf8)
+    static let magic = Array("LSYNCCP2".utf8)
+    /// The magic and the bytes' frame header: where the bytes start.
+    static let bytesOffset = magic.count + 16
 
+    /// Which save wrote the slot: one more than the other slot's when it was written.
+    var generation: UInt64
+    var byteCount: Int
+    var bytesChecksum: UInt64
     var cursor: Cursor
     var digest: ListDigest
+    /// The line of the changeset that published this version; `nil` for the first version of
+    /// an epoch.
+    var changeset: [UInt8]?
     /// The watch's settings the bytes were read with (its name is the directory's).
     var watch: WatchConfiguration
-    var bytes: [UInt8]
 
-    /// The parts of the file, in order.
-    var encoded: [[UInt8]] {
-        Self.leadingParts(of: self.bytes) + [self.trailer]
-    }
-
-    /// The parts of a checkpoint of `bytes` that come before the header.
-    static func leadingParts(of bytes: [UInt8]) -> [[UInt8]] {
+    /// The parts of a slot holding `bytes` that come before the header, and the bytes' checksum.
+    static func leadingParts(of bytes: [UInt8]) -> (parts: [[UInt8]], checksum: UInt64) {
+        let checksum = StateChecksum.of(bytes[...])
         var bytesHeader = StateWriter(capacity: 16)
         bytesHeader.integer(UInt64(bytes.count))
-        bytesHeader.integer(StateChecksum.of(bytes[...]))
-        return [Self.magic + bytesHeader.bytes, bytes]
+        bytesHeader.integer(checksum)
+        return ([Self.magic + bytesHeader.bytes, bytes], checksum)
     }
 
-    /// The framed header, which ends the file.
+    /// The header of the slot of `version`, published by `changeset`, whose bytes' checksum
+    /// ``leadingParts(of:)`` computed.
+    init(version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, generation: UInt64, bytesChecksum: UInt64) {
+        self.generation = generation
+        self.byteCount = version.list.bytes.count
+        self.bytesChecksum = bytesChecksum
+        self.cursor = version.cursor
+        self.digest = version.digest
+        self.changeset = changeset
+        self.watch = watch
+    }
+
+    /// The length and checksum of the bytes, as the slot's start gives them.
+    static func bytesFrame(from prefix: [UInt8]) throws(StateDamage.Reason) -> (count: Int, checksum: UInt64) {
+        guard prefix.starts(with: Self.magic) else { throw .malformed("not a checkpoint (no \(String(decoding: Self.magic, as: UTF8.self)))", at: 0) }
+        var reader = StateReader(prefix, offset: Self.magic.count)
+        let count = try reader.integer()
+        let checksum = try reader.integer()
+        guard let count = Int(exactly: count), count <= Int.max - Self.bytesOffset else { throw .malformed("an impossible length", at: Self.magic.count) }
+        return (count, checksum)
+    }
+
+    /// Checks that `bytes` are the ones the header describes.
+    func verify(_ bytes: ArraySlice<UInt8>) throws(StateDamage.Reason) {
+        guard bytes.count == self.byteCount, StateChecksum.of(bytes) == self.bytesChecksum else {
+            throw .checksumMismatch(at: Self.bytesOffset - 16)
+        }
+    }
+}
+
+extension Checkpoint {
+    /// The framed header, which ends the slot.
     var trailer: [UInt8] {
-        var header = StateWriter(capacity: 256)
+        var header = StateWriter(capacity: 256 + (self.changeset?.count ?? 0))
+        header.integer(self.generation)
+        header.integer(UInt64(self.byteCount))
+        header.integer(self.bytesChecksum)
         header.integer(self.cursor.epoch.rawValue)
         header.integer(self.cursor.seq)
         header.byteString(self.digest.bytes)
+        header.integer(self.changeset == nil ? 0 : 1)
+        if let changeset = self.changeset { header.byteString(changeset) }
         header.string(self.watch.path)
         header.string(self.watch.format.rawValue)
         header.strings(self.watch.key)
@@ -49,39 +96,48 @@ struct Checkpoint: Sendable {
         return StateWriter.frame(header.bytes)
     }
 
-    /// Decodes a checkpoint of the watch called `name`.
-    init(decoding file: [UInt8], name: String) throws(StateDamage.Reason) {
-        guard file.starts(with: Self.magic) else { throw .malformed("not a checkpoint (no LSYNCCP1)", at: 0) }
-        var reader = StateReader(file, offset: Self.magic.count)
-        let bytes = Array(try reader.record())
-        var header = StateReader(Array(try reader.record()))
-        guard reader.isAtEnd else { throw .malformed("bytes after the header", at: reader.offset) }
-        let epoch = Epoch(rawValue: try header.integer())
-        let seq = try header.integer()
-        guard let digest = ListDigest(bytes: Array(try header.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: 0) }
+    /// Decodes the header of a slot of the watch called `name`, from `trailer` (the slot from
+    /// the end of its bytes, at `offset`, to the end of the file), checking it against the
+    /// bytes' frame at the slot's start.
+    init(decoding trailer: [UInt8], at offset: Int, bytesFrame: (count: Int, checksum: UInt64), name: String) throws(StateDamage.Reason) {
+        var reader = StateReader(trailer)
+        var header: StateReader
+        do throws(StateDamage.Reason) {
+            header = StateReader(Array(try reader.record()))
+        } catch .truncated {
+            throw .truncated(at: offset)
+        } catch .checksumMismatch {
+            throw .checksumMismatch(at: offset)
+        }
+        guard reader.isAtEnd else { throw .malformed("bytes after the header", at: offset + reader.offset) }
+        self.generation = try header.integer()
+        let byteCount = try header.integer()
+        self.bytesChecksum = try header.integer()
+        guard byteCount == UInt64(bytesFrame.count), self.bytesChecksum == bytesFrame.checksum else {
+            throw .inconsistent("the header at byte \(offset) describes other bytes than the slot holds (a torn write)")
+        }
+        self.byteCount = bytesFrame.count
+        self.cursor = Cursor(epoch: Epoch(rawValue: try header.integer()), seq: try header.integer())
+        guard let digest = ListDigest(bytes: Array(try header.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: offset) }
+        self.digest = digest
+        switch try header.integer() {
+        case 0: self.changeset = nil
+        case 1: self.changeset = Array(try header.byteString())
+        default: throw .malformed("a flag is neither 0 nor 1", at: offset)
+        }
         let path = try header.string()
-        guard let format = WatchConfiguration.Format(rawValue: try header.string()) else { throw .malformed("an unknown format", at: 0) }
+        guard let format = WatchConfiguration.Format(rawValue: try header.string()) else { throw .malformed("an unknown format", at: offset) }
         let key = try header.strings()
         let sectionBy = try header.optionalString()
         let ignore = try header.strings()
         let delimiterCode = try header.integer()
         let delimiter = delimiterCode == 0 ? nil : UInt8(exactly: delimiterCode - 1).flatMap(CSVDelimiter.init(rawValue:))
         guard delimiterCode == 0 || delimiter != nil, let raggedRows = Self.raggedRows(code: try header.integer()), header.isAtEnd else {
-            throw .malformed("an unknown delimiter or ragged_rows, or bytes after the header", at: 0)
+            throw .malformed("an unknown delimiter or ragged_rows, or bytes after the header", at: offset)
         }
-        self.cursor = Cursor(epoch: epoch, seq: seq)
-        self.digest = digest
         self.watch = WatchConfiguration(
             name: name, path: path, format: format, key: key, sectionBy: sectionBy, ignore: ignore, delimiter: delimiter,
             raggedRows: raggedRows)
-        self.bytes = bytes
-    }
-
-    init(version: WatchVersion, watch: WatchConfiguration) {
-        self.cursor = version.cursor
-        self.digest = version.digest
-        self.watch = watch
-        self.bytes = version.list.bytes
     }
 
     private static let raggedRowPolicies: [RaggedRowPolicy] = [.error, .pad, .truncate]

@@ -9,11 +9,14 @@ import Synchronization
 /// step, so tests can show recovery from a crash between any two writes.
 ///
 /// `LISTSYNCD_TEST_CRASH_AT=<step>[:<n>]` kills at the *n*th time (default the first) the step is
-/// reached. Steps are `<kind>-<stage>`, where kinds are `log` (appending a changeset),
-/// `log-rewrite` (a new or compacted log) and `checkpoint`, and stages are `written`, `synced`
-/// (after the file's `fsync`) and, for replaced files, `renamed` (before the directory's
-/// `fsync`); and `published`: the version is durable and about to be handed to subscribers.
-/// Without the variable nothing happens.
+/// reached. The steps, in the order a version is saved (see ``WatchStateStore``):
+/// `checkpoint-started` (the list's bytes are written over the older slot, its header not yet),
+/// `checkpoint-written` (the slot is written whole, before its `fdatasync`), `checkpoint-synced`
+/// (after it), `published` (the version is durable and about to be handed to subscribers); then,
+/// once it is published, `log-written` and `log-synced` (its changeset appended to the log,
+/// before and after the `fsync`), or for a new or compacted log `log-rewrite-written`,
+/// `log-rewrite-synced` (the temporary file `fsync`ed) and `log-rewrite-renamed` (before the
+/// directory's `fsync`). Without the variable nothing happens.
 final class StateCrashPoints: Sendable {
     /// The environment variable that arms the hook.
     static let variable = "LISTSYNCD_TEST_CRASH_AT"

@@ -3,15 +3,18 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CFileSync
 
 /// The few file operations the state store needs, each durable when it returns: contents are
-/// `fsync`ed, and a rename or a new file is followed by an `fsync` of its directory.
+/// `fsync`ed (or `fdatasync`ed), and a rename or a new file is followed by an `fsync` of its
+/// directory.
 ///
 /// Every failure is a ``StateFileError`` naming the file and the call, so a full disk or an
 /// unreadable file is reported as such.
 enum StateFile {
-    /// The whole content of the file at `path`; `nil` when there is none.
-    static func read(_ path: String) throws(StateFileError) -> [UInt8]? {
+    /// The content of the file at `path` from byte `offset`, at most `count` bytes (fewer at
+    /// its end); `nil` when there is no file.
+    static func read(_ path: String, from offset: Int = 0, count: Int = .max) throws(StateFileError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -21,89 +24,106 @@ enum StateFile {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .failed(path, .lastError(of: "fstat")) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes += chunk[..<count]
-            } else if count == 0 {
-                return bytes
-            } else if errno != EINTR {
-                throw .failed(path, .lastError(of: "read"))
+        let wanted = max(0, min(count, Int(status.st_size) - offset))
+        var failure: SystemCallError?
+        // Not zeroed first: a checkpoint's list may be 100 MB.
+        let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while initialized < wanted {
+                let read = pread(descriptor, base + initialized, wanted - initialized, off_t(offset + initialized))
+                if read > 0 {
+                    initialized += read
+                } else if read == 0 {
+                    return  // The file shrank meanwhile.
+                } else if errno != EINTR {
+                    failure = .lastError(of: "read")
+                    return
+                }
             }
         }
+        if let failure { throw .failed(path, failure) }
+        return bytes
     }
 
     /// Replaces the file at `path` with `parts`, atomically: they are written to `path.tmp`,
     /// `fsync`ed, renamed over `path`, and the directory is `fsync`ed. A crash at any instant
     /// leaves either the old file or the new one (and perhaps a stale `.tmp`).
     static func replace(_ path: String, with parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
-        try Replacement(of: path, writing: []).finish(writing: parts, kind: kind, crashPoints: crashPoints)
+        let temporary = path + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
+        do throws(StateFileError) {
+            for part in parts {
+                try StateFile.write(part, to: descriptor, path: temporary)
+            }
+            crashPoints.reach("\(kind)-written")
+            guard fsync(descriptor) == 0 else { throw .failed(temporary, .lastError(of: "fsync")) }
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        crashPoints.reach("\(kind)-synced")
+        guard rename(temporary, path) == 0 else {
+            let error = StateFileError.failed(path, .lastError(of: "rename"))
+            unlink(temporary)
+            throw error
+        }
+        crashPoints.reach("\(kind)-renamed")
+        try StateFile.syncDirectory(of: path)
     }
 
-    /// A replacement of a file in progress (see ``replace(_:with:kind:crashPoints:)``): its
-    /// temporary file is open and holds the first parts, so the bulk of a file can be written
-    /// while what ends it is still being computed.
-    struct Replacement: Sendable {
+    /// A file overwritten in place, from its start (a checkpoint slot): the first parts can be
+    /// written while what ends the file is still being computed, and one `fdatasync` makes the
+    /// whole durable. A crash before it returns may leave the file torn (part old, part new):
+    /// its content must say by checksums whether it is whole.
+    struct Overwrite: Sendable {
         let path: String
         private let descriptor: Int32
+        /// How many bytes the first parts took.
+        private let written: Int
 
-        var temporary: String { self.path + ".tmp" }
-
-        /// Starts replacing the file at `path`: creates `path.tmp` and writes `parts` to it.
+        /// Starts overwriting the file at `path` (created when missing) with `parts`, and asks the
+        /// kernel to start writing them to the disk, without waiting.
         init(of path: String, writing parts: [[UInt8]]) throws(StateFileError) {
             self.path = path
-            self.descriptor = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard self.descriptor >= 0 else { throw .failed(path + ".tmp", .lastError(of: "open")) }
+            self.descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            guard self.descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
             do throws(StateFileError) {
                 for part in parts {
-                    try StateFile.write(part, to: self.descriptor, path: self.temporary)
+                    try StateFile.write(part, to: self.descriptor, path: path)
                 }
             } catch {
-                self.abandon()
+                close(self.descriptor)
                 throw error
             }
+            self.written = parts.reduce(0) { $0 + $1.count }
+            _ = listsync_start_writeback(self.descriptor)
         }
 
-        /// Flushes what was written so far to the disk, so that finishing costs only the rest.
-        func flush() throws(StateFileError) {
-            guard fdatasync(self.descriptor) == 0 else {
-                let error = StateFileError.failed(self.temporary, .lastError(of: "fdatasync"))
-                self.abandon()
-                throw error
+        /// Writes the last `parts`, cuts the file after them, and flushes it with one
+        /// `fdatasync` (and its directory with an `fsync`, when `newEntry`: the file may have
+        /// been created).
+        func finish(writing parts: [[UInt8]], newEntry: Bool, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+            defer { close(self.descriptor) }
+            crashPoints.reach("\(kind)-started")
+            for part in parts {
+                try StateFile.write(part, to: self.descriptor, path: self.path)
             }
-        }
-
-        /// Writes the last `parts`, `fsync`s, renames the temporary file over the file and
-        /// `fsync`s the directory.
-        func finish(writing parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
-            do throws(StateFileError) {
-                for part in parts {
-                    try StateFile.write(part, to: self.descriptor, path: self.temporary)
-                }
-                crashPoints.reach("\(kind)-written")
-                guard fsync(self.descriptor) == 0 else { throw .failed(self.temporary, .lastError(of: "fsync")) }
-            } catch {
-                self.abandon()
-                throw error
+            let length = parts.reduce(self.written) { $0 + $1.count }
+            guard ftruncate(self.descriptor, off_t(length)) == 0 else { throw .failed(self.path, .lastError(of: "ftruncate")) }
+            crashPoints.reach("\(kind)-written")
+            guard fdatasync(self.descriptor) == 0 else { throw .failed(self.path, .lastError(of: "fdatasync")) }
+            if newEntry {
+                try StateFile.syncDirectory(of: self.path)
             }
-            close(self.descriptor)
             crashPoints.reach("\(kind)-synced")
-            guard rename(self.temporary, self.path) == 0 else {
-                let error = StateFileError.failed(self.path, .lastError(of: "rename"))
-                unlink(self.temporary)
-                throw error
-            }
-            crashPoints.reach("\(kind)-renamed")
-            try StateFile.syncDirectory(of: self.path)
         }
 
-        /// Gives up: the temporary file is closed and removed, the file stays as it was.
+        /// Gives up: the file is left as far as it was written (torn, which its reader detects).
         func abandon() {
             close(self.descriptor)
-            unlink(self.temporary)
         }
     }
 
@@ -135,12 +155,15 @@ enum StateFile {
         guard fsync(descriptor) == 0 else { throw .failed(path, .lastError(of: "fsync")) }
     }
 
-    /// Creates the directory at `path` (and its parents) when missing.
+    /// Creates the directory at `path` (and its parents) when missing, and makes each new one
+    /// durable in its parent.
     static func createDirectory(_ path: String) throws(StateFileError) {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o750) != 0, errno != EEXIST {
+            if mkdir(prefix, 0o750) == 0 {
+                try self.syncDirectory(of: prefix)
+            } else if errno != EEXIST {
                 throw .failed(prefix, .lastError(of: "mkdir"))
             }
         }

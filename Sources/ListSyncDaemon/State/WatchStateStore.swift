@@ -1,20 +1,28 @@
 import ListFormats
 import ListSyncProtocol
 
-/// The durable state of one watch, in `<state_directory>/<watch name>/`: the ``Checkpoint`` of
-/// its last published version and the ``ChangesetLog`` of the changesets that led to it, so a
-/// restarted daemon carries on the watch's history — same epoch, next `seq`, the ring refilled.
+/// The durable state of one watch, in `<state_directory>/<watch name>/`: two ``Checkpoint``
+/// slots holding its last two saved versions, and the ``ChangesetLog`` of the changesets that led
+/// to them, so a restarted daemon carries on the watch's history — same epoch, next `seq`, the
+/// ring refilled.
 ///
-/// **Durable before visible.** The tracker saves each version (``save(_:changeset:watch:)``)
-/// before it hands it to the feed: the changeset is appended to the log and `fsync`ed, then the
-/// checkpoint is replaced (written to a temporary file, `fsync`ed, renamed, the directory
-/// `fsync`ed). A crash between the two leaves a log one changeset ahead of the checkpoint; that
-/// changeset was never sent, so ``restore(for:)`` drops it. Hence a cursor never names two
-/// different changesets, whenever the daemon dies.
+/// **Durable before visible, with one flush.** The tracker saves each version
+/// (``save(_:changeset:watch:staged:)``) before it hands it to the feed: the version's bytes, its
+/// cursor, digest and changeset are written over the slot that holds the older of the last two
+/// versions, in place, and flushed by one `fdatasync` — no rename, no directory `fsync` (but the
+/// first time a slot file is created). The list's bytes are written while the version is
+/// diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog()`` appends the changeset to
+/// the log and `fsync`s it; the next version's slot is written only once that is done, so the
+/// log always holds every changeset but the newest slot's own.
+///
+/// A crash mid-write leaves the slot being written torn (its checksums say so): the other slot
+/// holds the version before, which is the last one published, and the log leads to it. A crash
+/// after the flush leaves a whole new slot, restored whether or not its version was sent. Hence
+/// a cursor never names two different changesets, whenever the daemon dies.
 ///
 /// **Bounded.** The log holds at most `historyLength` changesets (when it would hold more, it is
-/// rewritten with the newest three quarters), and the directory at most two copies of the list
-/// (the checkpoint and, while it is replaced, its temporary file).
+/// rewritten with the newest three quarters), and the directory two copies of the list (the
+/// slots).
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
 /// tracker's state machine.
@@ -32,7 +40,8 @@ struct WatchStateStore: Sendable {
         case damaged(StateDamage)
     }
 
-    /// The watch's directory.
+    /// The watch's name, and its directory.
+    let name: String
     let directory: String
     /// Whether anything is saved: `false` only for benchmarks that compare with a daemon that
     /// keeps no state (`LISTSYNCD_BENCHMARK_NO_STATE=1`), which forgets its history on restart.
@@ -42,188 +51,285 @@ struct WatchStateStore: Sendable {
     /// The most changesets the log keeps.
     var historyLength: Int
     private let crashPoints: StateCrashPoints
-    /// The log on disk, when it is known to be good; `nil` makes the next save write a new one.
+    /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
+    /// a new one.
     private var log: ChangesetLog?
-    /// The checkpoint on disk, less the list's bytes.
-    private var checkpoint: (cursor: Cursor, watch: WatchConfiguration)?
+    /// The slot holding the newest whole version; the next save overwrites the other one.
+    private var newestSlot: Int?
+    /// The checkpoint of the last saved version, which the log must lead to before another slot
+    /// is written; `nil` when nothing was saved in this history.
+    private var live: Checkpoint?
+    /// The generation of the next slot written.
+    private var generation: UInt64 = 1
+    /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
+    private var durableEntries = [false, false]
 
     /// The state of the watch called `name`, under `stateDirectory`.
     init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
+        self.name = name
         self.directory = stateDirectory + "/" + name
         self.isPersistent = isPersistent
         self.historyLength = max(1, historyLength)
         self.crashPoints = crashPoints
     }
 
-    var checkpointPath: String { self.directory + "/checkpoint" }
+    /// The file of checkpoint slot `slot` (0 or 1).
+    func slotPath(_ slot: Int) -> String { self.directory + "/checkpoint.\(slot)" }
     var logPath: String { self.directory + "/log" }
+    /// The slot the next save writes.
+    private var targetSlot: Int { self.newestSlot.map { 1 - $0 } ?? 0 }
 
-    /// Reads the state back for `watch`: the last published version, re-read from the stored
-    /// bytes with the stored settings and checked against the stored digest, and its changesets.
+    /// Reads the state back for `watch`: the last published version, re-read from the newest
+    /// whole slot's bytes with the stored settings and checked against the stored digest, and
+    /// its changesets.
     ///
-    /// Damaged state is moved aside, never deleted; state of another identity is left to be
-    /// replaced. Either way the next save starts afresh.
+    /// A slot that does not read whole (torn by a crash mid-write, or damaged) is moved aside and
+    /// reported in `setAside`; the other slot serves. Damaged state is moved aside, never
+    /// deleted; state of another identity is left to be replaced. Either way the next save
+    /// starts afresh.
     ///
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
-    mutating func restore(for watch: WatchConfiguration) -> Restoration {
+    mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [StateDamage]) {
         self.log = nil
-        guard self.isPersistent else { return .none }
+        self.live = nil
+        self.newestSlot = nil
+        self.generation = 1
+        self.durableEntries = [false, false]
+        guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
-        try? StateFile.remove(self.checkpointPath + ".tmp")
         try? StateFile.remove(self.logPath + ".tmp")
-        let checkpointFile: [UInt8]?
-        let logFile: [UInt8]?
-        do throws(StateFileError) {
-            checkpointFile = try StateFile.read(self.checkpointPath)
-        } catch {
-            return self.damaged(StateDamage(path: self.checkpointPath, reason: .unreadable(error)))
+        var setAside: [StateDamage] = []
+        var headers: [(slot: Int, checkpoint: Checkpoint)] = []
+        for slot in 0..<2 {
+            do throws(StateDamage) {
+                guard let checkpoint = try self.readHeader(of: slot) else { continue }
+                self.generation = max(self.generation, checkpoint.generation + 1)
+                headers.append((slot, checkpoint))
+            } catch {
+                setAside.append(error)
+            }
         }
+        var newest: (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])?
+        for (slot, checkpoint) in headers.sorted(by: { $0.checkpoint.generation > $1.checkpoint.generation }) where newest == nil {
+            do throws(StateDamage) {
+                newest = (slot, checkpoint, try self.readBytes(of: slot, described: checkpoint))
+            } catch {
+                setAside.append(error)
+            }
+        }
+        for damage in setAside {
+            try? StateFile.moveAside(damage.path)
+        }
+        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !setAside.contains(where: { $0.path == self.slotPath(slot) }) {
+            self.durableEntries[slot] = true
+        }
+        // Entries found in the directory may not be durable yet (the daemon was killed before
+        // it synced them): make them so before anything is served from them.
+        if !headers.isEmpty { try? StateFile.syncDirectory(of: self.logPath) }
+        self.newestSlot = newest?.slot
+        let logFile: [UInt8]?
         do throws(StateFileError) {
             logFile = try StateFile.read(self.logPath)
         } catch {
-            return self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error)))
+            return (self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error))), setAside)
         }
-        guard let checkpointFile else {
-            return logFile == nil ? .none : self.damaged(StateDamage(path: self.checkpointPath, reason: .missing))
+        guard let newest else {
+            if logFile == nil { return (.none, setAside) }
+            return (self.damaged(setAside.first ?? StateDamage(path: self.slotPath(0), reason: .missing)), setAside)
         }
-        let checkpoint: Checkpoint
-        do throws(StateDamage.Reason) {
-            checkpoint = try Checkpoint(decoding: checkpointFile, name: watch.name)
-        } catch {
-            return self.damaged(StateDamage(path: self.checkpointPath, reason: error))
-        }
+        let (slot, checkpoint, bytes) = newest
         let changed = checkpoint.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
-        guard changed.isEmpty else { return .identityChanged(changed) }
-        guard let logFile else { return self.damaged(StateDamage(path: self.logPath, reason: .missing)) }
-        let decoded: (log: ChangesetLog, lines: [ArraySlice<UInt8>])
+        guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
+        var changesets: [[UInt8]] = []
         do throws(StateDamage.Reason) {
-            decoded = try ChangesetLog.decode(logFile, leadingTo: checkpoint.cursor.seq)
-            guard decoded.log.epoch == checkpoint.cursor.epoch else {
-                throw .inconsistent("the log is of epoch \(decoded.log.epoch), the checkpoint of \(checkpoint.cursor.epoch)")
+            if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: checkpoint.cursor.epoch, leadingTo: checkpoint.cursor.seq) {
+                guard checkpoint.changeset != nil || decoded.log.lastSeq == checkpoint.cursor.seq else {
+                    throw .inconsistent("the log ends at version \(decoded.log.lastSeq), before the first of its epoch, \(checkpoint.cursor.seq)")
+                }
+                if decoded.log.size < logFile.count {
+                    // A changeset whose append was cut short: its slot still carries it.
+                    do throws(StateFileError) {
+                        try StateFile.truncate(self.logPath, to: decoded.log.size)
+                    } catch {
+                        throw .unreadable(error)
+                    }
+                }
+                self.log = decoded.log
+                changesets = decoded.lines.map(Array.init)
+            } else if checkpoint.changeset != nil {
+                // Only the first version of an epoch needs no log: its log is written after it.
+                throw logFile == nil ? .missing : .inconsistent("the log is of another epoch than the checkpoint's")
             }
         } catch {
-            return self.damaged(StateDamage(path: self.logPath, reason: error))
+            return (self.damaged(StateDamage(path: self.logPath, reason: error)), setAside)
         }
         let version: WatchVersion
         do {
-            let list = try ListReader(options: checkpoint.watch.readOptions).read(bytes: checkpoint.bytes)
+            let list = try ListReader(options: checkpoint.watch.readOptions).read(bytes: bytes)
             version = WatchVersion(epoch: checkpoint.cursor.epoch, seq: checkpoint.cursor.seq, list: list)
         } catch {
-            return self.damaged(StateDamage(path: self.checkpointPath, reason: .inconsistent("the stored list does not read: \(error)")))
+            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: .inconsistent("the stored list does not read: \(error)"))), setAside)
         }
         guard version.digest == checkpoint.digest else {
-            return self.damaged(StateDamage(path: self.checkpointPath, reason: .inconsistent("the stored list does not match its digest")))
+            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: .inconsistent("the stored list does not match its digest"))), setAside)
         }
-        if decoded.log.size < logFile.count {
-            // Changesets saved but never published (the checkpoint was not replaced): drop them.
-            do throws(StateFileError) {
-                try StateFile.replace(self.logPath, with: [Array(logFile[..<decoded.log.size])], kind: "log-rewrite", crashPoints: self.crashPoints)
-            } catch {
-                return self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error)))
-            }
+        if let changeset = checkpoint.changeset, self.log?.lastSeq != checkpoint.cursor.seq {
+            changesets.append(changeset)
         }
-        self.log = decoded.log
-        self.checkpoint = (checkpoint.cursor, checkpoint.watch)
-        return .restored(version, watch: checkpoint.watch, changesets: decoded.lines.suffix(self.historyLength).map(Array.init))
+        self.live = checkpoint
+        // Bring the log up to the restored version now; if that fails, the next save tries again.
+        try? self.settleLog()
+        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(self.historyLength).map { $0 }), setAside)
     }
 
-    /// Starts the checkpoint of a version whose file holds `bytes`, writing them to the
-    /// checkpoint's temporary file and flushing them to the disk, so that this, the bulk of
-    /// saving a large list, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes it; ``StagedCheckpoint/abandon()``
-    /// drops it when no version is published. `nil` when nothing is saved (benchmarks).
+    /// The header of slot `slot`, `nil` when there is no slot file.
+    private func readHeader(of slot: Int) throws(StateDamage) -> Checkpoint? {
+        let path = self.slotPath(slot)
+        do throws(StateDamage.Reason) {
+            guard let prefix = try Self.read(path, count: Checkpoint.bytesOffset) else { return nil }
+            let frame = try Checkpoint.bytesFrame(from: prefix)
+            let end = Checkpoint.bytesOffset + frame.count
+            return try Checkpoint(decoding: try Self.read(path, from: end) ?? [], at: end, bytesFrame: frame, name: self.name)
+        } catch {
+            throw StateDamage(path: path, reason: error)
+        }
+    }
+
+    /// The list's bytes in slot `slot`, checked against its header.
+    private func readBytes(of slot: Int, described checkpoint: Checkpoint) throws(StateDamage) -> [UInt8] {
+        let path = self.slotPath(slot)
+        do throws(StateDamage.Reason) {
+            guard let bytes = try Self.read(path, from: Checkpoint.bytesOffset, count: checkpoint.byteCount) else { throw .missing }
+            try checkpoint.verify(bytes[...])
+            return bytes
+        } catch {
+            throw StateDamage(path: path, reason: error)
+        }
+    }
+
+    private static func read(_ path: String, from offset: Int = 0, count: Int = .max) throws(StateDamage.Reason) -> [UInt8]? {
+        do throws(StateFileError) {
+            return try StateFile.read(path, from: offset, count: count)
+        } catch {
+            throw .unreadable(error)
+        }
+    }
+
+    /// Starts saving a version whose file holds `bytes`, writing them over the slot the next
+    /// save writes and asking the kernel to write them out, so that this, the bulk of saving a
+    /// large list, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes
+    /// it. `nil` when nothing is saved (benchmarks), or the log does not lead to the last saved
+    /// version yet (the slot must not be touched before it does).
     func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
-        guard self.isPersistent else { return nil }
+        guard self.isPersistent, self.logIsSettled else { return nil }
         try StateFile.createDirectory(self.directory)
-        let replacement = try StateFile.Replacement(of: self.checkpointPath, writing: Checkpoint.leadingParts(of: bytes))
-        try replacement.flush()
-        return StagedCheckpoint(byteCount: bytes.count, replacement: replacement)
+        let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
+        let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
+        return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
     }
 
     /// A checkpoint whose bytes are written, waiting for its header.
     struct StagedCheckpoint: Sendable {
+        fileprivate let slot: Int
         fileprivate let byteCount: Int
-        fileprivate let replacement: StateFile.Replacement
+        fileprivate let checksum: UInt64
+        fileprivate let overwrite: StateFile.Overwrite
 
-        /// Drops the checkpoint: the version it was for is not published.
+        /// Drops the checkpoint: the version it was for is not published. The slot it was
+        /// written over is left torn, which its reader detects; the next save writes it again.
         func abandon() {
-            self.replacement.abandon()
+            self.overwrite.abandon()
         }
     }
 
-    /// Makes `version` durable: `changeset`, the line that publishes it, is appended to the log
-    /// (a version without one — the first of an epoch — starts a new log), then the checkpoint
-    /// is replaced, finishing `staged` when it holds the version's bytes. Returns once both are
-    /// on disk.
+    /// Makes `version` durable: its slot (see ``Checkpoint``) is written over the older one,
+    /// finishing `staged` when it holds the version's bytes, with `changeset`, the line that
+    /// publishes it (`nil` for the first version of an epoch), and flushed. Returns once it is on
+    /// disk. Call ``settleLog()`` once the version is published.
     ///
     /// After a failure the version is not durable and must not be published; saving it again
-    /// later (with the same `seq`) replaces whatever part of it was written.
+    /// later (with the same `seq`) writes the same slot again.
     mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
         guard self.isPersistent else {
             staged?.abandon()
             return
         }
         var staged = staged
-        if let checkpoint = staged, checkpoint.byteCount != version.list.bytes.count {
+        if let checkpoint = staged, checkpoint.slot != self.targetSlot || checkpoint.byteCount != version.list.bytes.count {
             checkpoint.abandon()
             staged = nil
         }
         do throws(StateFileError) {
-            try StateFile.createDirectory(self.directory)
-            try self.extendLog(to: version, changeset: changeset)
+            try self.settleLog()
         } catch {
             staged?.abandon()
             throw error
         }
-        self.checkpoint = nil
-        let checkpoint = Checkpoint(version: version, watch: watch)
-        if let staged {
-            try staged.replacement.finish(writing: [checkpoint.trailer], kind: "checkpoint", crashPoints: self.crashPoints)
-        } else {
-            try StateFile.replace(self.checkpointPath, with: checkpoint.encoded, kind: "checkpoint", crashPoints: self.crashPoints)
-        }
-        self.checkpoint = (version.cursor, watch)
+        try self.writeSlot(version, changeset: changeset, watch: watch, staged: staged)
         self.crashPoints.reach("published")
     }
 
-    /// Appends `changeset`, which publishes `version`, to the log, or starts a new log.
-    /// `self.log` is `nil` while the log on disk is in doubt (a write failed half-way), which
-    /// makes the next save replace it.
-    private mutating func extendLog(to version: WatchVersion, changeset: [UInt8]?) throws(StateFileError) {
-        if let changeset, var log = self.log, log.epoch == version.epoch, log.baseSeq < version.seq {
-            let record = ChangesetLog.record(seq: version.seq, line: changeset)
-            if log.lastSeq >= version.seq {
-                // An earlier attempt appended this seq, then failed: drop what it wrote.
-                self.log = nil
-                try StateFile.truncate(self.logPath, to: log.truncate(after: version.seq - 1))
-                self.log = log
-            }
+    /// Writes the slot of `version` over the older slot and flushes it.
+    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(StateFileError) {
+        let slot = self.targetSlot
+        let overwrite: StateFile.Overwrite
+        let checksum: UInt64
+        if let staged {
+            (overwrite, checksum) = (staged.overwrite, staged.checksum)
+        } else {
+            try StateFile.createDirectory(self.directory)
+            let leading = Checkpoint.leadingParts(of: version.list.bytes)
+            (overwrite, checksum) = (try StateFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
+        }
+        let checkpoint = Checkpoint(version: version, changeset: changeset, watch: watch, generation: self.generation, bytesChecksum: checksum)
+        try overwrite.finish(writing: [checkpoint.trailer], newEntry: !self.durableEntries[slot], kind: "checkpoint", crashPoints: self.crashPoints)
+        self.durableEntries[slot] = true
+        self.generation += 1
+        self.newestSlot = slot
+        self.live = checkpoint
+    }
+
+    /// Whether the log leads to the last saved version.
+    private var logIsSettled: Bool {
+        guard let live = self.live else { return true }
+        return self.log.map { $0.epoch == live.cursor.epoch && $0.lastSeq == live.cursor.seq } ?? false
+    }
+
+    /// Makes the log lead to the last saved version: appends its changeset and `fsync`s, or
+    /// starts a new log for a new epoch (or when the log on disk is in doubt). The tracker calls
+    /// it once the version is published, off the path to subscribers; ``save(_:changeset:watch:staged:)``
+    /// calls it first in case it failed.
+    mutating func settleLog() throws(StateFileError) {
+        guard self.isPersistent, !self.logIsSettled, let live = self.live else { return }
+        let seq = live.cursor.seq
+        let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
+        if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
             if log.records.count < self.historyLength {
+                // `nil` while the log on disk is in doubt (a write failed half-way): the next
+                // settle replaces it.
                 self.log = nil
                 try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
-                log.appended(seq: version.seq, count: record.count)
+                log.appended(seq: seq, count: record.count)
                 self.log = log
-            } else if let file = try StateFile.read(self.logPath), file.count == log.size {
-                try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: version.seq)
-            } else {
-                try self.rewriteLog(ChangesetLog.empty(epoch: version.epoch, baseSeq: version.seq - 1), appending: record, seq: version.seq)
+                return
             }
-        } else {
-            let base = changeset == nil ? version.seq : version.seq - 1
-            try self.rewriteLog(
-                ChangesetLog.empty(epoch: version.epoch, baseSeq: base), appending: changeset.map { ChangesetLog.record(seq: version.seq, line: $0) },
-                seq: version.seq)
+            if let file = try StateFile.read(self.logPath), file.count == log.size {
+                try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: seq)
+                return
+            }
         }
+        try self.rewriteLog(ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: record == nil ? seq : seq - 1), appending: record, seq: seq)
     }
 
     /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,
     /// stays live: the file there has the same content. Otherwise the next start would take the
     /// state for another file's. Nothing to do when a version was published since.
     mutating func follow(path: String, version: WatchVersion) throws(StateFileError) {
-        guard self.isPersistent, var saved = self.checkpoint, saved.cursor == version.cursor, saved.watch.path != path else { return }
-        saved.watch.path = path
-        self.checkpoint = nil
-        try StateFile.replace(self.checkpointPath, with: Checkpoint(version: version, watch: saved.watch).encoded, kind: "checkpoint", crashPoints: self.crashPoints)
-        self.checkpoint = saved
+        guard self.isPersistent, let live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
+        var watch = live.watch
+        watch.path = path
+        try self.settleLog()
+        try self.writeSlot(version, changeset: live.changeset, watch: watch, staged: nil)
     }
 
     /// Deletes the watch's state: the watch left the configuration.
@@ -231,6 +337,7 @@ struct WatchStateStore: Sendable {
         try StateFile.removeDirectory(self.directory)
     }
 
+    /// Replaces the log with `start` and `record` (of `seq`) after it.
     private mutating func rewriteLog(_ start: (log: ChangesetLog, file: [UInt8]), appending record: [UInt8]?, seq: UInt64) throws(StateFileError) {
         var (log, file) = start
         if let record {
@@ -245,6 +352,10 @@ struct WatchStateStore: Sendable {
     /// Moves the file `damage` names aside and forgets the log: the watch starts a new epoch.
     private mutating func damaged(_ damage: StateDamage) -> Restoration {
         self.log = nil
+        self.live = nil
+        for slot in 0..<2 where self.slotPath(slot) == damage.path {
+            self.durableEntries[slot] = false
+        }
         try? StateFile.moveAside(damage.path)
         return .damaged(damage)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import UnixSockets
 
 /// Sends `sd_notify` messages to systemd without libsystemd: one `AF_UNIX` datagram to the
 /// socket named by `$NOTIFY_SOCKET`.

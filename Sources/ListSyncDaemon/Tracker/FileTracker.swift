@@ -138,7 +138,7 @@ final class FileTracker: Sendable {
                     continue
                 }
                 read = attempt
-                // New content is written to the checkpoint while it is parsed and diffed.
+                // New content is written to the checkpoint slot while it is parsed and diffed.
                 let lastGood = machine.state.lastGood
                 let stagingStore = store
                 async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
@@ -180,6 +180,9 @@ final class FileTracker: Sendable {
                         self.log(publication)
                         self.feed.publish(publication)
                     }
+                    if publication.version != nil {
+                        store = try await self.settleLog(of: store, pool: pool)
+                    }
                 }
             } catch is CancellationError {
                 // The daemon is stopping (perhaps because it could not start): whatever made it
@@ -202,20 +205,40 @@ final class FileTracker: Sendable {
         }
     }
 
+    /// Appends the changeset just published to the log, off the path to subscribers. A failure
+    /// is only logged: the next save tries again before it writes anything, and fails (and says
+    /// so in the status) if it still cannot.
+    private func settleLog(of store: WatchStateStore, pool: NIOThreadPool) async throws -> WatchStateStore {
+        let settled = try await pool.runIfActive { [store] in
+            var store = store
+            let failure = Result { () throws(StateFileError) in try store.settleLog() }
+            return (store: store, failure: failure)
+        }
+        if case .failure(let error) = settled.failure {
+            self.logger.warning("cannot append the published changeset to the log yet", metadata: ["error": "\(error)"])
+        }
+        return settled.store
+    }
+
     /// Reads the watch's state back: the machine carries on from the restored version, or starts
     /// the feed's epoch when there is nothing to restore. `nil` when the pool refused the work.
     private func restore(pool: NIOThreadPool) async -> (StateMachine, WatchStateStore)? {
         let watch = self.watch
         let store = self.initialStore
-        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration)
+        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [StateDamage])
         do {
             outcome = try await pool.runIfActive { [store] in
                 var store = store
-                let restoration = store.restore(for: watch)
-                return (store, restoration)
+                let (restoration, setAside) = store.restore(for: watch)
+                return (store, restoration, setAside)
             }
         } catch {
             return nil
+        }
+        for damage in outcome.setAside {
+            self.logger.notice(
+                "a checkpoint that does not read whole (torn by a crash while it was written, or damaged) was moved aside to \(damage.path).damaged",
+                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
         }
         let fresh = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         switch outcome.restoration {

@@ -43,7 +43,11 @@ struct AtomicFileWriter {
         guard descriptor >= 0 else { throw Failure(path: temporary, step: "create", code: errno) }
         do throws(Failure) {
             defer { close(descriptor) }
-            try Self.writeAll(bytes, to: descriptor, path: temporary)
+            do {
+                try FileDescriptorIO.writeAll(bytes, to: descriptor)
+            } catch {
+                throw Failure(path: temporary, step: "write", code: error.code)
+            }
             guard fsync(descriptor) == 0 else { throw Failure(path: temporary, step: "flush", code: errno) }
         } catch {
             unlink(temporary)
@@ -59,26 +63,4 @@ struct AtomicFileWriter {
         defer { close(directory) }
         guard fsync(directory) == 0 else { throw Failure(path: self.directory, step: "flush the directory", code: errno) }
     }
-
-    /// Writes all of `bytes` to `descriptor` (named `path` in errors), again after `EINTR` and short writes.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Failure) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, step: "write", code: errno)
-            }
-            offset += written
-        }
-    }
-}
-
-/// write(2), named apart from ``AtomicFileWriter/write(_:)``.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }

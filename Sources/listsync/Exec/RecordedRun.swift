@@ -72,12 +72,13 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
     ///   written; ``ClientFailure/usage(_:)`` when the command cannot be started.
     func perform(_ command: ExecutedCommand, watch: String, state: StateFile) async throws(ClientFailure) -> Bool {
         let input: [UInt8]
-        switch StateFile.readAll(from: 0) {
-        case .success(let bytes) where bytes.count == self.inputBytes: input = bytes
-        case .success(let bytes):
-            throw .data("changeset \(self.cursor): the input ended after \(bytes.count) of \(self.inputBytes) bytes (exec is gone); nothing run")
-        case .failure(let reason):
-            throw .data("changeset \(self.cursor): cannot read the input: \(reason)")
+        do {
+            input = try FileDescriptorIO.readAll(from: 0)
+        } catch {
+            throw .data("changeset \(self.cursor): cannot read the input: \(error.reason)")
+        }
+        guard input.count == self.inputBytes else {
+            throw .data("changeset \(self.cursor): the input ended after \(input.count) of \(self.inputBytes) bytes (exec is gone); nothing run")
         }
         let lock = try Self.lock(state.path + ".lock")
         defer { close(lock) }

@@ -71,29 +71,12 @@ struct OutputWriter: ~Copyable {
     /// other Unix tools (`listsync` ignores the signal itself, see
     /// ``ListSyncCommand/main()``); other errors end the output silently.
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count, let base = raw.baseAddress {
-                let written = systemWrite(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE {
-                        signal(SIGPIPE, SIG_DFL)
-                        raise(SIGPIPE)
-                    }
-                    return
-                }
-                offset += written
-            }
+        do {
+            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+        } catch {
+            guard error.code == EPIPE else { return }
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
         }
     }
-}
-
-/// write(2); named apart from ``OutputWriter/write(_:)``.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }

@@ -38,10 +38,11 @@ struct StateFile {
     /// The file's entries, each checked against its checksum. O(size of the file).
     func read() -> Contents {
         let contents: [UInt8]
-        switch self.readBytes() {
-        case .failure(let reason): return .unreadable(reason.description)
-        case .success(nil): return .absent
-        case .success(let bytes?): contents = bytes
+        do {
+            guard let bytes = try self.readBytes() else { return .absent }
+            contents = bytes
+        } catch {
+            return .unreadable(error.reason)
         }
         let lineEnd = UInt8(ascii: "\n")
         var entries: [ArraySlice<UInt8>] = []
@@ -87,36 +88,15 @@ struct StateFile {
         return entry
     }
 
-    /// The file's bytes as they are; `nil` when there is no file; the system's reason when it
-    /// cannot be read.
-    private func readBytes() -> Result<[UInt8]?, ReadFailure> {
+    /// The file's bytes as they are; `nil` when there is no file.
+    private func readBytes() throws(FileDescriptorIO.Failure) -> [UInt8]? {
         let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            return errno == ENOENT ? .success(nil) : .failure(ReadFailure(String(cString: strerror(errno))))
+            guard errno == ENOENT else { throw FileDescriptorIO.Failure(code: errno) }
+            return nil
         }
         defer { close(descriptor) }
-        return Self.readAll(from: descriptor).map { Optional($0) }
-    }
-
-    /// Everything `descriptor` gives until its end; the system's reason when it fails.
-    static func readAll(from descriptor: Int32) -> Result<[UInt8], ReadFailure> {
-        var bytes: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = block.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(String(cString: strerror(errno))))
-            }
-            if count == 0 { return .success(bytes) }
-            bytes += block[..<count]
-        }
-    }
-
-    /// The system's reason a file cannot be read.
-    struct ReadFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+        return try FileDescriptorIO.readAll(from: descriptor)
     }
 
     /// Replaces the state with one entry per line of `lines`, durably. O(size of the lines).
@@ -130,7 +110,11 @@ struct StateFile {
         let descriptor = open(self.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "open", code: errno) }
         defer { close(descriptor) }
-        try AtomicFileWriter.writeAll(Self.entry(line), to: descriptor, path: self.path)
+        do {
+            try FileDescriptorIO.writeAll(Self.entry(line), to: descriptor)
+        } catch {
+            throw AtomicFileWriter.Failure(path: self.path, step: "write", code: error.code)
+        }
         guard fdatasync(descriptor) == 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "flush", code: errno) }
     }
 
@@ -152,15 +136,6 @@ struct StateFile {
         let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(String(cString: strerror(errno))))"
         OutputWriter.writeStandardError("listsync: state \(self.path): \(reason); \(moved); \(next)\n")
     }
-}
-
-/// read(2), named apart from ``StateFile/read()``.
-private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, bytes, count)
-    #else
-    Darwin.read(descriptor, bytes, count)
-    #endif
 }
 
 extension StateFile {

@@ -4,6 +4,7 @@ import ListSyncClient
 import ListSyncProtocol
 import Synchronization
 import Testing
+import UnixSockets
 
 extension ClientEndToEnd {
     /// `ListSyncClient` in this process against the real daemon.
@@ -132,20 +133,12 @@ extension ClientEndToEnd.ClientLibraryTests {
         var queued: [Int32] = []
         defer { queued.forEach { close($0) } }
         while queued.count < 100_000 {
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(harness.socketPath.utf8)) }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            let error = errno
-            guard connected == 0 else {
-                close(descriptor)
-                try #require(error == EAGAIN, "connect: \(String(cString: strerror(error)))")
+            do {
+                queued.append(try UnixStreamSocket.connect(to: harness.socketPath, waiting: false))
+            } catch {
+                try #require(error.code == EAGAIN, "\(error)")
                 break
             }
-            queued.append(descriptor)
         }
         let resume = Task { [pid = daemon.pid] in
             try await Task.sleep(for: .milliseconds(300))
@@ -163,12 +156,7 @@ final class SilentListener {
 
     init(path: String) throws {
         self.descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(self.descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = try UnixSocketAddress(path: path).withSocketAddress { bind(self.descriptor, $0, $1) }
         guard bound == 0, listen(self.descriptor, 8) == 0 else { throw TestFailure("cannot listen on \(path): errno \(errno)") }
     }
 

@@ -90,11 +90,16 @@ import Testing
         }
         #expect(retryIn == .milliseconds(10) && delay == retryIn)
         #expect(machine.phase == .backingOff(delay: .milliseconds(10)))
-        // Two failed attempts double the wait each time.
+        // Two failed attempts double the wait each time. A connect that fails lost nothing: the
+        // daemon cannot be reached (yet), and that is what the client is told.
         var delays: [Duration] = []
         for _ in 0..<2 {
             guard case .connect = machine.backoffElapsed().first else { throw TestFailure("no reconnect") }
-            if case .wait(let delay) = machine.connectionFailed(reason: "Connection refused").last { delays.append(delay) }
+            let failed = machine.connectionFailed(reason: "Connection refused")
+            if case .wait(let delay) = failed.last { delays.append(delay) }
+            guard case .disconnected(let error, _) = emitted(failed).first?.event else { throw TestFailure("no disconnection: \(failed)") }
+            #expect(error == .unreachable(socketPath: "/run/test.sock", reason: "Connection refused"))
+            #expect(error.description == "cannot reach listsyncd at /run/test.sock: Connection refused")
         }
         #expect(delays == [.milliseconds(20), .milliseconds(40)])
         _ = machine.backoffElapsed()

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UnixSockets
 @testable import ListSyncDaemon
 
 @Suite struct UnixSocketFileTests {

@@ -20,13 +20,15 @@ struct WatchStateStoreTests {
         try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
         for seq in UInt64(1)...10 {
             try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: Array("changeset \(seq)".utf8), watch: Self.watch)
+            try store.settleLog()
             let file = try EndToEndTests.Persistence.contents(of: store.logPath)
-            let (log, _) = try ChangesetLog.decode(file, leadingTo: seq)
+            let (log, _) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
+            #expect(log.lastSeq == seq)
             #expect(log.records.count <= 4, "after seq \(seq): \(log.records.count) changesets on disk")
             #expect(log.size == file.count)
         }
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 4, crashPoints: .none)
-        guard case .restored(let version, let watch, let changesets) = restarted.restore(for: Self.watch) else {
+        guard case .restored(let version, let watch, let changesets) = restarted.restore(for: Self.watch).restoration else {
             Issue.record("nothing restored")
             return
         }
@@ -35,8 +37,8 @@ struct WatchStateStoreTests {
         #expect(watch == Self.watch)
         #expect((3...4).contains(changesets.count))
         #expect(changesets == (11 - changesets.count...10).map { Array("changeset \($0)".utf8) })
-        // Two copies of the list at most: the checkpoint, and no temporary file left behind.
-        #expect(access(store.checkpointPath + ".tmp", F_OK) != 0)
+        // Two copies of the list at most, the slots, and no temporary file left behind.
+        #expect(try Self.files(in: store.directory) == ["checkpoint.0", "checkpoint.1", "log"])
     }
 
     @Test func aNewEpochStartsANewLog() throws {
@@ -44,13 +46,12 @@ struct WatchStateStoreTests {
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         try store.save(try Self.version(0, seq: 0, epoch: Epoch(rawValue: 1)), changeset: nil, watch: Self.watch)
         try store.save(try Self.version(1, seq: 1, epoch: Epoch(rawValue: 1)), changeset: Array("one".utf8), watch: Self.watch)
+        try store.settleLog()
         try store.save(try Self.version(2, seq: 2, epoch: Epoch(rawValue: 2)), changeset: nil, watch: Self.watch)
+        try store.settleLog()
         try store.save(try Self.version(3, seq: 3, epoch: Epoch(rawValue: 2)), changeset: Array("three".utf8), watch: Self.watch)
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch) else {
-            Issue.record("nothing restored")
-            return
-        }
+        try store.settleLog()
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: Epoch(rawValue: 2), seq: 3))
         #expect(changesets == [Array("three".utf8)])
     }
@@ -61,44 +62,131 @@ struct WatchStateStoreTests {
         try store.save(try Self.version(0, seq: 0, epoch: Epoch(rawValue: 1)), changeset: nil, watch: Self.watch)
         var moved = Self.watch
         moved.path = "/elsewhere.csv"
-        guard case .identityChanged(let fields) = store.restore(for: moved) else {
+        guard case .identityChanged(let fields) = store.restore(for: moved).restoration else {
             Issue.record("restored for another path")
             return
         }
         #expect(fields == [.path])
         var reignored = Self.watch
         reignored.ignore = ["price"]
-        guard case .restored(_, let stored, _) = store.restore(for: reignored) else {
+        guard case .restored(_, let stored, _) = store.restore(for: reignored).restoration else {
             Issue.record("ignore is not an identity")
             return
         }
         #expect(stored.ignore.isEmpty, "the list is restored with the settings it was read with")
     }
 
-    /// A save whose checkpoint cannot be written fails after its changeset was appended; saving
-    /// that seq again (with another changeset: the file changed meanwhile) replaces it, and the
+    /// A save whose slot cannot be written fails and leaves the last saved version restorable;
+    /// saving that seq again (with another changeset: the file changed meanwhile) works, and the
     /// history before it is kept.
     @Test func savingASeqAgainReplacesAFailedAttempt() throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 3)
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
-        try store.save(try Self.version(1, seq: 1, epoch: epoch), changeset: Array("one".utf8), watch: Self.watch)
-        // A directory where the checkpoint's temporary file goes: the checkpoint cannot be replaced.
-        try FileOperations.makeDirectory(store.checkpointPath + ".tmp")
+        var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
+        // A directory where the slot to write goes: it cannot be written.
+        try FileOperations.remove(store.slotPath(0))
+        try FileOperations.makeDirectory(store.slotPath(0))
         #expect(throws: StateFileError.self) {
             try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
         }
-        try FileOperations.removeDirectory(store.checkpointPath + ".tmp")
+        try FileOperations.removeDirectory(store.slotPath(0))
+        #expect(try Self.restored(from: scratch).version.cursor == Cursor(epoch: epoch, seq: 1))
         try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        try store.settleLog()
 
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch) else {
-            Issue.record("nothing restored")
-            return
-        }
+        let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(version.digest == (try Self.version(3, seq: 2, epoch: epoch)).digest)
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
+    }
+
+    /// The newest version's changeset reaches the log only after it is published: until then its
+    /// slot carries it, and a restart puts it in the log.
+    @Test func aChangesetNotYetInTheLogIsRestoredFromItsSlot() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 4)
+        var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
+        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        let (version, changesets) = try Self.restored(from: scratch)
+        #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
+        #expect(changesets == [Array("one".utf8), Array("two".utf8)])
+        let log = try EndToEndTests.Persistence.contents(of: store.logPath)
+        #expect(try ChangesetLog.decode(log, epoch: epoch, leadingTo: 2)?.log.lastSeq == 2, "the restart appended it")
+    }
+
+    /// An append cut short (a crash, a full disk) leaves a torn record at the log's end: it is
+    /// dropped, and the changeset restored from its slot.
+    @Test func aTornAppendIsDroppedAndTheChangesetRestoredFromItsSlot() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 5)
+        let store = try Self.store(savingUpTo: 2, epoch: epoch, in: scratch)
+        let log = try EndToEndTests.Persistence.contents(of: store.logPath)
+        try EndToEndTests.Persistence.write(Array(log.dropLast(2)), to: store.logPath)
+        let (version, changesets) = try Self.restored(from: scratch)
+        #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
+        #expect(changesets == [Array("one".utf8), Array("two".utf8)])
+        #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == log, "the record is appended again")
+    }
+
+    /// A slot torn by a crash while it was written (here: one byte of its list changed) is moved
+    /// aside and the other slot serves — unless the log shows that the torn slot's version was
+    /// published: then the state is damaged and nothing of it is served.
+    @Test(arguments: [false, true])
+    func aTornSlotIsSetAsideAndNeverServed(logHasItsChangeset: Bool) throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 6)
+        var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
+        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        if logHasItsChangeset { try store.settleLog() }
+        // Version 2 went to slot 0 (version 0's), version 1 is in slot 1.
+        var slot = try EndToEndTests.Persistence.contents(of: store.slotPath(0))
+        slot[Checkpoint.bytesOffset + 10] ^= 0x20
+        try EndToEndTests.Persistence.write(slot, to: store.slotPath(0))
+
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        let (restoration, setAside) = restarted.restore(for: Self.watch)
+        #expect(setAside.map(\.path) == [store.slotPath(0)])
+        #expect(access(store.slotPath(0) + ".damaged", F_OK) == 0, "moved aside")
+        switch restoration {
+        case .restored(let version, _, let changesets) where !logHasItsChangeset:
+            #expect(version.cursor == Cursor(epoch: epoch, seq: 1))
+            #expect(version.digest == (try Self.version(1, seq: 1, epoch: epoch)).digest)
+            #expect(changesets == [Array("one".utf8)])
+        case .damaged(let damage) where logHasItsChangeset:
+            #expect(damage.path == store.logPath)
+        default:
+            Issue.record("unexpected: \(restoration)")
+        }
+    }
+
+    /// A store that saved versions 0 through `last` of history `epoch`, each published.
+    static func store(savingUpTo last: UInt64, epoch: Epoch, in scratch: ScratchDirectory) throws -> WatchStateStore {
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        let names = ["", "one", "two", "three"]
+        for seq in 0...last {
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: seq == 0 ? nil : Array(names[Int(seq)].utf8), watch: Self.watch)
+            try store.settleLog()
+        }
+        return store
+    }
+
+    /// What a restarted store restores from `scratch`.
+    static func restored(from scratch: ScratchDirectory) throws -> (version: WatchVersion, changesets: [[UInt8]]) {
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
+            throw TestFailure(description: "nothing restored")
+        }
+        return (version, changesets)
+    }
+
+    static func files(in directory: String) throws -> [String] {
+        guard let stream = opendir(directory) else { throw TestFailure(description: "cannot open \(directory)") }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 }

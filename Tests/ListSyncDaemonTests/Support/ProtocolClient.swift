@@ -1,5 +1,6 @@
 import Glibc
 import ListSyncProtocol
+import UnixSockets
 
 /// A protocol client over a plain `AF_UNIX` socket, as any program could write one: lines of
 /// JSON out, lines of JSON in, every wait bounded.
@@ -17,9 +18,11 @@ final class ProtocolClient {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
-                self.descriptor = try Self.connect(to: path, waiting: true)
+                self.descriptor = try UnixStreamSocket.connect(to: path)
                 return
-            } catch let error as ConnectError where (error.code == ENOENT || error.code == ECONNREFUSED) && ContinuousClock.now < deadline {
+            } catch {
+                // Nobody listens yet: the daemon is still starting.
+                guard (error.code == ENOENT || error.code == ECONNREFUSED) && ContinuousClock.now < deadline else { throw error }
                 usleep(10_000)
             }
         }
@@ -28,37 +31,7 @@ final class ProtocolClient {
     /// Connects to `path` with one non-blocking `connect`, as a client in a burst does: fails at
     /// once — `EAGAIN` when the server's listen queue is full — instead of waiting or retrying.
     init(connectingOnceTo path: String) throws {
-        self.descriptor = try Self.connect(to: path, waiting: false)
-    }
-
-    /// `connect` failed with `errno` `code`.
-    struct ConnectError: Error, CustomStringConvertible {
-        var path: String
-        var code: Int32
-        var description: String { "connect \(self.path): \(String(cString: strerror(self.code)))" }
-    }
-
-    /// A blocking socket connected to `path`; `waiting`: with a blocking `connect`, otherwise a
-    /// non-blocking one.
-    private static func connect(to path: String, waiting: Bool) throws -> Int32 {
-        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (waiting ? 0 : Int32(SOCK_NONBLOCK.rawValue))
-        let descriptor = socket(AF_UNIX, flags, 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let error = ConnectError(path: path, code: errno)
-            close(descriptor)
-            throw error
-        }
-        if !waiting {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        }
-        return descriptor
+        self.descriptor = try UnixStreamSocket.connect(to: path, waiting: false)
     }
 
     deinit {
@@ -70,12 +43,7 @@ final class ProtocolClient {
     }
 
     func sendRaw(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
-            offset += sent
-        }
+        try UnixStreamSocket.sendAll(bytes, to: self.descriptor)
     }
 
     /// The next line from the server; `nil` once the server closed the connection.

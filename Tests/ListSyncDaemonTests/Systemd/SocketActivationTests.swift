@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Testing
+import UnixSockets
 
 @testable import ListSyncDaemon
 

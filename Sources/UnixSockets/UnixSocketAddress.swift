@@ -8,39 +8,37 @@ import Musl
 ///
 /// Abstract names are how `@name` in `NOTIFY_SOCKET` is spelled on the wire: `sun_path` starts
 /// with a NUL byte and the address length, not a terminating NUL, says where the name ends.
-struct UnixSocketAddress: Sendable, Hashable {
+public struct UnixSocketAddress: Sendable, Hashable {
     /// The bytes of `sun_path` that matter: the path without its NUL, or NUL plus the name.
-    let pathBytes: [UInt8]
+    public let pathBytes: [UInt8]
     /// Whether ``pathBytes`` is an abstract name (it then starts with NUL).
-    var isAbstract: Bool { self.pathBytes.first == 0 }
+    public var isAbstract: Bool { self.pathBytes.first == 0 }
 
-    private static let sunPathCapacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+    /// An address that does not fit in `sun_path`; `address` as written (`@name` when abstract).
+    public struct TooLong: Error, Sendable, Hashable, CustomStringConvertible {
+        public let address: String
+
+        public var description: String {
+            "socket address \"\(self.address)\" does not fit in sun_path (\(UnixSocketAddress.sunPathCapacity) bytes)"
+        }
+    }
+
+    static let sunPathCapacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
 
     /// A file system socket at `path`.
-    init(path: String) throws(SystemdError) {
-        guard path.utf8.count < Self.sunPathCapacity else { throw .socketAddressTooLong(path) }
+    public init(path: String) throws(TooLong) {
+        guard path.utf8.count < Self.sunPathCapacity else { throw TooLong(address: path) }
         self.pathBytes = Array(path.utf8)
     }
 
     /// A socket named `name` in the abstract namespace (written `@name`).
-    init(abstractName name: String) throws(SystemdError) {
-        guard name.utf8.count + 1 <= Self.sunPathCapacity else { throw .socketAddressTooLong("@" + name) }
+    public init(abstractName name: String) throws(TooLong) {
+        guard name.utf8.count + 1 <= Self.sunPathCapacity else { throw TooLong(address: "@" + name) }
         self.pathBytes = [0] + Array(name.utf8)
     }
 
-    /// The address `NOTIFY_SOCKET` names: `/path` or `@abstract`.
-    init(notifySocket: String) throws(SystemdError) {
-        if notifySocket.hasPrefix("@") {
-            try self.init(abstractName: String(notifySocket.dropFirst()))
-        } else if notifySocket.hasPrefix("/") {
-            try self.init(path: notifySocket)
-        } else {
-            throw .unsupportedNotifySocket(notifySocket)
-        }
-    }
-
     /// Calls `body` with the address as a `sockaddr` and its exact length.
-    func withSocketAddress<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    public func withSocketAddress<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { sunPath in
