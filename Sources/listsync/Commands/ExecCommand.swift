@@ -1,5 +1,6 @@
 import ArgumentParser
 import ListSyncClient
+import ListSyncProtocol
 
 /// `listsync exec NAME -- CMD [ARGS...]`: runs a command once per changeset, in order, one at a
 /// time, with the changeset on its standard input.
@@ -30,13 +31,18 @@ struct ExecCommand: AsyncParsableCommand {
             cursor, which the next changeset is described against). Started again, it resumes after that cursor: the \
             command runs once for each changeset it missed, in order (or, when the daemon no \
             longer has them, once with a snapshot), so each changeset's command succeeds exactly \
-            once across restarts of `exec` and of the daemon. A changeset whose command was \
-            killed, failed with --on-error stop, or had exited but was not yet recorded when \
-            `exec` itself was killed, runs again after the restart: make commands idempotent by \
-            LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
+            once across restarts of `exec` and of the daemon. With --state, each run is made by a \
+            `listsync` process of its own that outlives `exec`: holding a lock on FILE.lock, it \
+            runs the command unless FILE.done records the changeset as done, and records it there \
+            when the command exits 0, so a command that succeeded runs once even when `exec` is \
+            killed right after it. A changeset whose command was killed, failed with --on-error \
+            stop, or whose run process was itself killed (or the machine went down) between the \
+            command's exit and the record, runs again after the restart: make commands \
+            idempotent by LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
             is passed over once a later one succeeds. A FILE that cannot be read is moved aside \
             to FILE.damaged and said on standard error; the command then runs with a snapshot. \
-            Without --state, a restarted `exec` starts from the daemon's current version.
+            Without --state, a restarted `exec` starts from the daemon's current version. Delete \
+            FILE and FILE.done to start over.
 
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
             cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
@@ -58,6 +64,11 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))
     var state: String?
 
+    /// Set on the `listsync` process `exec --state` starts for each run of the command
+    /// (``RecordedRun``): not for people.
+    @Option(name: .customLong("recorded-run"), help: ArgumentHelp(visibility: .private))
+    var recordedRun: RecordedRun?
+
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
@@ -72,21 +83,54 @@ struct ExecCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
+            if let recordedRun {
+                guard let state = self.state else { throw ClientFailure.usage("--recorded-run needs --state") }
+                guard try await recordedRun.perform(command, watch: self.name, state: StateFile(path: state)) else {
+                    throw ExitCode(RecordedRun.commandFailedStatus)
+                }
+                return
+            }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            let state = self.state.map(StateFile.init(path:))
+            let stateFile = self.state.map(StateFile.init(path:))
             // JSON Patch and events describe each changeset against the list before it, so
             // their state is the list itself.
-            let kind: StateFile.Kind = self.format.needsList ? .list : .cursor
-            let resumption = state?.restore(kind, of: self.name) ?? .fresh
+            var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }
+            let resumption = state?.restore(of: self.name) ?? .fresh
             let summary = self.format == .events ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
             var output = ChangeOutput(format: self.format, watch: self.name, summary: summary)
             if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
-            /// Records `mirror`'s cursor as done.
-            func record(_ mirror: MirroredList) throws {
+            /// Records `update`'s cursor as done.
+            func record(_ update: MirrorUpdate) throws {
+                var changeset: ChangesetMessage?
+                if case .changeset(let applied) = update.event { changeset = applied }
                 do {
-                    try state?.save(kind, of: mirror)
+                    try state?.save(update.mirror, after: changeset)
                 } catch {
                     throw ClientFailure.data("\(error)")
+                }
+            }
+            /// Runs the command with `line`, `update`'s input, at `cursor`; whether it succeeded.
+            /// With --state, a `listsync` process of its own makes the run and records its success
+            /// (``RecordedRun``), so that killing `exec` cannot separate the two.
+            func run(_ line: [UInt8], for update: MirrorUpdate, at cursor: Cursor) async throws -> Bool {
+                let kind: RecordedRun.Kind
+                if case .snapshot = update.event { kind = .snapshot } else { kind = .changeset }
+                guard let stateFile, let recorded = RecordedRun(kind: kind, cursor: cursor, inputBytes: line.count).process(running: command, watch: self.name, state: stateFile) else {
+                    let outcome = try await command.run(input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
+                    if let report = outcome.report(of: command, cursor: cursor.description) {
+                        OutputWriter.writeStandardError(report)
+                    }
+                    return outcome.isSuccess
+                }
+                let outcome = try await recorded.run(input: line, environment: [:])
+                switch outcome.status {
+                case .exited(0): return true
+                case .exited(RecordedRun.commandFailedStatus): return false
+                // The run has told why on standard error; `exec` ends the same way.
+                case .exited(let code): throw ExitCode(code)
+                case .signaled:
+                    OutputWriter.writeStandardError(outcome.report(of: recorded, cursor: cursor.description) ?? "")
+                    return false
                 }
             }
             try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in
@@ -102,20 +146,15 @@ struct ExecCommand: AsyncParsableCommand {
                         defer { snapshotRuns = true }
                         guard snapshotRuns else {
                             _ = try output.bytes(for: update)
-                            try record(update.mirror)
+                            try record(update)
                             continue
                         }
                     case .status, .subscribed, .resyncing, .disconnected:
                         continue
                     }
                     guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { continue }
-                    let outcome = try await command.run(
-                        input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
-                    if let report = outcome.report(of: command, cursor: cursor.description) {
-                        OutputWriter.writeStandardError(report)
-                    }
-                    if outcome.isSuccess {
-                        try record(update.mirror)
+                    if try await run(line, for: update, at: cursor) {
+                        try record(update)
                     } else if self.onError == .stop {
                         throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
                     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ListFormats
 import ListSyncClient
+import ListSyncProtocol
 
 /// `listsync mirror NAME --output FILE`: keeps a file equal to a watched list, replacing it
 /// atomically after every verified snapshot and changeset.
@@ -17,11 +18,14 @@ struct MirrorCommand: AsyncParsableCommand {
             snapshot. While the watched file is invalid or missing, FILE keeps the last good \
             version.
 
-            The command also survives its own restarts: before FILE, it replaces its state file \
-            (--state, default .FILE.listsync-state beside FILE) the same way, with the list it \
-            mirrors, its cursor and its digest. Started again, it checks that list against the \
-            digest, writes FILE from it, and resumes after its cursor with just the changesets it \
-            missed ("resuming" on standard error); a state that cannot be read or does not verify \
+            The command also survives its own restarts: before FILE, it writes its state file \
+            (--state, default .FILE.listsync-state beside FILE), a journal of the list it mirrors: \
+            a snapshot, then each changeset applied since, appended and flushed to disk (a write \
+            the size of the change; once the changesets outweigh the snapshot or number 32, the \
+            file is replaced atomically with a new one). Started again, it replays the journal, checking \
+            every digest, writes FILE from it, and resumes after its cursor with just the \
+            changesets it missed ("resuming" on standard error). A last entry cut short by a crash \
+            is dropped, and said on standard error; a state that cannot be read or does not verify \
             is moved aside to STATE.damaged, said on standard error, and the mirror starts from a \
             snapshot. Delete the state file to start over.
 
@@ -60,29 +64,39 @@ struct MirrorCommand: AsyncParsableCommand {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
             let writer = AtomicFileWriter(path: self.output)
-            let state = self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output)
+            var state = ClientState(file: self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output), kind: .list)
             let output = MirrorOutput(format: format, sectionColumn: self.sections)
-            /// The state, then FILE: a crash between the two leaves FILE one version behind the
-            /// state, which a restart writes again.
-            func save(_ mirror: MirroredList) throws {
+            /// FILE with `mirror`'s list.
+            func write(_ mirror: MirroredList) throws {
                 let bytes = try output.bytes(of: mirror)
                 do {
-                    try state.save(.list, of: mirror)
                     try writer.write(bytes)
                 } catch {
                     throw ClientFailure.data("\(error)")
                 }
             }
-            let start = state.restore(.list, of: self.name).mirror(of: self.name)
+            /// The state, then FILE: a crash between the two leaves FILE one version behind the
+            /// state, which a restart writes again.
+            func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws {
+                do {
+                    try state.save(mirror, after: changeset)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
+                try write(mirror)
+            }
+            let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
-            if start.hasList { try save(start) }
+            if start.hasList { try write(start) }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             try await client.withMirror(resuming: start) { updates in
                 for try await update in updates {
                     switch update.event {
-                    case .snapshot, .changeset:
-                        try save(update.mirror)
+                    case .snapshot:
+                        try save(update.mirror, after: nil)
+                    case .changeset(let changeset):
+                        try save(update.mirror, after: changeset)
                     case .status, .subscribed, .resyncing, .disconnected:
                         if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     }

@@ -9,12 +9,15 @@ import Darwin
 /// A long-running client's durable state — what `mirror` and `exec` need to resume where they
 /// left off after they were stopped, killed or the machine went down.
 ///
-/// The file is replaced whole with ``AtomicFileWriter`` (a temporary file, `fsync`, rename,
-/// `fsync` of the directory), so after a crash at any instant it holds the last state written
-/// completely. Its last line is a checksum of the rest (`checksum HEX`, the stable 128-bit
-/// ``ListValue/contentHash`` of the text), so a state damaged or edited by hand is noticed even
-/// where what it holds would parse. A file that cannot be read or understood is moved aside to `FILE.damaged`, never
-/// deleted, and the client starts over from a snapshot.
+/// The file is a sequence of entries, one a line, each `HEX BODY`: the stable 128-bit
+/// ``ListValue/contentHash`` of the body, then the body (which holds no line end). So an entry
+/// damaged or edited by hand is noticed even where what it holds would parse. The file is either
+/// replaced whole with ``AtomicFileWriter`` (a temporary file, `fsync`, rename, `fsync` of the
+/// directory) or extended by one entry, appended and flushed with `fdatasync`. After a crash at
+/// any instant it holds every entry written completely, and at most one unfinished last entry,
+/// which ``read()`` tells apart and ``dropUnfinishedEntry(keeping:)`` cuts off. A file that
+/// cannot be read or understood is moved aside to `FILE.damaged`, never deleted, and the client
+/// starts over from a snapshot.
 struct StateFile {
     /// Where the state is kept.
     let path: String
@@ -23,48 +26,106 @@ struct StateFile {
     enum Contents {
         /// There is no state yet: the client has never run with this file.
         case absent
-        /// The state written, its checksum verified (without the checksum line).
-        case bytes([UInt8])
-        /// The file exists but cannot be read, or its checksum does not match; the reason.
+        /// The entries' bodies, each checked against its checksum; when the last entry is
+        /// unfinished (a crash while it was appended), it is left out and `unfinishedAfter` is
+        /// the length of the whole entries before it.
+        case entries([ArraySlice<UInt8>], unfinishedAfter: Int?)
+        /// The file exists but cannot be read, or an entry before the last does not match its
+        /// checksum; the reason.
         case unreadable(String)
     }
 
-    /// The file's contents, checked against their checksum. O(size of the file).
+    /// The file's entries, each checked against its checksum. O(size of the file).
     func read() -> Contents {
-        let contents = self.readBytes()
-        guard case .bytes(let bytes) = contents else { return contents }
-        let lineEnd = UInt8(ascii: "\n")
-        guard bytes.last == lineEnd else { return .unreadable("no line end at the end: truncated or damaged") }
-        let start = bytes.dropLast().lastIndex(of: lineEnd).map { $0 + 1 } ?? 0
-        let body = Array(bytes[..<start])
-        guard String(decoding: bytes[start...], as: UTF8.self) == Self.checksumLine(of: body) else {
-            return .unreadable("the checksum does not match: damaged or edited")
-        }
-        return .bytes(body)
-    }
-
-    /// `checksum HEX\n` for `body`.
-    private static func checksumLine(of body: [UInt8]) -> String {
-        "checksum \(ListValue.string(String(decoding: body, as: UTF8.self)).contentHash)\n"
-    }
-
-    /// The file's bytes as they are.
-    private func readBytes() -> Contents {
-        let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return errno == ENOENT ? .absent : .unreadable(String(cString: strerror(errno)))
-        }
-        defer { close(descriptor) }
+        let contents: [UInt8]
         do {
-            return .bytes(try FileDescriptorIO.readAll(from: descriptor))
+            guard let bytes = try self.readBytes() else { return .absent }
+            contents = bytes
         } catch {
             return .unreadable(error.reason)
         }
+        let lineEnd = UInt8(ascii: "\n")
+        var entries: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < contents.count {
+            // A last line without its line end was cut short while it was appended.
+            guard let end = contents[start...].firstIndex(of: lineEnd) else { break }
+            guard let body = Self.body(ofEntry: contents[start..<end]) else {
+                // Only the last entry can have been cut short by a crash; one before it is damage.
+                guard end + 1 == contents.count else { return .unreadable("entry \(entries.count + 1): the checksum does not match: damaged or edited") }
+                break
+            }
+            entries.append(body)
+            start = end + 1
+        }
+        return .entries(entries, unfinishedAfter: start < contents.count ? start : nil)
     }
 
-    /// Replaces the state with `bytes` (which end with a line end) and their checksum, durably.
-    func write(_ bytes: [UInt8]) throws(AtomicFileWriter.Failure) {
-        try AtomicFileWriter(path: self.path).write(bytes + Array(Self.checksumLine(of: bytes).utf8))
+    /// The body of `entry` (a line without its line end), or `nil` when its checksum does not match.
+    private static func body(ofEntry entry: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let hexCount = 32
+        guard entry.count > hexCount, entry[entry.startIndex + hexCount] == UInt8(ascii: " ") else { return nil }
+        let body = entry[(entry.startIndex + hexCount + 1)...]
+        guard entry.prefix(hexCount).elementsEqual(Self.checksum(of: body).utf8) else { return nil }
+        return body
+    }
+
+    /// The checksum of an entry's body: 32 hex digits.
+    private static func checksum(of body: ArraySlice<UInt8>) -> String {
+        ListValue.string(String(decoding: body, as: UTF8.self)).contentHash.description
+    }
+
+    /// The entry for `line` (a line of text, which may end with its line end): `HEX BODY\n`.
+    private static func entry(_ line: [UInt8]) -> [UInt8] {
+        let body = line.last == UInt8(ascii: "\n") ? line.dropLast() : line[...]
+        #if DEBUG
+        precondition(!body.contains(UInt8(ascii: "\n")), "an entry is one line")
+        #endif
+        var entry = Array(Self.checksum(of: body).utf8)
+        entry.append(UInt8(ascii: " "))
+        entry += body
+        entry.append(UInt8(ascii: "\n"))
+        return entry
+    }
+
+    /// The file's bytes as they are; `nil` when there is no file.
+    private func readBytes() throws(FileDescriptorIO.Failure) -> [UInt8]? {
+        let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            guard errno == ENOENT else { throw FileDescriptorIO.Failure(code: errno) }
+            return nil
+        }
+        defer { close(descriptor) }
+        return try FileDescriptorIO.readAll(from: descriptor)
+    }
+
+    /// Replaces the state with one entry per line of `lines`, durably. O(size of the lines).
+    func replace(with lines: [[UInt8]]) throws(AtomicFileWriter.Failure) {
+        try AtomicFileWriter(path: self.path).write(lines.flatMap(Self.entry))
+    }
+
+    /// Appends one entry for `line` and flushes it to disk (`fdatasync`): O(size of the line),
+    /// whatever the size of the file.
+    func append(_ line: [UInt8]) throws(AtomicFileWriter.Failure) {
+        let descriptor = open(self.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "open", code: errno) }
+        defer { close(descriptor) }
+        do {
+            try FileDescriptorIO.writeAll(Self.entry(line), to: descriptor)
+        } catch {
+            throw AtomicFileWriter.Failure(path: self.path, step: "write", code: error.code)
+        }
+        guard fdatasync(descriptor) == 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "flush", code: errno) }
+    }
+
+    /// Cuts off an unfinished last entry, keeping the first `length` bytes (``Contents/entries(_:unfinishedAfter:)``),
+    /// so that the next entry is appended after a whole one; tells on standard error.
+    func dropUnfinishedEntry(keeping length: Int) {
+        guard truncate(self.path, off_t(length)) == 0 else {
+            OutputWriter.writeStandardError("listsync: state \(self.path): cannot cut off an unfinished last entry: \(String(cString: strerror(errno)))\n")
+            return
+        }
+        OutputWriter.writeStandardError("listsync: state \(self.path): an unfinished last entry (a crash while it was written) is dropped\n")
     }
 
     /// Moves a state that cannot be used to `FILE.damaged` (replacing an older one there), and

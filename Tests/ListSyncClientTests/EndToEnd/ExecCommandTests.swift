@@ -162,20 +162,22 @@ extension ClientEndToEnd {
             #expect(exec.errorOutput.contains("failed on changeset \(epoch):1: exited with status 3") && exec.errorOutput.contains("--on-error stop"), "\(exec.errorOutput)")
         }
 
+        /// A command (`sh -c` with the test's directory as `$0`) that logs its cursor to `starts`,
+        /// takes its input, waits while the file `hold` exists, then logs its cursor to `log`.
+        static let heldRun = """
+            echo "$LISTSYNC_CURSOR" >> "$0/starts"
+            cat > /dev/null
+            while [ -e "$0/hold" ]; do sleep 0.05; done
+            echo "$LISTSYNC_CURSOR" >> "$0/log"
+            """
+
         /// `exec --state` killed with SIGKILL (with its command) while idle and while the command
         /// runs, with changesets published while it is down, and started again: its log lists
         /// each cursor exactly once, in order, without a gap; the command that was killed mid-run
         /// ran again. With --format json-patch, the state keeps the list the next patch applies to.
         @Test(arguments: ["ndjson", "json-patch"]) func aKilledExecResumesAndEachChangesetSucceedsOnce(format: String) async throws {
             let harness = try await EndToEndHarness.running()
-            // Each run says it started, waits while the test holds it, then logs its cursor.
-            let script = """
-                echo "$LISTSYNC_CURSOR" >> "$0/starts"
-                cat > /dev/null
-                while [ -e "$0/hold" ]; do sleep 0.05; done
-                echo "$LISTSYNC_CURSOR" >> "$0/log"
-                """
-            let arguments = ["products", "--state", harness.path("exec.state"), "--format", format, "--", "/bin/sh", "-c", script, harness.directory]
+            let arguments = ["products", "--state", harness.path("exec.state"), "--format", format, "--", "/bin/sh", "-c", Self.heldRun, harness.directory]
             var exec = try harness.client("exec", arguments)
             try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
             try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
@@ -196,9 +198,10 @@ extension ClientEndToEnd {
                     killedMidRun.append(cursor)
                 } else {
                     try await eventually("exec recorded \(cursor)") {
-                        // The cursor alone, or (json-patch) the list at that cursor.
-                        let state = readFile(harness.path("exec.state"))
-                        return state.hasPrefix(cursor + " ") || state.hasPrefix(#"{"type":"snapshot","push":true,"watch":"products","cursor":"\#(cursor)""#)
+                        // The cursor alone, or (json-patch) the list at that cursor: a snapshot
+                        // and the changesets after it, the last one that cursor's.
+                        let last = readFile(harness.path("exec.state")).split(separator: "\n").last ?? ""
+                        return last.hasSuffix(" \(cursor) products") || last.contains(#""watch":"products","cursor":"\#(cursor)""#)
                     }
                 }
                 try await exec.killWithDescendants()
@@ -217,6 +220,33 @@ extension ClientEndToEnd {
                 #expect(lines("starts").count { $0 == cursor } == 2, "the command killed on \(cursor) ran again")
             }
             #expect(!exec.errorOutput.contains(": snapshot"), "\(exec.errorOutput)")
+            #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+        }
+
+        /// `exec --state` killed alone with SIGKILL while its command runs — so the command goes
+        /// on and exits 0 after `exec` is gone — and started again: the run finishes and records
+        /// the changeset, and the restarted `exec` does not run that command again.
+        @Test func aCommandThatSucceedsAfterExecWasKilledRunsOnce() async throws {
+            let harness = try await EndToEndHarness.running()
+            let arguments = ["products", "--state", harness.path("exec.state"), "--", "/bin/sh", "-c", Self.heldRun, harness.directory]
+            var exec = try harness.client("exec", arguments)
+            try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            func lines(_ file: String) -> [String] { readFile(harness.path(file)).split(separator: "\n").map(String.init) }
+            try FileContent.write("", to: harness.path("hold"))
+            try await harness.save(ProductVersions.csv(1))
+            try await eventually("the command runs on \(epoch):1") { lines("starts") == ["\(epoch):1"] }
+            exec.send(SIGKILL)
+            _ = try await exec.waitForExit()
+            try FileContent.unlink(harness.path("hold"))
+            try await eventually("the command finished after exec was killed") { lines("log") == ["\(epoch):1"] }
+            try await harness.save(ProductVersions.csv(2))
+            try await harness.waitForVersion(2)
+            exec = try harness.client("exec", arguments)
+            try await eventually("the log reaches \(epoch):2", timeout: .seconds(60)) { lines("log").last == "\(epoch):2" }
+            #expect(lines("log") == ["\(epoch):1", "\(epoch):2"], "each cursor once, in order")
+            #expect(lines("starts") == ["\(epoch):1", "\(epoch):2"], "the command ran once on each")
+            #expect(exec.errorOutput.contains("changeset \(epoch):1 was done before exec restarted; not run again"), "\(exec.errorOutput)")
             #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
         }
 

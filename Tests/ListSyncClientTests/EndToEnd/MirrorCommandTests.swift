@@ -115,6 +115,34 @@ extension ClientEndToEnd {
             #expect(mirror.exitStatus == nil, "\(mirror.errorOutput)")
         }
 
+        /// The state is a journal: after the first snapshot, a changeset is appended to it — the
+        /// bytes before stay as they are — so the durable write per changeset is the size of the
+        /// change, not of the list. Killed while it appended (an unfinished last entry), the mirror
+        /// cuts that entry off, says so, and resumes from the entry before it.
+        @Test func eachChangesetIsAppendedToTheStateAndAnUnfinishedEntryIsCutOff() async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.csv")
+            let state = harness.path(".mirror.csv.listsync-state")
+            let snapshot = readFile(state)
+            try await harness.save(ProductVersions.csv(1))
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 1")
+            let journal = readFile(state)
+            let appended = journal.dropFirst(snapshot.count)
+            #expect(journal.hasPrefix(snapshot) && appended.split(separator: "\n").count == 1, "one entry appended:\n\(appended)")
+            #expect(appended.contains(#""type":"changeset""#), "\(appended)")
+            try await mirror.killWithDescendants()
+
+            // A crash while the next entry was appended leaves half of it.
+            try FileContent.write(journal + String(appended.prefix(appended.count / 2)), to: state)
+            try await harness.save(ProductVersions.csv(2))
+            try await harness.waitForVersion(2)
+            let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv")])
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 2 after the unfinished entry")
+            #expect(restarted.errorOutput.contains("state \(state): an unfinished last entry"), "\(restarted.errorOutput)")
+            #expect(restarted.errorOutput.contains(": resuming") && !restarted.errorOutput.contains(": snapshot"), "\(restarted.errorOutput)")
+            #expect(access(state + ".damaged", F_OK) != 0, "nothing set aside")
+        }
+
         /// A state that is truncated, or whose list does not match its digest (edited by hand), is
         /// moved aside and reported; the mirror starts from a snapshot and equals the file.
         @Test(arguments: ["truncated", "edited"]) func aDamagedStateIsSetAsideAndTheMirrorStartsFromASnapshot(_ damage: String) async throws {

@@ -20,11 +20,6 @@ extension EndToEndTests.Reload {
         try harness.waitForNotification("READY=1")
     }
 
-    /// The built `listsync`, beside `listsyncd`.
-    static var cliPath: String {
-        get throws { String(try DaemonProcess.binaryPath.dropLast("d".count)) }
-    }
-
     /// The watches as `list` shows them.
     static func list(_ harness: DaemonHarness) throws -> [WatchSummary] {
         guard case .list(let watches) = try harness.client().request({ .list(id: $0) }) else {
@@ -77,7 +72,7 @@ extension EndToEndTests.Reload {
 
         // `listsync snapshot` sees the new epoch's version as current and prints it.
         let snapshot = try DaemonProcess(
-            executable: try Self.cliPath,
+            executable: try DaemonProcess.cliPath,
             arguments: ["snapshot", "list", "--socket", harness.socketPath, "--output-format", "csv"], logPath: harness.path("snapshot.log"))
         #expect(try snapshot.waitForExit() == 0, "\(snapshot.log)")
         #expect(snapshot.log.hasPrefix("sku,name,price,category\n"), "\(snapshot.log)")
@@ -88,36 +83,18 @@ extension EndToEndTests.Reload {
         let (harness, file, _) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
         let output = harness.path("mirror.json")
         let mirror = try DaemonProcess(
-            executable: try Self.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
+            executable: try DaemonProcess.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
             logPath: harness.path("mirror.log"))
         defer {
             mirror.send(SIGTERM)
             _ = try? mirror.waitForExit()
         }
-        /// Whether the mirror file holds what `listsync snapshot` prints now.
-        func mirrorEqualsSnapshot() throws -> Bool {
-            let snapshot = try DaemonProcess(
-                executable: try Self.cliPath, arguments: ["snapshot", "list", "--socket", harness.socketPath],
-                logPath: harness.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
-            guard try snapshot.waitForExit() == 0 else { return false }
-            let json = ListReader(options: ReadOptions(format: .json))
-            guard let mirrored = try? json.read(contentsOfFile: output) else { return false }
-            return mirrored.document == (try json.read(bytes: Array(snapshot.log.utf8))).document
-        }
-        func waitUntilMirrored() throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if try mirrorEqualsSnapshot() { return true }
-                usleep(50_000)
-            }
-            return false
-        }
-        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
 
         try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
-        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
-        #expect(try waitUntilMirrored(), "\(mirror.log)")
+        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
         #expect(!mirror.log.contains("resync"), "\(mirror.log)")
         #expect(try harness.stop() == 0)
     }

@@ -30,7 +30,7 @@ extension EndToEndTests.Subscribers {
         #expect(subscriber.status?.warnings == [expected])
         #expect(try EndToEndTests.Reload.list(harness).map(\.warnings) == [[expected]])
 
-        let cli = try EndToEndTests.Reload.cliPath
+        let cli = try DaemonProcess.cliPath
         let list = try DaemonProcess(executable: cli, arguments: ["list", "--socket", harness.socketPath], logPath: harness.path("list.log"))
         #expect(try list.waitForExit() == 0)
         #expect(list.log.contains("products: warning: 4:1: 2 records repeat the key of an earlier one; the first is here\n"), "\(list.log)")

@@ -4,9 +4,11 @@ import ListSyncProtocol
 import Testing
 @testable import ListSyncDaemon
 
-/// Random edits with every save strategy to three watches while the daemon is killed with SIGKILL and restarted again and
-/// again, and subscribers come and go: the history never breaks. The CI version; set
-/// `LISTSYNC_STORM_SECONDS` for a longer one (scripts/storm).
+/// Random edits with every save strategy to three watches while the daemon is killed with SIGKILL
+/// and restarted again and again, and clients come and go — ten subscribers, a `listsync mirror`
+/// and a `listsync exec --state` process, each disconnected and killed at random moments: the
+/// history never breaks. The CI version; set `LISTSYNC_STORM_SECONDS` for a longer one
+/// (scripts/storm).
 extension EndToEndTests.Persistence {
     /// One watched file: its watch's name and settings, and how to write version *n* of it.
     struct StormFile: Sendable {
@@ -48,8 +50,15 @@ extension EndToEndTests.Persistence {
 
         /// Takes what the connection received (it may be dead) and drops it.
         func harvest() {
-            guard let connection else { return }
             self.pump(.milliseconds(50))
+            self.kill()
+        }
+
+        /// Drops the connection at once, as a subscriber killed with SIGKILL does: what the
+        /// daemon sent and it did not read is lost, and the connection is reset. It keeps what it
+        /// applied — a subscriber that keeps its cursor and list durably — and resumes from there.
+        func kill() {
+            guard let connection else { return }
             self.pastChangesets += connection.changesetMessages
             self.pastSnapshots += connection.snapshots
             self.pastMirror = connection.mirror ?? self.pastMirror
@@ -68,6 +77,46 @@ extension EndToEndTests.Persistence {
         }
     }
 
+    /// A `listsync` client process — `mirror` or `exec` — that the storm kills with SIGKILL and
+    /// starts again. It reconnects by itself while it runs; it is started only while the daemon
+    /// is up, since it exits when the daemon cannot be reached at start.
+    final class StormClient {
+        let arguments: [String]
+        let logPath: String
+        private(set) var process: DaemonProcess?
+        private(set) var kills = 0
+
+        init(_ arguments: [String], logPath: String) {
+            self.arguments = arguments
+            self.logPath = logPath
+        }
+
+        /// Starts it unless it runs; again when it exited with status 2, the daemon having been
+        /// killed before its first connection.
+        func start() throws {
+            if let process, (try? process.waitForExit(timeout: .zero)) == 2 { self.process = nil }
+            guard self.process == nil else { return }
+            self.process = try DaemonProcess(executable: try DaemonProcess.cliPath, arguments: self.arguments, logPath: self.logPath)
+        }
+
+        func kill() throws {
+            guard let process else { return }
+            process.send(SIGKILL)
+            _ = try process.waitForExit()
+            self.process = nil
+            self.kills += 1
+        }
+
+        /// Whether it is running (not ended by itself).
+        var isRunning: Bool {
+            guard let process else { return false }
+            return (try? process.waitForExit(timeout: .zero)) == nil
+        }
+
+        /// What it wrote on standard error (and output) over all its runs.
+        var log: String { (try? DaemonProcess.contents(of: self.logPath)) ?? "" }
+    }
+
     @Test func aStormOfEditsCrashesAndReconnectsNeverBreaksTheHistory() throws {
         let seconds = getenv("LISTSYNC_STORM_SECONDS").flatMap { Int(String(cString: $0)) } ?? 20
         var random = SystemRandomNumberGenerator()
@@ -83,13 +132,34 @@ extension EndToEndTests.Persistence {
         for subscriber in subscribers {
             try subscriber.connect(harness)
         }
+        // A mirror of the sectioned CSV, and an exec whose command logs each changeset's cursor
+        // after up to 0.2 s, so that many kills of exec land while a command runs: the command
+        // goes on and succeeds after exec is gone, and must not run again when exec restarts.
+        let mirrorFile = harness.path("mirror.json")
+        let mirror = StormClient(["mirror", "sectioned", "--socket", harness.socketPath, "--output", mirrorFile], logPath: harness.path("mirror.log"))
+        let execLog = harness.path("exec.log")
+        let exec = StormClient(
+            ["exec", "linear", "--socket", harness.socketPath, "--state", harness.path("exec.state"), "--", "/bin/sh", "-c",
+             #"cat > /dev/null; sleep 0.$(($$ % 3)); echo "$LISTSYNC_CURSOR" >> "$0""#, execLog],
+            logPath: harness.path("exec-client.log"))
+        let clients = [mirror, exec]
+        for client in clients {
+            try client.start()
+        }
+        // Each has recorded its first snapshot: from here on, every restart of theirs resumes.
+        #expect(Self.waitUntil(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
         var kills = 0
+        var killedInLastBurst = true
         let end = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < end {
             // A burst of saves, up to 50 a second, with every save strategy.
-            let killAt = Int.random(in: 0..<30, using: &random)
+            // The daemon is killed at a random step of most bursts, and always in a burst after
+            // one without a kill, however few bursts a loaded machine gets through.
+            let steps = Int.random(in: 5...25, using: &random)
+            let killAt = Int.random(in: 0..<(killedInLastBurst ? 30 : steps), using: &random)
+            let clientKillSteps = clients.map { _ in Int.random(in: 0..<steps, using: &random) }
             var running = true
-            for step in 0..<Int.random(in: 5...25, using: &random) {
+            for step in 0..<steps {
                 let index = Int.random(in: 0..<Self.stormFiles.count, using: &random)
                 let file = Self.stormFiles[index]
                 versions[index] = Int.random(in: 0..<12, using: &random)
@@ -107,8 +177,21 @@ extension EndToEndTests.Persistence {
                     try FileOperations.remove(path)
                     try FileOperations.write(text, to: path)
                 }
-                for subscriber in subscribers where Int.random(in: 0..<10, using: &random) == 0 && running {
-                    try subscriber.connect(harness)
+                for subscriber in subscribers where running {
+                    switch Int.random(in: 0..<20, using: &random) {
+                    case 0, 1: try subscriber.connect(harness)
+                    case 2: subscriber.kill()
+                    default: if subscriber.connection == nil { try subscriber.connect(harness) }
+                    }
+                }
+                // The mirror and exec are killed once a burst, at a random step, and started
+                // again at a random later one (or at the quiet point).
+                for (client, killStep) in zip(clients, clientKillSteps) {
+                    if step == killStep {
+                        try client.kill()
+                    } else if running, Int.random(in: 0..<3, using: &random) == 0 {
+                        try client.start()
+                    }
                 }
                 subscribers.forEach { $0.pump() }
                 usleep(UInt32.random(in: 20_000...60_000, using: &random))
@@ -120,11 +203,15 @@ extension EndToEndTests.Persistence {
                     kills += 1
                 }
             }
+            killedInLastBurst = !running
             if !running {
                 try harness.start()
-                for subscriber in subscribers {
-                    try subscriber.connect(harness)
-                }
+            }
+            for subscriber in subscribers where !running || subscriber.connection == nil {
+                try subscriber.connect(harness)
+            }
+            for client in clients {
+                try client.start()
             }
             // A quiet point: every mirror equals its file.
             for subscriber in subscribers {
@@ -132,6 +219,17 @@ extension EndToEndTests.Persistence {
                 let mirrors = try #require(subscriber.connection).waitUntilMirrors(path, options: subscriber.watch.options, timeout: .seconds(20))
                 #expect(mirrors, "\(subscriber.watch.name) at \(String(describing: subscriber.mirror?.cursor)):\n\(harness.log.suffix(2000))")
             }
+            // The mirror file equals what `listsync snapshot` prints; exec's log has reached the
+            // current cursor and lists each cursor once, in order.
+            #expect(try harness.waitUntilFile(mirrorFile, equalsSnapshotOf: "sectioned", timeout: .seconds(30)), "\(mirror.log.suffix(2000))")
+            let current = try #require(try EndToEndTests.Reload.list(harness).first { $0.name == "linear" }?.cursor)
+            #expect(Self.waitUntil(timeout: .seconds(30)) { Self.cursors(inLog: execLog).last == current }, "exec's log ends at \(current):\n\(exec.log.suffix(2000))")
+            Self.checkExecLog(execLog)
+            let alive = clients.map(\.isRunning)
+            #expect(alive == [true, true], "mirror:\n\(mirror.log.suffix(1000))\nexec:\n\(exec.log.suffix(1000))")
+        }
+        for client in clients {
+            try client.kill()
         }
         for subscriber in subscribers {
             subscriber.harvest()
@@ -153,8 +251,42 @@ extension EndToEndTests.Persistence {
                 #expect(earlier == nil || earlier == message, "\(file.name): two changesets under \(message.cursor)")
             }
         }
+        // The clients kept one epoch, and every restart of theirs resumed: only their first start took a snapshot.
+        for client in clients {
+            let subscriptions = client.log.split(separator: "\n").filter { $0.hasPrefix("listsync: subscribed to ") }
+            let epochs = Set(subscriptions.compactMap { $0.split(separator: " ").dropFirst(5).first?.split(separator: ":").first })
+            #expect(epochs.count == 1, "\(client.arguments[0]): \(subscriptions)")
+            #expect(subscriptions.filter { $0.hasSuffix(": snapshot") }.count == 1, "\(client.arguments[0]): \(subscriptions)")
+        }
+        Self.checkExecLog(execLog)
         // About one kill every three seconds: at least 20 in a long run (the issue's bar).
         #expect(kills >= min(20, seconds / 10), "the daemon was killed \(kills) times")
-        print("storm: \(seconds) s, \(kills) kills, \(subscribers.map(\.changesets.count).reduce(0, +)) changesets received")
+        #expect(mirror.kills >= 1 && exec.kills >= 1, "mirror killed \(mirror.kills) times, exec \(exec.kills) times")
+        print(
+            "storm: \(seconds) s, \(kills) kills of the daemon, \(mirror.kills) of the mirror, \(exec.kills) of exec, "
+                + "\(subscribers.map(\.changesets.count).reduce(0, +)) changesets received, \(Self.cursors(inLog: execLog).count) run by exec")
+    }
+
+    /// The cursors `exec`'s command logged, in order.
+    static func cursors(inLog path: String) -> [Cursor] {
+        ((try? DaemonProcess.contents(of: path)) ?? "").split(separator: "\n").compactMap { Cursor(String($0)) }
+    }
+
+    /// `exec`'s log lists each cursor once, in order: one epoch, each `seq` one more than the last.
+    static func checkExecLog(_ path: String) {
+        let cursors = Self.cursors(inLog: path)
+        #expect(Set(cursors.map(\.epoch)).count <= 1, "exec: the epoch changed: \(cursors)")
+        let breaks = zip(cursors, cursors.dropFirst()).filter { $1.seq != $0.seq + 1 }
+        #expect(breaks.isEmpty, "exec: a cursor repeated or missed: \(breaks) in \(cursors.map(\.seq))")
+    }
+
+    /// Polls `condition` every 50 ms until it holds; `false` when it still does not after `timeout`.
+    static func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
     }
 }

@@ -90,4 +90,28 @@ final class DaemonHarness {
     }
 
     var log: String { self.daemon?.log ?? "" }
+
+    /// What `listsync snapshot WATCH` prints now (JSON), read as a document; `nil` when it fails.
+    func snapshotDocument(of watch: String) throws -> ListDocument? {
+        let snapshot = try DaemonProcess(
+            executable: try DaemonProcess.cliPath, arguments: ["snapshot", watch, "--socket", self.socketPath, "--output-format", "json"],
+            logPath: self.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
+        guard try snapshot.waitForExit(timeout: .seconds(30)) == 0 else { return nil }
+        return try? ListReader(options: ReadOptions(format: .json)).read(bytes: Array(snapshot.log.utf8)).document
+    }
+
+    /// Waits until the JSON file `path` (a `listsync mirror`'s output) holds what `listsync
+    /// snapshot WATCH` prints; `false` when it still does not after `timeout`.
+    func waitUntilFile(_ path: String, equalsSnapshotOf watch: String, timeout: Duration = .seconds(10)) throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let mirrored = try? ListReader(options: ReadOptions(format: .json)).read(contentsOfFile: path).document,
+                try self.snapshotDocument(of: watch) == mirrored
+            {
+                return true
+            }
+            usleep(50_000)
+        }
+        return false
+    }
 }

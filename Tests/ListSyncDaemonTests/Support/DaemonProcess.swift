@@ -28,6 +28,11 @@ final class DaemonProcess {
         }
     }
 
+    /// The built `listsync`, beside `listsyncd`.
+    static var cliPath: String {
+        get throws { String(try Self.binaryPath.dropLast("d".count)) }
+    }
+
     /// Starts `executable` (the daemon, or a wrapper such as `systemd-socket-activate` with the
     /// daemon among `arguments`) with `environment` added to the test's own environment.
     init(executable: String, arguments: [String], environment: [String: String] = [:], logPath: String) throws {
@@ -109,7 +114,8 @@ final class DaemonProcess {
         (try? Self.contents(of: self.logPath)) ?? ""
     }
 
-    private static func contents(of path: String) throws -> String {
+    /// The text of the file at `path`.
+    static func contents(of path: String) throws -> String {
         guard let file = fopen(path, "r") else { throw Failure(description: "cannot open \(path)") }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -1,0 +1,187 @@
+import ListSyncClient
+import ListSyncProtocol
+
+/// What `mirror` or `exec` keeps in its ``StateFile`` to resume after its own restart, and how
+/// it keeps it current at a cost proportional to each change.
+///
+/// A list is kept as a journal: a `snapshot` message of the whole list (what `subscribe
+/// --format ndjson` prints for it), then the `changeset` messages applied since, one entry each.
+/// A changeset is appended (O(size of the change)); the file is rewritten with a new snapshot only
+/// after a snapshot, after a gap in what was recorded, or once the changesets appended outweigh
+/// the snapshot or number ``changesetsBeforeRewrite`` — so the file stays under about twice the
+/// list's size. A restart replays the journal, checking each changeset's digest (O(*n*) each), so
+/// it resumes with a verified list at the cost of at most that many changesets applied live.
+struct ClientState {
+    /// What a client keeps.
+    enum Kind {
+        /// The mirror's whole list at its cursor, with its values, hashes and digest, as a
+        /// journal. `mirror` keeps this, so a restarted mirror holds a verified list and resumes
+        /// with the changesets it missed.
+        case list
+        /// The cursor alone, `EPOCH:SEQ WATCH`: what `exec` keeps, the last changeset whose
+        /// command succeeded.
+        case cursor
+    }
+
+    /// Where a client starts from.
+    enum Resumption {
+        /// No state yet: start with a snapshot.
+        case fresh
+        /// The state's mirror (a verified list, or just a cursor): resume after its cursor.
+        case resumed(MirroredList)
+        /// The state could not be used and was set aside: start with a snapshot, knowing that
+        /// an earlier run got somewhere.
+        case lost
+
+        /// The mirror to subscribe with: the restored one, or an empty one of `watch`.
+        func mirror(of watch: String) -> MirroredList {
+            guard case .resumed(let mirror) = self else { return MirroredList(watch: watch) }
+            return mirror
+        }
+    }
+
+    let file: StateFile
+    let kind: Kind
+    /// The cursor the file is at; `nil` while it holds nothing usable.
+    private var recorded: Cursor?
+    /// The size of the file's snapshot entry, and of the changeset entries after it.
+    private var snapshotBytes = 0
+    private var changesetBytes = 0
+    private var changesets = 0
+
+    /// The changesets appended after a snapshot before the file is rewritten: a bound on a
+    /// restart's replay, whose digest checks cost O(*n*) each, while a rewrite costs O(*n*) only
+    /// once per that many changesets.
+    static let changesetsBeforeRewrite = 32
+
+    init(file: StateFile, kind: Kind) {
+        self.file = file
+        self.kind = kind
+    }
+
+    /// Reads the state kept for `watch`. A state that cannot be read, does not parse, is another
+    /// watch's or (for a list) does not match its digests is set aside
+    /// (``StateFile/setAside(because:then:)``) and the client starts over; an unfinished last
+    /// entry (a crash while it was appended) is cut off and the state before it used.
+    ///
+    /// - Complexity: O(*n* + changes) for a list: its snapshot is parsed and the changesets after
+    ///   it applied, each with its digest checked.
+    mutating func restore(of watch: String) -> Resumption {
+        let entries: [ArraySlice<UInt8>]
+        let unfinishedAfter: Int?
+        switch self.file.read() {
+        case .absent: return .fresh
+        case .unreadable(let reason):
+            self.file.setAside(because: reason, then: "starting from a snapshot")
+            return .lost
+        case .entries(let read, let unfinished):
+            (entries, unfinishedAfter) = (read, unfinished)
+        }
+        do throws(StateProblem) {
+            guard !entries.isEmpty else {
+                throw StateProblem(reason: unfinishedAfter == nil ? "empty" : "its only entry is cut short or does not match its checksum")
+            }
+            let mirror = try self.mirror(from: entries, of: watch)
+            // Cut off only once the entries before it proved good: a state set aside is kept whole.
+            if let unfinishedAfter { self.file.dropUnfinishedEntry(keeping: unfinishedAfter) }
+            self.recorded = mirror.cursor
+            self.snapshotBytes = entries.first.map { $0.count + 1 + Self.entryOverhead } ?? 0
+            self.changesetBytes = entries.dropFirst().reduce(0) { $0 + $1.count + 1 + Self.entryOverhead }
+            self.changesets = entries.count - 1
+            return .resumed(mirror)
+        } catch {
+            self.file.setAside(because: error.reason, then: "starting from a snapshot")
+            return .lost
+        }
+    }
+
+    /// Records `mirror` durably, `changeset` being what was last applied to it (`nil` after a
+    /// snapshot); nothing while the mirror has no cursor (or, for a list, no list).
+    ///
+    /// - Complexity: O(size of `changeset`) when it is appended; O(*n*) when the list is
+    ///   written whole.
+    mutating func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws(AtomicFileWriter.Failure) {
+        guard let cursor = mirror.cursor else { return }
+        switch self.kind {
+        case .cursor:
+            try self.file.replace(with: [Array("\(cursor) \(mirror.watch)".utf8)])
+        case .list:
+            if let changeset, let recorded, changeset.cursor.epoch == recorded.epoch, changeset.prevSeq == recorded.seq,
+                self.changesetBytes < self.snapshotBytes, self.changesets < Self.changesetsBeforeRewrite
+            {
+                let line = ServerMessage.changeset(changeset).encoded()
+                try self.file.append(line)
+                self.changesetBytes += line.count + Self.entryOverhead
+                self.changesets += 1
+            } else {
+                guard let line = UpdateLines.snapshotLine(of: mirror) else { return }
+                try self.file.replace(with: [line])
+                self.snapshotBytes = line.count + Self.entryOverhead
+                self.changesetBytes = 0
+                self.changesets = 0
+            }
+        }
+        self.recorded = cursor
+    }
+
+    /// The bytes an entry adds to its line (which ends with its line end): the checksum and a space.
+    private static let entryOverhead = 33
+
+    /// Why a state cannot be used.
+    private struct StateProblem: Error {
+        let reason: String
+    }
+
+    private func mirror(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> MirroredList {
+        switch self.kind {
+        case .cursor:
+            guard entries.count == 1, let line = entries.first else { throw StateProblem(reason: "not one cursor and a watch's name") }
+            return try Self.cursor(from: line, of: watch)
+        case .list:
+            guard let first = entries.first else { throw StateProblem(reason: "empty") }
+            var mirror = try Self.list(from: first, of: watch)
+            for (index, line) in entries.enumerated().dropFirst() {
+                guard case .changeset(let changeset) = try Self.message(from: line) else {
+                    throw StateProblem(reason: "entry \(index + 1): not a changeset")
+                }
+                do {
+                    try mirror.apply(changeset)
+                } catch {
+                    throw StateProblem(reason: "entry \(index + 1): \(error)")
+                }
+            }
+            return mirror
+        }
+    }
+
+    private static func message(from line: ArraySlice<UInt8>) throws(StateProblem) -> ServerMessage? {
+        do {
+            return try MessageParser.serverMessage(ofLine: line)
+        } catch {
+            throw StateProblem(reason: "not a mirror's state: \(error)")
+        }
+    }
+
+    private static func list(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {
+        guard case .snapshot(let chunk) = try Self.message(from: line), chunk.chunk == 0, chunk.last else {
+            throw StateProblem(reason: "not a mirror's state: no snapshot message")
+        }
+        var mirror = MirroredList(watch: watch)
+        do {
+            _ = try mirror.apply(chunk)
+        } catch {
+            throw StateProblem(reason: "\(error)")
+        }
+        return mirror
+    }
+
+    private static func cursor(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {
+        let text = String(decoding: line, as: UTF8.self)
+        guard let space = text.firstIndex(of: " "), let cursor = Cursor(String(text[..<space])) else {
+            throw StateProblem(reason: "not a cursor and a watch's name")
+        }
+        let kept = text[text.index(after: space)...]
+        guard kept == watch else { throw StateProblem(reason: "kept for watch \(kept), not \(watch)") }
+        return MirroredList(watch: watch, following: cursor)
+    }
+}
