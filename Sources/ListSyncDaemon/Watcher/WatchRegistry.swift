@@ -306,18 +306,27 @@ struct WatchRegistry {
         }
     }
 
-    /// Answers a ``CompletenessCheck`` once every event queued before it has been handled: whether
-    /// no event changed `path` since it was announced with `generation` and nobody has it open
-    /// now. When the check fails, the file settles again from the checked announcement's start:
+    /// The file's generation if nobody has it open now, `nil` if someone may be writing it (or it
+    /// is not watched): taken when a read's start barrier has passed, for ``confirm(_:announcedAt:readStartedAt:now:)``.
+    func completeGeneration(of path: String) -> UInt64? {
+        guard let file = files[path], !file.isHeldOpen else { return nil }
+        return file.generation
+    }
+
+    /// Judges a read prompted by the announcement at generation `announced`, once every event
+    /// queued before its end has been handled: it saw a complete version if nobody had the file
+    /// open when it began (`start` is the generation then, ``completeGeneration(of:)``), no event
+    /// changed the file since, and nobody has it open now (the read's own open and close have
+    /// passed). When the read is refused, the file settles again from the announcement's start:
     /// it is announced once complete, or at the bounds.
-    mutating func confirm(_ path: String, generation: UInt64, now: ContinuousClock.Instant) -> Bool {
+    mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: UInt64?, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
         // A late answer to an older announcement leaves the newer one's pending check alone.
-        let pending = file.pendingCheck?.generation == generation ? file.pendingCheck : nil
+        let pending = file.pendingCheck?.generation == announced ? file.pendingCheck : nil
         if pending != nil {
             files[path]?.pendingCheck = nil
         }
-        if file.generation == generation, !file.isHeldOpen {
+        if let start, file.generation == start, !file.isHeldOpen {
             return true
         }
         guard let pending else { return false }
