@@ -64,24 +64,29 @@ struct WatchRegistry {
 
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
-        /// The last announcement with a check, until the check passes: when it fails (the file was
-        /// written meanwhile), the new settle cycle counts from that announcement's `since`, so a
-        /// file that keeps changing is not held back longer than the maximum.
+        /// The last announcement with a check, until the check passes or fails.
         var pendingCheck: PendingCheck?
+        /// When a check failed (a writer was at the file during the read): the `since` of the
+        /// refused announcement, until the next one. The maximum settle delay counts from it, so a
+        /// file that keeps changing is not held back longer than the maximum by refused reads. The
+        /// wait for a writer does not: it counts from the writer's own first change, so a writer
+        /// that began after the announcement gets its full wait however late the read came.
+        var refusedSince: ContinuousClock.Instant?
 
         /// Whether someone may be writing the file. A rename over it or its removal clears this:
         /// whoever has the old file open does not write the new one.
         var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
 
         /// When the file is due to be announced, if it is settling: when it has been quiet for its
-        /// delay or the maximum settle delay has passed — or, while a writer has it open, once the
-        /// maximum wait for writers has passed.
+        /// delay or the maximum settle delay has passed (since its first change, or a refused
+        /// announcement's, ``refusedSince``) — or, while a writer has it open, once the maximum
+        /// wait for writers has passed since its first change.
         func dueTime(_ configuration: FileWatcher.Configuration) -> ContinuousClock.Instant? {
             guard case .settling(let since, let until, _) = state else { return nil }
             if isHeldOpen {
                 return since + configuration.maximumWaitForWriter
             }
-            return min(until, since + configuration.maximumSettleDelay)
+            return min(until, min(since, refusedSince ?? since) + configuration.maximumSettleDelay)
         }
     }
 
@@ -285,6 +290,7 @@ struct WatchRegistry {
             else { continue }
             let status = PathStatus(ofPath: path)
             files[path]?.state = .quiet(announced: status)
+            files[path]?.refusedSince = nil
             switch status {
             case .missing:
                 if announced != .missing {
@@ -295,7 +301,7 @@ struct WatchRegistry {
                     logger.debug("announcing a file that is still held open", metadata: ["path": "\(path)"])
                     output.yield(.changed(path: path, check: nil))
                 } else {
-                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: since)
+                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: min(since, file.refusedSince ?? since))
                     files[path]?.isWrittenInPlace = false
                     let check = CompletenessCheck(
                         confirmations: confirmations, path: path, generation: file.generation,
@@ -317,8 +323,9 @@ struct WatchRegistry {
     /// queued before its end has been handled: it saw a complete version if nobody had the file
     /// open when it began (`start` is the generation then, ``completeGeneration(of:)``), no event
     /// changed the file since, and nobody has it open now (the read's own open and close have
-    /// passed). When the read is refused, the file settles again from the announcement's start:
-    /// it is announced once complete, or at the bounds.
+    /// passed). When the read is refused, the file settles again, its maximum settle delay counted
+    /// from the announcement's start (``WatchedFile/refusedSince``): it is announced once
+    /// complete, or at the bounds.
     mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: UInt64?, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
         // A late answer to an older announcement leaves the newer one's pending check alone.
@@ -330,13 +337,11 @@ struct WatchRegistry {
             return true
         }
         guard let pending else { return false }
-        switch file.state {
-        case .settling(let since, let until, let announced):
-            files[path]?.state = .settling(since: min(since, pending.since), until: until, announced: announced)
-        case .quiet(let announced):
+        files[path]?.refusedSince = pending.since
+        if case .quiet(let announced) = file.state {
             // Only opened since: nothing else will announce it again.
             let until = now + configuration.closeSettleDelay
-            files[path]?.state = .settling(since: pending.since, until: until, announced: announced)
+            files[path]?.state = .settling(since: now, until: until, announced: announced)
         }
         return false
     }

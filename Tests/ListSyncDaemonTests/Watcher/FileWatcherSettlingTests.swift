@@ -43,6 +43,36 @@ extension FileWatcherTests.Settling {
         }
     }
 
+    /// A writer that opens the file after it was announced but before the announcement's read —
+    /// a loaded daemon reads late — holds it back for the whole writer bound counted from its own
+    /// first change, not from the announced settle cycle's start: the refused read does not bring
+    /// the bound closer, so the half it wrote is never announced.
+    ///
+    /// Times from the watch: announced at once (the close settle delay), the writer truncates at
+    /// 1 s and writes half, the first read comes at 1.5 s (refused: the writer has the file
+    /// open), the writer finishes at 3 s. Counted from the watch, the 2.5 s bound would pass at
+    /// 2.5 s and announce the half; counted from the writer's start, it passes at 3.5 s.
+    @Test func aReadRefusedForALateWriterDoesNotBringTheWriterBoundCloser() async throws {
+        var configuration = WatcherHarness.fastConfiguration
+        configuration.maximumWaitForWriter = .milliseconds(2500)
+        try await WatcherHarness.run(configuration: configuration, readDelay: { $0 == 0 ? .milliseconds(1500) : .zero }) { harness in
+            let file = harness.path("list.json")
+            try FileOperations.write("[0]", to: file)
+            try harness.watcher.watch(file)
+            let writer = BlockingThread { () throws in
+                usleep(1_000_000)
+                try FileOperations.write(["[1,", "2]"], to: file, pause: .seconds(2))
+            }
+            while !writer.isFinished {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            try writer.join()
+            let seen = await harness.waitUntil { harness.observations(of: file).last == .content("[1,2]") }
+            #expect(seen, "\(harness.observations(of: file))")
+            #expect(harness.observations(of: file).allSatisfy { [.content("[0]"), .content("[1,2]")].contains($0) }, "\(harness.observations(of: file))")
+        }
+    }
+
     /// A file rewritten every 10 ms for 3 s — in place (truncate, 100 bytes, 1 ms pause, the rest)
     /// or by rename — is never quiet for the settle delays (300 ms here, so that only the bound
     /// announces it), yet a whole version is announced (and its read confirmed) at least every
