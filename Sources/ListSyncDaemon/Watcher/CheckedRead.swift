@@ -42,8 +42,8 @@ public final class CheckedRead: Sendable {
     }
 
     /// Call on the reading thread right after the read returned `read`: marks its end — or, for
-    /// an empty read of a file written in place, leaves the mark to ``confirm()`` after a delay,
-    /// since a truncation is visible before the kernel reports it.
+    /// an empty read, leaves the mark to ``confirm()`` after a delay, since a truncation in place
+    /// is visible before the kernel reports it.
     public func end(with read: FileSnapshot) {
         let isEmpty = if case .present(let bytes, _) = read { bytes.isEmpty } else { false }
         let delay = isEmpty ? emptyReadDelay : .zero

@@ -20,8 +20,9 @@ public struct CompletenessCheck: Sendable, Hashable {
     /// The file's event count when it was announced.
     let generation: UInt64
     /// How long ``CheckedRead/confirm()`` waits before marking the read's end when the read found
-    /// the file empty (``FileWatcher/Configuration/emptyReadConfirmationDelay`` for a file written
-    /// in place, zero for one renamed into place).
+    /// the file empty (``FileWatcher/Configuration/emptyReadConfirmationDelay``). Whatever the
+    /// last save was like: the next one may be a truncation in place that the kernel has not
+    /// reported yet, and the end mark now comes right after the read.
     let emptyReadDelay: Duration
 
     /// Call on the reading thread right before opening the file: marks the read's start.

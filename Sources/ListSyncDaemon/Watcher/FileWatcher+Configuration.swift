@@ -31,7 +31,7 @@ extension FileWatcher {
         /// ``CompletenessCheck``. Default 5 s.
         public var maximumWaitForWriter: Duration
         /// How long a ``CheckedRead`` waits before it marks the read's end, when the read found
-        /// empty a file written in place. A truncation is visible to readers before the kernel
+        /// the file empty (however it was saved before: the next save may truncate it). A truncation is visible to readers before the kernel
         /// reports it (ext4 frees the blocks first: 1–2 ms measured idle, more while the writer
         /// is held up), and a writer's `IN_OPEN` can merge into the reader's own when it lands
         /// just before it — so an empty read may be a writer's truncation not yet reported; the

@@ -56,11 +56,6 @@ struct WatchRegistry {
         /// Whether an `IN_MODIFY` came after the last `IN_CLOSE_WRITE`: a writer that opened the
         /// file before it was watched is still writing.
         var isModifiedSinceClose = false
-        /// Whether an `IN_MODIFY` came since the last announcement: the file was written in place,
-        /// so the check of an empty read waits
-        /// ``FileWatcher/Configuration/emptyReadConfirmationDelay``. A file replaced by a rename
-        /// is whole the moment it appears and needs no wait.
-        var isWrittenInPlace = false
 
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
@@ -302,10 +297,9 @@ struct WatchRegistry {
                     output.yield(.changed(path: path, check: nil))
                 } else {
                     files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: min(since, file.refusedSince ?? since))
-                    files[path]?.isWrittenInPlace = false
                     let check = CompletenessCheck(
                         confirmations: confirmations, path: path, generation: file.generation,
-                        emptyReadDelay: file.isWrittenInPlace ? configuration.emptyReadConfirmationDelay : .zero)
+                        emptyReadDelay: configuration.emptyReadConfirmationDelay)
                     output.yield(.changed(path: path, check: check))
                 }
             }
@@ -544,7 +538,6 @@ struct WatchRegistry {
         }
         if mask.contains(.modify) {
             files[path]?.isModifiedSinceClose = true
-            files[path]?.isWrittenInPlace = true
         }
         if !mask.isDisjoint(with: [.closeWrite, .closeNoWrite]) {
             // A close of a file opened before the watch began matches no open.
