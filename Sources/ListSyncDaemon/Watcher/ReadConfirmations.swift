@@ -27,6 +27,10 @@ final class ReadConfirmations: Sendable {
         let path: String
         /// The file's generation at the announcement that prompted the read.
         let announcedGeneration: UInt64
+        /// Whether the start barrier could not be placed at once (every marker was in flight): it
+        /// went in later than the read began, so what the watcher knew then says nothing about
+        /// the start, and the read is refused.
+        var isStartLate: Bool
         var progress = Progress.starting
         /// The caller of ``answer(_:)``, once it waits.
         var waiter: CheckedContinuation<Bool, Never>?
@@ -63,17 +67,17 @@ final class ReadConfirmations: Sendable {
     /// Places the start barrier of a read of `path`, announced at `generation`. Returns the read's
     /// id, or `nil` when the watcher has stopped (the read cannot be confirmed).
     func begin(path: String, generation: UInt64) -> Int? {
-        let begun = state.withLock { state -> (Int, InotifyThread.Client)? in
+        // Placed under the lock, so that the start is noted only after `isStartLate` is known.
+        state.withLock { state -> Int? in
             guard !state.isFinished, let client = state.client else { return nil }
-            defer { state.nextID += 1 }
-            state.reads[state.nextID] = Read(path: path, announcedGeneration: generation)
-            return (state.nextID, client)
+            let id = state.nextID
+            state.nextID += 1
+            let placed = client.barrier { [inputs] inSync in
+                inputs.yield(.readStarted(id: id, inSync: inSync))
+            }
+            state.reads[id] = Read(path: path, announcedGeneration: generation, isStartLate: !placed)
+            return id
         }
-        guard let (id, client) = begun else { return nil }
-        client.barrier { [inputs] inSync in
-            inputs.yield(.readStarted(id: id, inSync: inSync))
-        }
-        return id
     }
 
     /// Places the end barrier of read `id`.
@@ -95,8 +99,8 @@ final class ReadConfirmations: Sendable {
     /// Notes what the watcher knew of the file when read `id` began.
     func noteStart(_ id: Int, completeAt generation: UInt64?) {
         state.withLock { state in
-            guard state.reads[id] != nil else { return }
-            state.reads[id]?.progress = .started(completeAt: generation)
+            guard let read = state.reads[id] else { return }
+            state.reads[id]?.progress = .started(completeAt: read.isStartLate ? nil : generation)
         }
     }
 

@@ -10,7 +10,9 @@
 /// A marker has at most one write unread: two writes to one pipe can merge into one event, which
 /// would not say which barriers it answers. So there are several markers, and a barrier takes an
 /// idle one; when all are in flight it waits for the next marker to arrive, which writes again
-/// for every barrier waiting (placing them later than asked, which only makes a check stricter).
+/// for every barrier waiting — later than asked, which the asker is told: an end mark placed late
+/// only makes a check stricter, but a start mark placed late would let a save during the read
+/// pass for one before it, so such a read is refused.
 /// Shared between the asking threads and the inotify thread under ``InotifyThread``'s lock.
 struct InotifyBarriers {
     typealias Barrier = (client: InotifyThread.ClientID, reply: @Sendable (Bool) -> Void)
@@ -21,9 +23,9 @@ struct InotifyBarriers {
         let writeDescriptor: Int32
     }
 
-    /// How many markers the inotify thread makes: two reads at once, each with the barriers at
-    /// both its ends in flight.
-    static let markerCount = 4
+    /// How many markers the inotify thread makes: eight reads at once (the daemon's thread pool
+    /// reads for several watches), each with the barriers at both its ends in flight.
+    static let markerCount = 16
 
     /// Markers with no write unread.
     private var idle: [Marker]

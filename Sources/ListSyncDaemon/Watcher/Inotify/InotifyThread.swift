@@ -81,12 +81,13 @@ final class InotifyThread: Sendable {
     }
 
     /// Places `barrier` in the kernel's queue now, from the calling thread: writes an idle marker,
-    /// or leaves the barrier to the next marker that arrives.
-    func place(_ barrier: InotifyBarriers.Barrier) {
+    /// or leaves the barrier to the next marker that arrives. Returns whether it was placed now.
+    @discardableResult
+    func place(_ barrier: InotifyBarriers.Barrier) -> Bool {
         barriers.withLock { barriers in
-            if let marker = barriers.add(barrier) {
-                Self.writeMarker(marker)
-            }
+            guard let marker = barriers.add(barrier) else { return false }
+            Self.writeMarker(marker)
+            return true
         }
     }
 
@@ -159,8 +160,10 @@ extension InotifyThread {
         /// call has been handed to the client's handler — `true` — or refused and owed as an
         /// overflow — `false`. A watcher uses it to know that it has seen everything that happened
         /// to its files up to the moment of the call: the barrier is placed before this returns,
-        /// on the calling thread.
-        func barrier(reply: @escaping @Sendable (Bool) -> Void) {
+        /// on the calling thread. Returns `false` when every marker was in flight: the barrier then
+        /// goes in later, when one arrives, and covers more than was asked.
+        @discardableResult
+        func barrier(reply: @escaping @Sendable (Bool) -> Void) -> Bool {
             thread.place((id, reply))
         }
 
