@@ -64,12 +64,15 @@ final class SocketServer: Sendable {
         let configuration = context.configuration
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: Self.listenBacklog)
+            .serverChannelInitializer { channel in Self.setCloseOnExec(channel) }
             .childChannelOption(
                 .writeBufferWaterMark,
                 value: .init(low: configuration.writeBufferLowWaterMark, high: configuration.writeBufferHighWaterMark)
             )
             .childChannelInitializer { channel in
-                Self.initialize(channel, context: context, access: access.withLockedValue { $0 }, pool: pool)
+                Self.setCloseOnExec(channel).flatMap {
+                    Self.initialize(channel, context: context, access: access.withLockedValue { $0 }, pool: pool)
+                }
             }
         let serverChannel: any Channel
         var socketFile: UnixSocketFile?
@@ -102,7 +105,7 @@ final class SocketServer: Sendable {
     }
 
     /// Reads the peer's credentials and builds its pipeline: the full one for allowed peers,
-    /// a refusal for the others.
+    /// a refusal for the others. The socket is already close-on-exec (``setCloseOnExec(_:)``).
     private static func initialize(
         _ channel: any Channel, context: ServerContext, access: PeerAccess, pool: NIOThreadPool
     ) -> EventLoopFuture<Void> {

@@ -11,8 +11,8 @@ import Synchronization
 /// watcher's thread or an event loop — one version at a time per tracker. Announcements that
 /// arrive meanwhile are coalesced into one more read: a burst of saves costs at most two reads,
 /// and the last one sees the final content. A read prompted by an announcement with a
-/// ``CompletenessCheck`` is used only once the check confirms that nobody wrote the file since
-/// the announcement, so a half-written file is never published.
+/// ``CompletenessCheck`` is used only once the check confirms that nobody was writing the file
+/// during the read, so a half-written file is never published.
 final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
@@ -127,14 +127,19 @@ final class FileTracker: Sendable {
             store.historyLength = max(1, historyLength)
             do {
                 let read: Result<FileSnapshot, FileReadError>
-                let attempt = try await pool.runIfActive {
-                    check?.willRead()
-                    return Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                let (attempt, checkedRead) = try await pool.runIfActive {
+                    // The marks go in right before and right after the read, on its thread.
+                    let checkedRead = check?.beginRead()
+                    let attempt = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    if case .success(let snapshot) = attempt {
+                        checkedRead?.end(with: snapshot)
+                    }
+                    return (attempt, checkedRead)
                 }
                 // A read that failed has no content to be torn.
-                if let check, case .success(let snapshot) = attempt, await !check.confirm(snapshot) {
-                    // Written since it was announced complete, so possibly torn: the watcher
-                    // announces the file again once the writer is done.
+                if let checkedRead, case .success = attempt, await !checkedRead.confirm() {
+                    // Written during the read, so possibly torn: the watcher announces the file
+                    // again once the writer is done.
                     continue
                 }
                 read = attempt

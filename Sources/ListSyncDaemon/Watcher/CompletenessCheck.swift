@@ -1,35 +1,37 @@
-/// Confirms, after a read, that nothing happened to a file since the watcher announced it complete
-/// — so the bytes read are that complete version and not a writer's half-done work.
+/// Confirms that a read of an announced file saw a complete version and not a writer's half-done
+/// work.
 ///
 /// The watcher announces a file only when no writer has it open, but the reader runs later: by
-/// then the next in-place save may have truncated it. ``confirm(_:)`` asks the watcher — after the
-/// inotify thread has handed over every event the kernel queued until now — whether any event
-/// changed the file since the announcement, or someone has it open. If so, the read must be
+/// then the next save may be under way. So the reader brackets its read with
+/// ``beginRead()`` and ``CheckedRead/end(with:)``, which mark its start and end in the kernel's
+/// inotify queue, and asks ``CheckedRead/confirm()`` whether — by every event queued up to those
+/// marks — nobody had the file open when the read began and nothing happened to it until it
+/// ended. If so, the bytes read are a version some writer completed. If not, the read must be
 /// dropped; the file settles again and the watcher announces it again.
+///
+/// What happened between the announcement and the read does not matter: a save completed in
+/// between gives a newer complete version, and one under way when the read begins refuses it.
+/// So a file saved every few milliseconds still gets reads through, as long as a read fits
+/// between two saves.
 public struct CompletenessCheck: Sendable, Hashable {
     let confirmations: ReadConfirmations
     /// The watched path, as the watcher normalised it.
     let path: String
     /// The file's event count when it was announced.
     let generation: UInt64
-    /// How long ``confirm(_:)`` waits first when the read found the file empty
-    /// (``FileWatcher/Configuration/emptyReadConfirmationDelay`` for a file written in place, zero
-    /// for one renamed into place).
+    /// How long ``CheckedRead/confirm()`` waits before marking the read's end when the read found
+    /// the file empty (``FileWatcher/Configuration/emptyReadConfirmationDelay``). Whatever the
+    /// last save was like: the next one may be a truncation in place that the kernel has not
+    /// reported yet, and the end mark now comes right after the read.
     let emptyReadDelay: Duration
 
-    /// Call right before reading the file: makes sure the read's own `IN_OPEN` cannot merge with
-    /// a writer's that came just before it (inotify merges identical events in a row), so the
-    /// watcher sees that the writer has the file open.
-    public func willRead() {
-        InotifyThread.separateQueuedEvents()
-    }
-
-    /// Whether the file is unchanged since the announcement: `true` means `read`, made after
-    /// the announcement and finished before this call, saw a complete version. `false` also when
-    /// the watcher stopped or lost events (it then re-checks every file).
-    public func confirm(_ read: FileSnapshot) async -> Bool {
-        let isEmpty = if case .present(let bytes, _) = read { bytes.isEmpty } else { false }
-        return await confirmations.confirm(path: path, generation: generation, after: isEmpty ? emptyReadDelay : .zero)
+    /// Call on the reading thread right before opening the file: marks the read's start.
+    ///
+    /// The mark also keeps the read's own `IN_OPEN` from merging with a writer's just before it
+    /// (inotify merges identical events in a row), so the watcher sees that the writer has the file
+    /// open.
+    public func beginRead() -> CheckedRead {
+        CheckedRead(confirmations: confirmations, id: confirmations.begin(path: path, generation: generation), emptyReadDelay: emptyReadDelay)
     }
 
     public static func == (left: CompletenessCheck, right: CompletenessCheck) -> Bool {

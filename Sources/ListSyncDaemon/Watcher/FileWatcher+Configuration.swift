@@ -30,13 +30,13 @@ extension FileWatcher {
         /// `settle_while_writing_max_ms`); then it is announced as it is, without a
         /// ``CompletenessCheck``. Default 5 s.
         public var maximumWaitForWriter: Duration
-        /// How long a ``CompletenessCheck`` waits before it asks whether the file changed, when
-        /// the read found empty a file written in place. A truncation is visible to readers before
-        /// the kernel reports it (ext4 frees the blocks first: 1–2 ms measured idle, more while
-        /// the writer is held up), and a writer's `IN_OPEN` can merge into the reader's own when
-        /// it lands just before it — so an empty read may be a writer's truncation not yet
-        /// reported; the wait lets its `IN_MODIFY` arrive. Other reads are checked at once: a
-        /// write after the truncation is reported before its bytes can be read. Default 50 ms.
+        /// How long a ``CheckedRead`` waits before it marks the read's end, when the read found
+        /// the file empty (however it was saved before: the next save may truncate it). A truncation is visible to readers before the kernel
+        /// reports it (ext4 frees the blocks first: 1–2 ms measured idle, more while the writer
+        /// is held up), and a writer's `IN_OPEN` can merge into the reader's own when it lands
+        /// just before it — so an empty read may be a writer's truncation not yet reported; the
+        /// wait lets its `IN_MODIFY` arrive. Other reads are marked at once: the truncation that
+        /// comes before a writer's bytes is reported before they can be read. Default 50 ms.
         public var emptyReadConfirmationDelay: Duration
         /// How often every watched file and directory is `stat`ed to catch what inotify missed
         /// (changes behind a symbolic link, a directory replaced while events were lost) and to

@@ -10,8 +10,8 @@ import Synchronization
 /// been quiet for a settle delay, or a maximum delay if it keeps changing, and only while no
 /// writer has it open (see ``Configuration``); then the consumer reads it with
 /// ``FileSnapshot/read(atPath:maximumAttempts:)`` and confirms with the event's
-/// ``CompletenessCheck`` that nobody wrote it meanwhile, so a half-written file is never taken
-/// for a version. On inotify queue overflow every file is re-announced, and a slow `stat`
+/// ``CompletenessCheck`` that nobody was writing it during the read, so a half-written file is
+/// never taken for a version. On inotify queue overflow every file is re-announced, and a slow `stat`
 /// reconciliation catches anything inotify could not report.
 ///
 /// ```swift
@@ -21,9 +21,10 @@ import Synchronization
 /// for await event in watcher.events {
 ///     switch event {
 ///     case .changed(let path, let check):
-///         check?.willRead()
+///         let read = check?.beginRead()
 ///         let snapshot = try FileSnapshot.read(atPath: path)
-///         guard await check?.confirm(snapshot) ?? true else { continue } // written meanwhile: announced again
+///         read?.end(with: snapshot)
+///         guard await read?.confirm() ?? true else { continue } // written meanwhile: announced again
 ///         // …
 ///     case .missing(let path): // …
 ///     }
@@ -43,10 +44,12 @@ public final class FileWatcher: Sendable {
         /// A settle deadline armed for this instant has come.
         case deadline(ContinuousClock.Instant)
         case reconcile
-        /// The inotify thread has handed over every event queued before ``ReadConfirmations`` call
-        /// `id` asked whether `path` is unchanged since `generation`; `inSync` is `false` when
-        /// some were refused (an overflow is owed).
-        case barrierPassed(id: Int, path: String, generation: UInt64, inSync: Bool)
+        /// The inotify thread has handed over every event queued before read `id`
+        /// (``ReadConfirmations``) began; `inSync` is `false` when some were refused (an overflow
+        /// is owed).
+        case readStarted(id: Int, inSync: Bool)
+        /// The same for the moment read `id` ended: it can be judged.
+        case readEnded(id: Int, inSync: Bool)
     }
 
     private enum State {
@@ -185,9 +188,18 @@ public final class FileWatcher: Sendable {
                     registry.announceDue(now: now)
                 case .reconcile:
                     await registry.reconcile(now: now)
-                case .barrierPassed(let id, let path, let generation, let inSync):
-                    let unchanged = registry.confirm(path, generation: generation, now: now)
-                    confirmations.resolve(id, with: inSync && unchanged)
+                case .readStarted(let id, let inSync):
+                    if let path = confirmations.pathStarting(id) {
+                        confirmations.noteStart(id, completeAt: inSync ? registry.completeGeneration(of: path) : nil)
+                    }
+                case .readEnded(let id, let inSync):
+                    // The start is always noted first (its barrier was placed first); a read
+                    // that is not known any more was abandoned, and `resolve` ignores it.
+                    let read = confirmations.judging(id)
+                    let complete = read.map {
+                        registry.confirm($0.path, announcedAt: $0.announcedGeneration, readStartedAt: inSync ? $0.completeAt : nil, now: now)
+                    }
+                    confirmations.resolve(id, with: complete ?? false)
                 }
                 // A file can be due at once: a writer closed a file that kept changing for longer
                 // than the maximum, or a failed check put a file back to its earlier start.

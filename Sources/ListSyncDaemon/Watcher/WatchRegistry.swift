@@ -56,32 +56,32 @@ struct WatchRegistry {
         /// Whether an `IN_MODIFY` came after the last `IN_CLOSE_WRITE`: a writer that opened the
         /// file before it was watched is still writing.
         var isModifiedSinceClose = false
-        /// Whether an `IN_MODIFY` came since the last announcement: the file was written in place,
-        /// so the check of an empty read waits
-        /// ``FileWatcher/Configuration/emptyReadConfirmationDelay``. A file replaced by a rename
-        /// is whole the moment it appears and needs no wait.
-        var isWrittenInPlace = false
 
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
-        /// The last announcement with a check, until the check passes: when it fails (the file was
-        /// written meanwhile), the new settle cycle counts from that announcement's `since`, so a
-        /// file that keeps changing is not held back longer than the maximum.
+        /// The last announcement with a check, until the check passes or fails.
         var pendingCheck: PendingCheck?
+        /// When a check failed (a writer was at the file during the read): the `since` of the
+        /// refused announcement, until the next one. The maximum settle delay counts from it, so a
+        /// file that keeps changing is not held back longer than the maximum by refused reads. The
+        /// wait for a writer does not: it counts from the writer's own first change, so a writer
+        /// that began after the announcement gets its full wait however late the read came.
+        var refusedSince: ContinuousClock.Instant?
 
         /// Whether someone may be writing the file. A rename over it or its removal clears this:
         /// whoever has the old file open does not write the new one.
         var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
 
         /// When the file is due to be announced, if it is settling: when it has been quiet for its
-        /// delay or the maximum settle delay has passed — or, while a writer has it open, once the
-        /// maximum wait for writers has passed.
+        /// delay or the maximum settle delay has passed (since its first change, or a refused
+        /// announcement's, ``refusedSince``) — or, while a writer has it open, once the maximum
+        /// wait for writers has passed since its first change.
         func dueTime(_ configuration: FileWatcher.Configuration) -> ContinuousClock.Instant? {
             guard case .settling(let since, let until, _) = state else { return nil }
             if isHeldOpen {
                 return since + configuration.maximumWaitForWriter
             }
-            return min(until, since + configuration.maximumSettleDelay)
+            return min(until, min(since, refusedSince ?? since) + configuration.maximumSettleDelay)
         }
     }
 
@@ -285,6 +285,7 @@ struct WatchRegistry {
             else { continue }
             let status = PathStatus(ofPath: path)
             files[path]?.state = .quiet(announced: status)
+            files[path]?.refusedSince = nil
             switch status {
             case .missing:
                 if announced != .missing {
@@ -295,39 +296,46 @@ struct WatchRegistry {
                     logger.debug("announcing a file that is still held open", metadata: ["path": "\(path)"])
                     output.yield(.changed(path: path, check: nil))
                 } else {
-                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: since)
-                    files[path]?.isWrittenInPlace = false
+                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: min(since, file.refusedSince ?? since))
                     let check = CompletenessCheck(
                         confirmations: confirmations, path: path, generation: file.generation,
-                        emptyReadDelay: file.isWrittenInPlace ? configuration.emptyReadConfirmationDelay : .zero)
+                        emptyReadDelay: configuration.emptyReadConfirmationDelay)
                     output.yield(.changed(path: path, check: check))
                 }
             }
         }
     }
 
-    /// Answers a ``CompletenessCheck`` once every event queued before it has been handled: whether
-    /// no event changed `path` since it was announced with `generation` and nobody has it open
-    /// now. When the check fails, the file settles again from the checked announcement's start:
-    /// it is announced once complete, or at the bounds.
-    mutating func confirm(_ path: String, generation: UInt64, now: ContinuousClock.Instant) -> Bool {
+    /// The file's generation if nobody has it open now, `nil` if someone may be writing it (or it
+    /// is not watched): taken when a read's start barrier has passed, for ``confirm(_:announcedAt:readStartedAt:now:)``.
+    func completeGeneration(of path: String) -> UInt64? {
+        guard let file = files[path], !file.isHeldOpen else { return nil }
+        return file.generation
+    }
+
+    /// Judges a read prompted by the announcement at generation `announced`, once every event
+    /// queued before its end has been handled: it saw a complete version if nobody had the file
+    /// open when it began (`start` is the generation then, ``completeGeneration(of:)``), no event
+    /// changed the file since, and nobody has it open now (the read's own open and close have
+    /// passed). When the read is refused, the file settles again, its maximum settle delay counted
+    /// from the announcement's start (``WatchedFile/refusedSince``): it is announced once
+    /// complete, or at the bounds.
+    mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: UInt64?, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
         // A late answer to an older announcement leaves the newer one's pending check alone.
-        let pending = file.pendingCheck?.generation == generation ? file.pendingCheck : nil
+        let pending = file.pendingCheck?.generation == announced ? file.pendingCheck : nil
         if pending != nil {
             files[path]?.pendingCheck = nil
         }
-        if file.generation == generation, !file.isHeldOpen {
+        if let start, file.generation == start, !file.isHeldOpen {
             return true
         }
         guard let pending else { return false }
-        switch file.state {
-        case .settling(let since, let until, let announced):
-            files[path]?.state = .settling(since: min(since, pending.since), until: until, announced: announced)
-        case .quiet(let announced):
+        files[path]?.refusedSince = pending.since
+        if case .quiet(let announced) = file.state {
             // Only opened since: nothing else will announce it again.
             let until = now + configuration.closeSettleDelay
-            files[path]?.state = .settling(since: pending.since, until: until, announced: announced)
+            files[path]?.state = .settling(since: now, until: until, announced: announced)
         }
         return false
     }
@@ -530,7 +538,6 @@ struct WatchRegistry {
         }
         if mask.contains(.modify) {
             files[path]?.isModifiedSinceClose = true
-            files[path]?.isWrittenInPlace = true
         }
         if !mask.isDisjoint(with: [.closeWrite, .closeNoWrite]) {
             // A close of a file opened before the watch began matches no open.

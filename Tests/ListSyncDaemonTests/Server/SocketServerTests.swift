@@ -8,9 +8,13 @@ import Testing
 @testable import ListSyncDaemon
 
 @Suite struct SocketServerTests {
-    @Test func aSubscriberThatStopsReadingIsCutOffWhileTheOthersKeepUp() async throws {
-        let directory = try ScratchDirectory()
-        let path = directory.path + "/s.sock"
+    /// An in-process server on `path` serving one watch `w`, with `configure` applied to its
+    /// settings; runs `body`, then shuts the event loops and the pool down.
+    private func withServer(
+        at path: String,
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (SocketServer, ServerContext, WatchFeed) async throws -> Void
+    ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
@@ -20,70 +24,93 @@ import Testing
         var configuration = ServerConfiguration(
             access: PeerAccess(daemonUserID: getuid(), allowedUserIDs: [], allowedGroups: []),
             heartbeatInterval: .seconds(60))
-        configuration.writeBufferLowWaterMark = 4 << 10
-        configuration.writeBufferHighWaterMark = 16 << 10
-        configuration.slowConsumerTimeout = .seconds(2)
-        configuration.goodbyeGracePeriod = .milliseconds(100)
+        configure(&configuration)
         let context = ServerContext(configuration: configuration, epoch: EmbeddedConnection.epoch, watches: watches, logger: Logger(label: "test"))
         let server = try await SocketServer.start(listener: .path(path, mode: 0o600), context: context, group: group, pool: pool)
-
-        var publisher = Publisher(feed: feed)
-        publisher.publish(ids: Array(0..<200))
-        let reader = try MirrorSubscriber(socketPath: path, watch: "w")
-        let sleeper = try ProtocolClient(socketPath: path)
-        try sleeper.handshake()
-        _ = try sleeper.request { .subscribe(id: $0, watch: "w", since: nil) }
-
-        // 60 versions, each changing every row's long name: about 20 KiB per changeset, published
-        // while the reader reads.
-        let padding = String(repeating: "p", count: 80)
-        let publishing = Task.detached { [publisher] in
-            var publisher = publisher
-            for version in 1...60 {
-                publisher.publish(ids: Array(0..<200), tag: "-\(version)-\(padding)")
-            }
-            return publisher
-        }
-        #expect(try reader.waitUntil(timeout: .seconds(30)) { $0.changesets.count == 60 })
-        publisher = await publishing.value
-        #expect(reader.changesets.map(\.seq) == Array(1...60))
-
-        // The sleeper is disconnected once it stayed unwritable past the timeout…
-        // Generous: the suite runs beside every other one on two cores.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while context.connections.count > 1, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(context.connections.count == 1)
-        // …having received only what fitted in its buffers, never everything.
-        let received = sleeper.messagesUntilClosedOrSilent()
-        #expect(received.compactMap(\.changesetSeq).count < 60)
-        #expect(feed.subscriberCount == 1)
-
-        // The reader is still served.
-        publisher.publish(ids: [1])
-        #expect(try reader.waitUntil { $0.changesets.count == 61 })
-
-        await server.shutdown()
-        #expect(reader.client.messagesUntilClosedOrSilent().last == .goodbye(reason: .shutdown))
-        #expect(access(path, F_OK) != 0)
+        try await body(server, context, feed)
         try await pool.shutdownGracefully()
         try await group.shutdownGracefully()
     }
-}
 
-extension ProtocolClient {
-    /// The messages until the server closes the connection or stays silent for 3 s.
-    ///
-    /// This server runs in the test process, and NIO accepts connections without
-    /// `SOCK_CLOEXEC`: a child process another test spawns meanwhile inherits the server's end of
-    /// the connection, so its close reaches the client only when that child exits. Whether the
-    /// server dropped the connection is checked on the server's side instead.
-    fileprivate func messagesUntilClosedOrSilent() -> [ServerMessage] {
-        var messages: [ServerMessage] = []
-        while let message = try? self.next(timeout: .seconds(3)) {
-            messages.append(message)
+    @Test func aSubscriberThatStopsReadingIsCutOffWhileTheOthersKeepUp() async throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/s.sock"
+        try await withServer(at: path, configure: { configuration in
+            configuration.writeBufferLowWaterMark = 4 << 10
+            configuration.writeBufferHighWaterMark = 16 << 10
+            configuration.slowConsumerTimeout = .seconds(2)
+            configuration.goodbyeGracePeriod = .milliseconds(100)
+        }) { server, context, feed in
+            var publisher = Publisher(feed: feed)
+            publisher.publish(ids: Array(0..<200))
+            let reader = try MirrorSubscriber(socketPath: path, watch: "w")
+            let sleeper = try ProtocolClient(socketPath: path)
+            try sleeper.handshake()
+            _ = try sleeper.request { .subscribe(id: $0, watch: "w", since: nil) }
+
+            // 60 versions, each changing every row's long name: about 20 KiB per changeset, published
+            // while the reader reads.
+            let padding = String(repeating: "p", count: 80)
+            let publishing = Task.detached { [publisher] in
+                var publisher = publisher
+                for version in 1...60 {
+                    publisher.publish(ids: Array(0..<200), tag: "-\(version)-\(padding)")
+                }
+                return publisher
+            }
+            #expect(try reader.waitUntil(timeout: .seconds(30)) { $0.changesets.count == 60 })
+            publisher = await publishing.value
+            #expect(reader.changesets.map(\.seq) == Array(1...60))
+
+            // The sleeper is disconnected once it stayed unwritable past the timeout…
+            // Generous: the suite runs beside every other one on two cores.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while context.connections.count > 1, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(context.connections.count == 1)
+            // …having received only what fitted in its buffers, never everything.
+            let received = try sleeper.messagesUntilClosed(timeout: .seconds(10))
+            #expect(received.compactMap(\.changesetSeq).count < 60)
+            #expect(feed.subscriberCount == 1)
+
+            // The reader is still served.
+            publisher.publish(ids: [1])
+            #expect(try reader.waitUntil { $0.changesets.count == 61 })
+
+            await server.shutdown()
+            #expect(try reader.client.messagesUntilClosed(timeout: .seconds(10)).last == .goodbye(reason: .shutdown))
+            #expect(access(path, F_OK) != 0)
         }
-        return messages
+    }
+
+    /// A process spawned while a connection is open — by anything in the server's process — does
+    /// not inherit the accepted socket, so when the server closes the connection the client sees
+    /// the end at once rather than when that process exits.
+    @Test func aChildProcessSpawnedBesideTheServerDoesNotHoldAConnectionOpen() async throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/s.sock"
+        try await withServer(at: path) { server, _, _ in
+            let client = try ProtocolClient(socketPath: path)
+            // The hello is the server's answer: its end of the connection is set up.
+            _ = try client.handshake()
+            // posix_spawn without file actions: the child gets every descriptor not marked
+            // close-on-exec, as a child of the daemon would.
+            var child = pid_t()
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("30"), nil]
+            defer { argv.forEach { free($0) } }
+            #expect(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
+            defer {
+                kill(child, SIGKILL)
+                var status: Int32 = 0
+                waitpid(child, &status, 0)
+            }
+            await server.shutdown()
+            let started = ContinuousClock.now
+            let messages = try client.messagesUntilClosed(timeout: .seconds(10))
+            #expect(messages.last == .goodbye(reason: .shutdown))
+            // Well before the child's 30 s; an inherited socket keeps it open until then.
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
     }
 }

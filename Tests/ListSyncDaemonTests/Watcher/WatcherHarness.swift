@@ -43,7 +43,8 @@ final class WatcherHarness: Sendable {
     /// The scratch directory the test's files live in.
     let root: String
     let watcher: FileWatcher
-    private let observed = Mutex<[String: [Observation]]>([:])
+    /// Per path, what was seen and when.
+    private let observed = Mutex<[String: [(observation: Observation, at: ContinuousClock.Instant)]]>([:])
     /// How many reads their check refused.
     private let refusedReads = Atomic<Int>(0)
 
@@ -55,15 +56,18 @@ final class WatcherHarness: Sendable {
     }
 
     /// Runs `body` with a started watcher, then stops it and checks its events stream finished.
+    /// `readDelay` holds back the read of each announcement (numbered from 0), as a busy
+    /// daemon's tracker reads late.
     static func run(
         configuration: FileWatcher.Configuration = fastConfiguration,
+        readDelay: @escaping @Sendable (_ announcement: Int) -> Duration = { _ in .zero },
         _ body: (WatcherHarness) async throws -> Void
     ) async throws {
         let scratch = try ScratchDirectory()
         let harness = WatcherHarness(root: scratch.path, configuration: configuration)
         defer { withExtendedLifetime(scratch) {} }
         let running = Task { [watcher = harness.watcher] in try await watcher.run() }
-        let consuming = Task { await harness.consumeEvents() }
+        let consuming = Task { await harness.consumeEvents(readDelay: readDelay) }
         do {
             try await body(harness)
         } catch {
@@ -75,17 +79,27 @@ final class WatcherHarness: Sendable {
         await consuming.value
     }
 
-    private func consumeEvents() async {
+    private func consumeEvents(readDelay: @Sendable (_ announcement: Int) -> Duration) async {
+        var announcements = 0
         for await event in watcher.events {
             let observation: Observation
             switch event {
             case .missing:
                 observation = .missing
             case .changed(let path, let check):
-                check?.willRead()
-                switch Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) }) {
-                case .success(.present(let bytes, let identity)):
-                    guard await check?.confirm(.present(bytes: bytes, identity: identity)) ?? true else {
+                let delay = readDelay(announcements)
+                announcements += 1
+                if delay > .zero {
+                    try? await Task.sleep(for: delay)
+                }
+                let checkedRead = check?.beginRead()
+                let attempt = Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) })
+                if case .success(let snapshot) = attempt {
+                    checkedRead?.end(with: snapshot)
+                }
+                switch attempt {
+                case .success(.present(let bytes, _)):
+                    guard await checkedRead?.confirm() ?? true else {
                         refusedReads.wrappingAdd(1, ordering: .relaxed)
                         continue
                     }
@@ -96,7 +110,7 @@ final class WatcherHarness: Sendable {
                     observation = .unreadable("\(error)")
                 }
             }
-            observed.withLock { $0[event.path, default: []].append(observation) }
+            observed.withLock { $0[event.path, default: []].append((observation, ContinuousClock.now)) }
         }
     }
 
@@ -112,7 +126,12 @@ final class WatcherHarness: Sendable {
 
     /// Everything seen for `path` so far, oldest first.
     func observations(of path: String) -> [Observation] {
-        observed.withLock { $0[path] ?? [] }
+        observed.withLock { ($0[path] ?? []).map(\.observation) }
+    }
+
+    /// When each of ``observations(of:)`` was recorded.
+    func observationTimes(of path: String) -> [ContinuousClock.Instant] {
+        observed.withLock { ($0[path] ?? []).map(\.at) }
     }
 
     /// Watches `path` and waits for its first announcement, which must be `initial`.

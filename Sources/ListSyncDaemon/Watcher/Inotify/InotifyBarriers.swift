@@ -1,50 +1,67 @@
 /// Barrier requests waiting for the inotify thread to have delivered every event queued before
 /// them (``InotifyThread/Client/barrier(reply:)``).
 ///
-/// The kernel's event queue is first in, first out, so the thread writes one byte to a private
-/// *marker* pipe that it watches through inotify: when that write's `IN_MODIFY` comes out of the
-/// queue, everything queued before the write has been delivered. Only one marker is in flight at
-/// a time — two writes could merge into one event, which would say nothing about the second —
-/// and the barriers that arrive meanwhile wait for the next one. Lives on the inotify thread only.
+/// The kernel's event queue is first in, first out, so a barrier is a one-byte write to a private
+/// *marker* pipe that the thread watches through inotify: when that write's `IN_MODIFY` comes out
+/// of the queue, everything queued before the write has been delivered. The write is made by the
+/// thread that asks for the barrier, the moment it asks — a reader marks the exact ends of its
+/// read, not a later moment when another thread gets round to it.
+///
+/// A marker has at most one write unread: two writes to one pipe can merge into one event, which
+/// would not say which barriers it answers. So there are several markers, and a barrier takes an
+/// idle one; when all are in flight it waits for the next marker to arrive, which writes again
+/// for every barrier waiting — later than asked, which the asker is told: an end mark placed late
+/// only makes a check stricter, but a start mark placed late would let a save during the read
+/// pass for one before it, so such a read is refused.
+/// Shared between the asking threads and the inotify thread under ``InotifyThread``'s lock.
 struct InotifyBarriers {
     typealias Barrier = (client: InotifyThread.ClientID, reply: @Sendable (Bool) -> Void)
 
-    private enum State {
-        /// No marker is in flight.
-        case idle
-        /// A marker is in flight; `covered` are answered when it arrives.
-        case markerInFlight(covered: [Barrier])
+    /// A marker pipe: its write end and the watch its writes raise `IN_MODIFY` on.
+    struct Marker: Hashable, Sendable {
+        let watch: WatchDescriptor
+        let writeDescriptor: Int32
     }
 
-    private var state = State.idle
-    /// Barriers that came after the marker in flight was written.
+    /// How many markers the inotify thread makes: eight reads at once (the daemon's thread pool
+    /// reads for several watches), each with the barriers at both its ends in flight.
+    static let markerCount = 16
+
+    /// Markers with no write unread.
+    private var idle: [Marker]
+    /// Markers with one write unread, and the barriers answered when it arrives.
+    private var inFlight: [WatchDescriptor: (marker: Marker, covered: [Barrier])] = [:]
+    /// Barriers that came while every marker was in flight.
     private var waiting: [Barrier] = []
 
-    /// Takes a new barrier. Returns `true` when the caller must write a marker now.
-    mutating func add(_ barrier: Barrier) -> Bool {
-        switch state {
-        case .idle:
-            state = .markerInFlight(covered: [barrier])
-            return true
-        case .markerInFlight:
-            waiting.append(barrier)
-            return false
-        }
+    init(markers: [Marker]) {
+        precondition(!markers.isEmpty, "barriers need at least one marker")
+        self.idle = markers
     }
 
-    /// The marker in flight arrived: returns the barriers it answers, and whether the caller must
-    /// write the next marker for the barriers that waited.
-    mutating func markerArrived() -> (answered: [Barrier], writeNextMarker: Bool) {
-        guard case .markerInFlight(let covered) = state else {
-            // No marker is in flight (each write raises one event): there is nothing to answer.
-            return ([], false)
+    /// Takes a new barrier. Returns the marker the caller must write now, if one was idle.
+    mutating func add(_ barrier: Barrier) -> Marker? {
+        guard let marker = idle.popLast() else {
+            waiting.append(barrier)
+            return nil
+        }
+        inFlight[marker.watch] = (marker, [barrier])
+        return marker
+    }
+
+    /// The write on the marker watched by `watch` arrived: returns the barriers it answers, and
+    /// the marker to write again at once for the barriers that waited, if any did.
+    mutating func markerArrived(_ watch: WatchDescriptor) -> (answered: [Barrier], writeAgain: Marker?) {
+        guard let (marker, covered) = inFlight.removeValue(forKey: watch) else {
+            // No write is unread on it (each write raises one event): there is nothing to answer.
+            return ([], nil)
         }
         guard !waiting.isEmpty else {
-            state = .idle
-            return (covered, false)
+            idle.append(marker)
+            return (covered, nil)
         }
-        state = .markerInFlight(covered: waiting)
+        inFlight[watch] = (marker, waiting)
         waiting = []
-        return (covered, true)
+        return (covered, marker)
     }
 }

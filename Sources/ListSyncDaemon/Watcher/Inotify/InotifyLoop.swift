@@ -2,20 +2,19 @@ import CInotifyTools
 import Glibc
 import Logging
 
-/// The body of the inotify thread: it owns libinotifytools' state, the wake-up and marker pipes,
-/// the client table and the pending barriers, and never leaves the thread.
+/// The body of the inotify thread: it owns libinotifytools' state, the wake-up and marker pipes
+/// and the client table, and never leaves the thread; it answers the barriers other threads place
+/// (``InotifyThread/place(_:)``) as their markers arrive.
 struct InotifyLoop {
     /// The handle other threads use to reach this loop.
     let handle: InotifyThread
     private let inotifyDescriptor: Int32
     private let wakeReadDescriptor: Int32
     private let wakeWatch: WatchDescriptor
-    /// The pipe whose writes mark a place in the kernel's event queue, and its watch
-    /// (``InotifyBarriers``).
-    private let marker: (read: Int32, write: Int32)
-    private let markerWatch: WatchDescriptor
+    /// The read ends of the pipes whose writes mark places in the kernel's event queue, by their
+    /// watches (``InotifyBarriers``).
+    private let markerReadDescriptors: [WatchDescriptor: Int32]
     private var clients = InotifyClients()
-    private var barriers = InotifyBarriers()
     private let logger: Logger
 
     /// Starts the thread, which reports through `started` whether libinotifytools came up and
@@ -67,7 +66,7 @@ struct InotifyLoop {
             return .failure(error)
         }
         var pipes: [(read: Int32, write: Int32)] = []
-        for _ in 0..<2 {
+        for _ in 0..<(1 + InotifyBarriers.markerCount) {
             switch makePipe() {
             case .success(let pipe):
                 opened += [pipe.read, pipe.write]
@@ -76,7 +75,7 @@ struct InotifyLoop {
                 return fail(.inotifyThreadFailed(error))
             }
         }
-        let (wake, marker) = (pipes[0], pipes[1])
+        let wake = pipes[0]
         var pipeStatus = stat()
         guard fstat(wake.read, &pipeStatus) == 0 else {
             return fail(.inotifyThreadFailed(.lastError(of: "fstat")))
@@ -92,18 +91,23 @@ struct InotifyLoop {
         guard descriptor < FD_SETSIZE else {
             return fail(.inotifyDescriptorTooHigh(descriptor: descriptor, limit: FD_SETSIZE))
         }
-        let markerWatch = inotify_add_watch(descriptor, "/proc/self/fd/\(marker.read)", InotifyEvent.Mask.modify.rawValue)
-        guard markerWatch >= 0 else {
-            return fail(.inotifyThreadFailed(.lastError(of: "inotify_add_watch")))
+        var markers: [InotifyBarriers.Marker] = []
+        var markerReadDescriptors: [WatchDescriptor: Int32] = [:]
+        for marker in pipes.dropFirst() {
+            let markerWatch = inotify_add_watch(descriptor, "/proc/self/fd/\(marker.read)", InotifyEvent.Mask.modify.rawValue)
+            guard markerWatch >= 0 else {
+                return fail(.inotifyThreadFailed(.lastError(of: "inotify_add_watch")))
+            }
+            markers.append(InotifyBarriers.Marker(watch: WatchDescriptor(rawValue: markerWatch), writeDescriptor: marker.write))
+            markerReadDescriptors[WatchDescriptor(rawValue: markerWatch)] = marker.read
         }
         logger.debug("inotify thread started", metadata: ["descriptor": "\(descriptor)"])
         return .success(InotifyLoop(
-            handle: InotifyThread(wakeDescriptor: wake.write),
+            handle: InotifyThread(wakeDescriptor: wake.write, markers: markers),
             inotifyDescriptor: descriptor,
             wakeReadDescriptor: wake.read,
             wakeWatch: wakeWatch,
-            marker: marker,
-            markerWatch: WatchDescriptor(rawValue: markerWatch),
+            markerReadDescriptors: markerReadDescriptors,
             logger: logger
         ))
     }
@@ -130,14 +134,13 @@ struct InotifyLoop {
 
     private init(
         handle: InotifyThread, inotifyDescriptor: Int32, wakeReadDescriptor: Int32, wakeWatch: WatchDescriptor,
-        marker: (read: Int32, write: Int32), markerWatch: WatchDescriptor, logger: Logger
+        markerReadDescriptors: [WatchDescriptor: Int32], logger: Logger
     ) {
         self.handle = handle
         self.inotifyDescriptor = inotifyDescriptor
         self.wakeReadDescriptor = wakeReadDescriptor
         self.wakeWatch = wakeWatch
-        self.marker = marker
-        self.markerWatch = markerWatch
+        self.markerReadDescriptors = markerReadDescriptors
         self.logger = logger
     }
 
@@ -151,14 +154,10 @@ struct InotifyLoop {
                 let event = InotifyEvent(copying: pointer)
                 if event.descriptor == wakeWatch {
                     drain(wakeReadDescriptor)
-                } else if event.descriptor == markerWatch {
-                    drain(marker.read)
-                    let (answered, writeNextMarker) = barriers.markerArrived()
-                    for barrier in answered {
+                } else if let markerRead = markerReadDescriptors[event.descriptor] {
+                    drain(markerRead)
+                    for barrier in handle.markerArrived(event.descriptor) {
                         barrier.reply(clients.isInSync(barrier.client))
-                    }
-                    if writeNextMarker {
-                        writeMarker()
                     }
                 } else {
                     clients.deliver(event)
@@ -202,10 +201,6 @@ struct InotifyLoop {
             if clients.removeUse(of: descriptor, by: id) {
                 removeKernelWatch(descriptor)
             }
-        case .barrier(let id, let reply):
-            if barriers.add((id, reply)) {
-                writeMarker()
-            }
         }
     }
 
@@ -222,13 +217,6 @@ struct InotifyLoop {
     private func drain(_ pipe: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(pipe, &buffer, buffer.count) > 0 {}
-    }
-
-    /// Marks the current end of the kernel's event queue; only one marker is ever unread, so the
-    /// pipe always has room.
-    private func writeMarker() {
-        var byte: UInt8 = 1
-        _ = write(marker.write, &byte, 1)
     }
 }
 

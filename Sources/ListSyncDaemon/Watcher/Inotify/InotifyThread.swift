@@ -19,6 +19,10 @@ import Synchronization
 /// by writing a byte to a pipe the thread watches through inotify itself (a write to a pipe raises
 /// `IN_MODIFY` on it), so requests are served at once without signals or polling.
 ///
+/// Barriers (``Client/barrier(reply:)``) do not go through the mailbox: the asking thread writes
+/// its marker itself (``InotifyBarriers``), so the barrier sits in the kernel's queue exactly
+/// where it was asked for.
+///
 /// Watches are added with `inotify_add_watch` on the library's descriptor rather than
 /// `inotifytools_watch_file`, which does not return the descriptor and whose tables go stale after
 /// `IN_IGNORED` (`inotifytools_wd_from_filename` keeps answering the dead descriptor after a
@@ -38,22 +42,21 @@ final class InotifyThread: Sendable {
         case unregister(ClientID)
         case addWatch(ClientID, directory: String, reply: @Sendable (Result<WatchDescriptor, SystemCallError>) -> Void)
         case removeWatch(ClientID, WatchDescriptor)
-        /// Calls `reply` once every event the kernel queued before the request was posted has been
-        /// handed to the client: with `true` if all of them were taken, `false` if the client owes
-        /// an overflow (it refused some).
-        case barrier(ClientID, reply: @Sendable (Bool) -> Void)
     }
 
     private let mailbox = Mutex<[Request]>([])
     private let wakeDescriptor: Int32
+    /// The barriers in flight, placed by any thread and answered by the inotify thread.
+    private let barriers: Mutex<InotifyBarriers>
     private let nextClientID = Atomic<Int>(0)
     /// When the thread last went round its loop (`CLOCK_MONOTONIC`, nanoseconds): at least once a
     /// second while it is alive, which is what the systemd watchdog checks.
     private let lastTurn = Atomic<UInt64>(0)
 
     /// Only the thread itself creates its handle, once libinotifytools is initialised.
-    init(wakeDescriptor: Int32) {
+    init(wakeDescriptor: Int32, markers: [InotifyBarriers.Marker]) {
         self.wakeDescriptor = wakeDescriptor
+        self.barriers = Mutex(InotifyBarriers(markers: markers))
     }
 
     /// Registers `handler` for the events of the watches the new client adds, and for overflows.
@@ -77,19 +80,33 @@ final class InotifyThread: Sendable {
         }
     }
 
-    /// Puts an event (the wake-up pipe's) at the end of the kernel's queue, so that an event
-    /// queued next is not merged into an identical one before it: a reader about to open a file
-    /// calls this, so that its `IN_OPEN` never hides a writer's. Does nothing before the thread
-    /// has started.
-    static func separateQueuedEvents() {
-        let thread = sharedState.withLock { state -> InotifyThread? in
-            guard case .running(let thread) = state else { return nil }
-            return thread
+    /// Places `barrier` in the kernel's queue now, from the calling thread: writes an idle marker,
+    /// or leaves the barrier to the next marker that arrives. Returns whether it was placed now.
+    @discardableResult
+    func place(_ barrier: InotifyBarriers.Barrier) -> Bool {
+        barriers.withLock { barriers in
+            guard let marker = barriers.add(barrier) else { return false }
+            Self.writeMarker(marker)
+            return true
         }
-        guard let thread else { return }
+    }
+
+    /// The inotify thread read the event of the marker watched by `watch`: returns the barriers it
+    /// answers, after writing the marker again for those that waited. Called on the thread only.
+    func markerArrived(_ watch: WatchDescriptor) -> [InotifyBarriers.Barrier] {
+        barriers.withLock { barriers in
+            let (answered, writeAgain) = barriers.markerArrived(watch)
+            if let writeAgain {
+                Self.writeMarker(writeAgain)
+            }
+            return answered
+        }
+    }
+
+    /// One byte on a marker pipe; only one is ever unread on each, so the pipe always has room.
+    private static func writeMarker(_ marker: InotifyBarriers.Marker) {
         var byte: UInt8 = 1
-        // The pipe is non-blocking: when it is full, the thread has a wake-up (an event) pending.
-        _ = write(thread.wakeDescriptor, &byte, 1)
+        _ = Glibc.write(marker.writeDescriptor, &byte, 1)
     }
 
     /// Records that the thread went round its loop. Called on the thread only.
@@ -142,9 +159,12 @@ extension InotifyThread {
         /// Calls `reply` on the inotify thread once every event queued in the kernel before this
         /// call has been handed to the client's handler — `true` — or refused and owed as an
         /// overflow — `false`. A watcher uses it to know that it has seen everything that happened
-        /// to its files up to now.
-        func barrier(reply: @escaping @Sendable (Bool) -> Void) {
-            thread.post(.barrier(id, reply: reply))
+        /// to its files up to the moment of the call: the barrier is placed before this returns,
+        /// on the calling thread. Returns `false` when every marker was in flight: the barrier then
+        /// goes in later, when one arrives, and covers more than was asked.
+        @discardableResult
+        func barrier(reply: @escaping @Sendable (Bool) -> Void) -> Bool {
+            thread.place((id, reply))
         }
 
         /// Removes all of the client's watches and stops delivering events to it.
