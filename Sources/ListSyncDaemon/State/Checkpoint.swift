@@ -125,6 +125,13 @@ extension Checkpoint {
         case 1: self.changeset = Array(try header.byteString())
         default: throw .malformed("a flag is neither 0 nor 1", at: offset)
         }
+        self.watch = try Self.watch(from: &header, name: name, at: offset)
+    }
+
+    /// Decodes the watch's settings that end a checkpoint's header (path, format, key,
+    /// section_by, ignore, delimiter, ragged_rows), laid out alike in every checkpoint format
+    /// (see ``LegacyCheckpoint``), for the watch called `name`; the header must end there.
+    static func watch(from header: inout StateReader, name: String, at offset: Int) throws(StateDamage.Reason) -> WatchConfiguration {
         let path = try header.string()
         guard let format = WatchConfiguration.Format(rawValue: try header.string()) else { throw .malformed("an unknown format", at: offset) }
         let key = try header.strings()
@@ -135,7 +142,7 @@ extension Checkpoint {
         guard delimiterCode == 0 || delimiter != nil, let raggedRows = Self.raggedRows(code: try header.integer()), header.isAtEnd else {
             throw .malformed("an unknown delimiter or ragged_rows, or bytes after the header", at: offset)
         }
-        self.watch = WatchConfiguration(
+        return WatchConfiguration(
             name: name, path: path, format: format, key: key, sectionBy: sectionBy, ignore: ignore, delimiter: delimiter,
             raggedRows: raggedRows)
     }

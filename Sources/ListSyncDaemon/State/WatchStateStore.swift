@@ -86,7 +86,8 @@ struct WatchStateStore: Sendable {
     /// A slot that does not read whole (torn by a crash mid-write, or damaged) is moved aside and
     /// reported in `setAside`; the other slot serves. Damaged state is moved aside, never
     /// deleted; state of another identity is left to be replaced. Either way the next save
-    /// starts afresh.
+    /// starts afresh. State left by the builds before the slots is converted into a slot first
+    /// (``convertLegacyCheckpoint()``), so an upgrade keeps the history.
     ///
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
     mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [StateDamage]) {
@@ -126,6 +127,16 @@ struct WatchStateStore: Sendable {
         // Entries found in the directory may not be durable yet (the daemon was killed before
         // it synced them): make them so before anything is served from them.
         if !headers.isEmpty { try? StateFile.syncDirectory(of: self.logPath) }
+        if newest == nil {
+            do throws(StateDamage) {
+                newest = try self.convertLegacyCheckpoint()
+            } catch {
+                return (self.damaged(error), setAside)
+            }
+        } else {
+            // Left by a conversion cut short after its slot was written.
+            try? StateFile.remove(self.legacyCheckpointPath)
+        }
         self.newestSlot = newest?.slot
         let logFile: [UInt8]?
         do throws(StateFileError) {
@@ -164,14 +175,10 @@ struct WatchStateStore: Sendable {
             return (self.damaged(StateDamage(path: self.logPath, reason: error)), setAside)
         }
         let version: WatchVersion
-        do {
-            let list = try ListReader(options: checkpoint.watch.readOptions).read(bytes: bytes)
-            version = WatchVersion(epoch: checkpoint.cursor.epoch, seq: checkpoint.cursor.seq, list: list)
+        do throws(StateDamage.Reason) {
+            version = try Self.version(at: checkpoint.cursor, digest: checkpoint.digest, of: bytes, readWith: checkpoint.watch)
         } catch {
-            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: .inconsistent("the stored list does not read: \(error)"))), setAside)
-        }
-        guard version.digest == checkpoint.digest else {
-            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: .inconsistent("the stored list does not match its digest"))), setAside)
+            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: error)), setAside)
         }
         if let changeset = checkpoint.changeset, self.log?.lastSeq != checkpoint.cursor.seq {
             changesets.append(changeset)
@@ -180,6 +187,75 @@ struct WatchStateStore: Sendable {
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         try? self.settleLog()
         return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(self.historyLength).map { $0 }), setAside)
+    }
+
+    /// The version `bytes` make, read with `watch`'s settings, checked against `digest`.
+    private static func version(at cursor: Cursor, digest: ListDigest, of bytes: [UInt8], readWith watch: WatchConfiguration) throws(StateDamage.Reason) -> WatchVersion {
+        let version: WatchVersion
+        do {
+            version = WatchVersion(epoch: cursor.epoch, seq: cursor.seq, list: try ListReader(options: watch.readOptions).read(bytes: bytes))
+        } catch {
+            throw .inconsistent("the stored list does not read: \(error)")
+        }
+        guard version.digest == digest else { throw .inconsistent("the stored list does not match its digest") }
+        return version
+    }
+
+    /// The checkpoint of the builds before the slots (see ``LegacyCheckpoint``).
+    var legacyCheckpointPath: String { self.directory + "/" + LegacyCheckpoint.fileName }
+
+    /// Converts the state a build before the slots left, when no slot reads whole: its version is
+    /// checked against its digest as those builds did, the log cut back to lead exactly to it
+    /// (a crash could leave it one changeset ahead, a changeset never sent), the version written
+    /// as a slot carrying the log's last changeset (none for the first version of an epoch) and
+    /// flushed, and only then the old file removed. A crash on the way leaves either the old
+    /// state or the new, both readable. `nil` when there is no such state.
+    ///
+    /// - Complexity: O(*n*); the caller reads the slot back as any other (once, at the upgrade).
+    private mutating func convertLegacyCheckpoint() throws(StateDamage) -> (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])? {
+        let path = self.legacyCheckpointPath
+        try? StateFile.remove(path + ".tmp")
+        let legacy: LegacyCheckpoint
+        do throws(StateDamage.Reason) {
+            guard let file = try Self.read(path) else { return nil }
+            legacy = try LegacyCheckpoint(decoding: file, name: self.name)
+        } catch {
+            throw StateDamage(path: path, reason: error)
+        }
+        let version: WatchVersion
+        do throws(StateDamage.Reason) {
+            version = try Self.version(at: legacy.cursor, digest: legacy.digest, of: legacy.bytes, readWith: legacy.watch)
+        } catch {
+            throw StateDamage(path: path, reason: error)
+        }
+        let seq = legacy.cursor.seq
+        let changeset: [UInt8]?
+        do throws(StateDamage.Reason) {
+            guard let file = try Self.read(self.logPath) else { throw .missing }
+            guard var (log, lines) = try ChangesetLog.decode(file, epoch: legacy.cursor.epoch, leadingTo: seq + 1), log.baseSeq <= seq, log.lastSeq >= seq
+            else { throw .inconsistent("the log does not lead to the checkpoint's version \(seq) of epoch \(legacy.cursor.epoch)") }
+            if log.lastSeq > seq { lines.removeLast() }
+            let size = log.truncate(after: seq)
+            if size < file.count {
+                do throws(StateFileError) {
+                    try StateFile.truncate(self.logPath, to: size)
+                } catch {
+                    throw .unreadable(error)
+                }
+            }
+            changeset = log.records.isEmpty ? nil : lines.last.map(Array.init)
+        } catch {
+            throw StateDamage(path: self.logPath, reason: error)
+        }
+        let slot = self.targetSlot
+        let checkpoint: Checkpoint
+        do throws(StateFileError) {
+            checkpoint = try self.writeSlot(version, changeset: changeset, watch: legacy.watch, staged: nil)
+        } catch {
+            throw StateDamage(path: self.slotPath(slot), reason: .unreadable(error))
+        }
+        try? StateFile.remove(path)
+        return (slot, checkpoint, legacy.bytes)
     }
 
     /// The header of slot `slot`, `nil` when there is no slot file.
@@ -269,8 +345,9 @@ struct WatchStateStore: Sendable {
         self.crashPoints.reach("published")
     }
 
-    /// Writes the slot of `version` over the older slot and flushes it.
-    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(StateFileError) {
+    /// Writes the slot of `version` over the older slot and flushes it; returns its header.
+    @discardableResult
+    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(StateFileError) -> Checkpoint {
         let slot = self.targetSlot
         let overwrite: StateFile.Overwrite
         let checksum: UInt64
@@ -287,6 +364,7 @@ struct WatchStateStore: Sendable {
         self.generation += 1
         self.newestSlot = slot
         self.live = checkpoint
+        return checkpoint
     }
 
     /// Whether the log leads to the last saved version.
