@@ -26,9 +26,9 @@ struct ExecCommand: AsyncParsableCommand {
             what you hold.
 
             With --state FILE, `exec` resumes across its own restarts: after each command that \
-            exits 0 — and only then — it records that changeset's cursor in FILE (replaced \
-            atomically and flushed to disk; with --format json-patch or events, the list at that \
-            cursor, which the next changeset is described against). Started again, it resumes after that cursor: the \
+            exits 0 — and only then — it records that changeset's cursor in FILE (flushed \
+            to disk; with --format json-patch or events, also the list at that cursor, which the \
+            next changeset is described against, kept as a journal like `mirror`'s state). Started again, it resumes after that cursor: the \
             command runs once for each changeset it missed, in order (or, when the daemon no \
             longer has them, once with a snapshot), so each changeset's command succeeds exactly \
             once across restarts of `exec` and of the daemon. With --state, each run is made by a \
