@@ -17,7 +17,7 @@ struct SinkOptions: ParsableArguments {
         name: .customLong("key"),
         help: ArgumentHelp(
             "A column (CSV) or top-level member (JSON) of the watch's key: the table's primary key; repeat for a composite key. Default: the surrogate listsync_row.",
-            valueName: "column"))
+            valueName: "field"))
     var key: [String] = []
 
     @Option(
