@@ -52,7 +52,6 @@ public struct SinkRunner {
         let table = SinkTable(store: self.store)
         try await table.load()
         var resyncs = 0
-        if let cursor = table.cursor { report(.resuming(cursor)) }
         while true {
             let mirror = table.cursor.map { MirroredList(watch: self.watch, following: $0) } ?? MirroredList(watch: self.watch)
             let outcome = try await self.client.withMirror(resuming: mirror) { updates -> Outcome in
@@ -100,7 +99,10 @@ public struct SinkRunner {
         case .disconnected(let error, let retryIn):
             report(.disconnected(error, retryIn: retryIn))
             return nil
-        case .subscribed, .resyncing:
+        case .subscribed(let subscription):
+            report(.subscribed(subscription))
+            return nil
+        case .resyncing:
             return nil
         }
     }

@@ -61,12 +61,12 @@ struct SinkOptions: ParsableArguments {
     static func line(for event: SinkEvent, watch: String) -> String? {
         switch event {
         case .replaced(let cursor, let rows): return "listsync: \(watch): table replaced by the snapshot at \(cursor) (\(rows) rows)\n"
-        case .resuming(let cursor): return "listsync: \(watch): resuming from \(cursor)\n"
+        case .subscribed(let subscription): return HumanUpdateRenderer.subscribed(subscription)
         case .resynchronizing(let reason, let count): return "listsync: \(watch): resynchronizing (\(count) so far): \(reason)\n"
         case .status(let status) where status.state != .ok:
             let problem = status.error.map { ": \($0)" } ?? ""
             return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
-        case .disconnected(let error, _): return "listsync: \(error); reconnecting\n"
+        case .disconnected(let error, let retryIn): return HumanUpdateRenderer.reconnecting("\(error)", in: retryIn)
         case .applied, .status: return nil
         }
     }
