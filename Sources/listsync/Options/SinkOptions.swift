@@ -16,7 +16,7 @@ struct SinkOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
-            "A column (CSV) or top-level member (JSON) of the watch's key: the table's primary key; repeat for a composite key. Default: the surrogate listsync_row.",
+            "A column (CSV) or top-level member (JSON) of the watch's key, the table's primary key; repeat for a composite key. Default: the watch's key as the daemon names it (the surrogate listsync_row for a watch without one); a --key that is not the watch's key is a usage error.",
             valueName: "field"))
     var key: [String] = []
 
@@ -41,7 +41,7 @@ struct SinkOptions: ParsableArguments {
                 }
                 let layout = SinkTableLayout(
                     table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
-                    key: self.key, projected: self.columns)
+                    key: try self.primaryKey(watchKey: summary.key), projected: self.columns)
                 let ending: SinkRunner.Ending
                 do {
                     let runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
@@ -55,6 +55,20 @@ struct SinkOptions: ParsableArguments {
                 OutputWriter.writeStandardError("listsync: \(self.name): the watch reads its file differently now; recreating the table\n")
             }
         }
+    }
+
+    /// The table's primary key: the watch's key (`watchKey`, as the daemon's `list` names it).
+    /// `--key`, when given, must name the same fields (`sku` and `/sku` alike): a sink keyed
+    /// otherwise would fail on the first repeated value, or merge records the daemon tells apart.
+    func primaryKey(watchKey: [String]) throws(ClientFailure) -> [String] {
+        let key = SinkTableLayout.primaryKey(ofWatchKey: watchKey)
+        guard !self.key.isEmpty else { return key }
+        func spelled(_ fields: [String]) -> [String] { fields.map { SinkTableLayout.column(ofKeyField: $0) ?? $0 } }
+        guard spelled(self.key) == spelled(watchKey) else {
+            let actual = watchKey.isEmpty ? ", which has none" : " (\(watchKey.joined(separator: ", ")))"
+            throw .usage("--key \(self.key.joined(separator: ", ")) is not the key of the watch \(self.name)\(actual); leave --key out to take the watch's key")
+        }
+        return key
     }
 
     /// The log line of an event: everything but the commits of changesets.
