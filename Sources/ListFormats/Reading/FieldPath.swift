@@ -68,8 +68,9 @@ extension FieldPath {
 }
 
 extension FieldPath {
-    /// The member name a one-token path names at the top of a record; `nil` for a deeper path.
-    var topLevelName: String? {
+    /// The member name a one-token path names at the top of a record (`id` and `/id` both name
+    /// `id`); `nil` for a deeper path. What a sink makes a column of.
+    public var topLevelName: String? {
         tokens.count == 1 ? String(decoding: tokens[0], as: UTF8.self) : nil
     }
 }

@@ -4,14 +4,15 @@ import ListFormats
 /// record's value fills the columns.
 ///
 /// - Every table has `listsync_row` (the row's identity, an integer the sink assigns: the
-///   primary key of a watch without `--key`, unique otherwise), `listsync_order` (the order key,
+///   primary key of a watch without a key, unique otherwise), `listsync_order` (the order key,
 ///   see ``OrderKey``), `listsync_hash` (the record's content hash, 32 hex digits) and, when the
 ///   list is sectioned, `listsync_section` (the section's model: the `section_by` value or the
 ///   JSON member name). Names starting with `listsync_` are the sink's.
 /// - A CSV or TSV watch has one column per header field, holding the field's text.
 /// - A JSON or NDJSON watch has `listsync_record`, the record as JSON text (`jsonb` in
 ///   PostgreSQL), plus one column per key member and per projected member (`--column`).
-/// - With `--key`, the key's columns are the primary key (several make a composite key).
+/// - The watch's key's columns are the primary key (several make a composite key): see
+///   ``primaryKey(ofWatchKey:)``.
 public struct SinkTableLayout: Sendable, Hashable {
     /// Whether records are CSV rows (objects of strings, one column each) or JSON values.
     public enum RecordKind: Sendable, Hashable {

@@ -24,6 +24,9 @@ public final class PostgresSinkStore: SinkStore {
     private var connections = 0
     /// Told about each failed attempt to reach the database, with the delay before the next.
     public var onRetry: (String, Duration) -> Void = { _, _ in }
+    /// Told once the database is reached again after ``onRetry``, with where it is (never the
+    /// password); the work that was cut off goes on.
+    public var onReconnected: (String) -> Void = { _ in }
 
     /// A store for `watch`'s table laid out as `layout`, in `schema` (created when missing) of
     /// the database `settings` name. Connects when first used.
@@ -86,9 +89,14 @@ public final class PostgresSinkStore: SinkStore {
     ) async throws(SinkError) -> Result {
         var delay = Duration.milliseconds(100)
         var retrying = false
+        var reconnecting = false
         while true {
             do {
                 let connection = try await self.connected()
+                if reconnecting {
+                    reconnecting = false
+                    self.onReconnected("\(self.settings)")
+                }
                 if retrying, let isDone, let result = try await isDone(connection) { return result }
                 return try await body(connection)
             } catch {
@@ -105,6 +113,7 @@ public final class PostgresSinkStore: SinkStore {
                 }
                 delay = min(delay * 2, .seconds(5))
                 retrying = true
+                reconnecting = true
             }
         }
     }

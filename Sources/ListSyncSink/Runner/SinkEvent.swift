@@ -7,13 +7,15 @@ public enum SinkEvent: Sendable {
     case replaced(cursor: Cursor, rows: Int)
     /// A changeset was committed, writing `rows` rows.
     case applied(cursor: Cursor, rows: Int)
-    /// The sink resumes from the cursor its table holds.
-    case resuming(Cursor)
+    /// The sink is subscribed: at start (resuming from the cursor its table holds, or from a
+    /// snapshot) and again after each reconnection to the daemon.
+    case subscribed(ReplyResult.Subscription)
     /// The table did not match the daemon's list (`--verify`, or a changeset that does not
     /// apply): the sink takes a snapshot; `count` is how many times that happened in this run.
     case resynchronizing(reason: String, count: Int)
     /// The watch's state: `invalid`, `missing` and `removed` leave the table as it is.
     case status(StatusMessage)
-    /// The connection to the daemon was lost; the sink reconnects and resumes.
+    /// The connection to the daemon was lost; the sink reconnects after `retryIn` and resumes
+    /// (``subscribed(_:)`` again).
     case disconnected(ClientError, retryIn: Duration)
 }

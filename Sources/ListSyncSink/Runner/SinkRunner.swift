@@ -52,7 +52,6 @@ public struct SinkRunner {
         let table = SinkTable(store: self.store)
         try await table.load()
         var resyncs = 0
-        if let cursor = table.cursor { report(.resuming(cursor)) }
         while true {
             let mirror = table.cursor.map { MirroredList(watch: self.watch, following: $0) } ?? MirroredList(watch: self.watch)
             let outcome = try await self.client.withMirror(resuming: mirror) { updates -> Outcome in
@@ -100,7 +99,10 @@ public struct SinkRunner {
         case .disconnected(let error, let retryIn):
             report(.disconnected(error, retryIn: retryIn))
             return nil
-        case .subscribed, .resyncing:
+        case .subscribed(let subscription):
+            report(.subscribed(subscription))
+            return nil
+        case .resyncing:
             return nil
         }
     }
@@ -115,13 +117,13 @@ public struct SinkRunner {
         }
     }
 
-    /// Whether the watch's list no longer fits the store's layout: sectioned or not, CSV or JSON
-    /// (asked of the daemon; when it does not answer, the sections alone decide).
+    /// Whether the watch's list no longer fits the store's layout: sectioned or not, CSV or JSON,
+    /// its key (asked of the daemon; when it does not answer, the sections alone decide).
     private func layoutChanged(sectioned: Bool) async -> Bool {
         let layout = self.store.layout
         if sectioned != layout.sectioned { return true }
         guard let summary = try? await self.client.watches().first(where: { $0.name == self.watch }) else { return false }
-        return SinkTableLayout.RecordKind(format: summary.format) != layout.kind
+        return SinkTableLayout.RecordKind(format: summary.format) != layout.kind || SinkTableLayout.primaryKey(ofWatchKey: summary.key) != layout.key
     }
 
     /// With `verify`, why the table's digest — each row's hash recomputed from its values — is

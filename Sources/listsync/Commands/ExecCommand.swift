@@ -55,10 +55,10 @@ struct ExecCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "continue|stop"))
+    @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "policy"))
     var onError: FailurePolicy = .continue
 
-    @Option(help: ArgumentHelp("What the command gets on standard input.", valueName: "ndjson|json-patch|events"))
+    @Option(help: ArgumentHelp("What the command gets on standard input.", valueName: "format"))
     var format: ChangeOutput.Format = .ndjson
 
     @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))

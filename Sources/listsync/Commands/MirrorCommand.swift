@@ -52,7 +52,7 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @OptionGroup var sections: SectionColumnOption
 
-    @Option(help: ArgumentHelp("Where to keep the state to resume from after a restart. Default: .FILE.listsync-state beside FILE.", valueName: "state"))
+    @Option(help: ArgumentHelp("Where to keep the state to resume from after a restart. Default: .FILE.listsync-state beside FILE.", valueName: "file"))
     var state: String?
 
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")

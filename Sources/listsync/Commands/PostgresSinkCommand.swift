@@ -43,7 +43,10 @@ struct PostgresSinkCommand: AsyncParsableCommand {
         try await self.sink.run { layout throws(SinkError) in
             let store = PostgresSinkStore(settings: settings, schema: self.schema, watch: name, layout: layout)
             store.onRetry = { reason, delay in
-                OutputWriter.writeStandardError("listsync: \(name): database unavailable: \(reason); retrying in \(delay)\n")
+                OutputWriter.writeStandardError(HumanUpdateRenderer.reconnecting("\(name): database unavailable: \(reason)", in: delay))
+            }
+            store.onReconnected = { database in
+                OutputWriter.writeStandardError("listsync: \(name): database \(database) reachable again: resuming\n")
             }
             return store
         }

@@ -15,7 +15,8 @@ struct SinkCommand: AsyncParsableCommand {
             invalid or missing the table keeps the last good version; when the watch is removed \
             from the daemon's configuration the sink says so and exits 0.
 
-            Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch), \
+            Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch, a \
+            --key that is not the watch's key), \
             2 daemon unreachable at start, 3 data or database error.
             """,
         subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self]

@@ -98,18 +98,31 @@ struct HumanUpdateRenderer {
     static func note(for update: MirrorUpdate) -> String? {
         switch update.event {
         case .subscribed(let subscription):
-            let at = subscription.cursor.map { " at \($0)" } ?? " (no version yet)"
-            return "listsync: subscribed to \(subscription.watch)\(at): \(subscription.mode == .resume ? "resuming" : "snapshot")\n"
+            return Self.subscribed(subscription)
         case .resyncing(let error):
             return "listsync: resynchronizing: \(error)\n"
         case .disconnected(let error, let retryIn):
-            let milliseconds = Int((Double(retryIn.components.seconds) * 1e3 + Double(retryIn.components.attoseconds) / 1e15).rounded())
-            return "listsync: \(error); reconnecting in \(milliseconds) ms\n"
+            return Self.reconnecting("\(error)", in: retryIn)
         case .status(let status) where status.state != .ok || !status.warnings.isEmpty:
             return "listsync: \(Self.describe(status))\n"
         case .status, .snapshot, .changeset:
             return nil
         }
+    }
+
+    /// `listsync: subscribed to products at EPOCH:SEQ: resuming` (or `: snapshot`): the line
+    /// every long-running command (`subscribe`, `mirror`, `exec`, `sink`) prints when it is
+    /// subscribed, first and again after each reconnection.
+    static func subscribed(_ subscription: ReplyResult.Subscription) -> String {
+        let at = subscription.cursor.map { " at \($0)" } ?? " (no version yet)"
+        return "listsync: subscribed to \(subscription.watch)\(at): \(subscription.mode == .resume ? "resuming" : "snapshot")\n"
+    }
+
+    /// `listsync: REASON; reconnecting in 500 ms`: a lost connection (to the daemon, or a sink's
+    /// database) and when the next attempt is, following the backoff.
+    static func reconnecting(_ reason: String, in delay: Duration) -> String {
+        let milliseconds = Int((Double(delay.components.seconds) * 1e3 + Double(delay.components.attoseconds) / 1e15).rounded())
+        return "listsync: \(reason); reconnecting in \(milliseconds) ms\n"
     }
 
     /// `✓ products ok`, `✓ products ok; warning: 7:1: 1 record repeats the key of an earlier

@@ -16,8 +16,8 @@ struct SinkOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
-            "A column (CSV) or top-level member (JSON) of the watch's key: the table's primary key; repeat for a composite key. Default: the surrogate listsync_row.",
-            valueName: "column"))
+            "A column (CSV) or top-level member (JSON) of the watch's key, the table's primary key; repeat for a composite key. Default: the watch's key as the daemon names it (the surrogate listsync_row for a watch without one); a --key that is not the watch's key is a usage error.",
+            valueName: "field"))
     var key: [String] = []
 
     @Option(
@@ -41,7 +41,7 @@ struct SinkOptions: ParsableArguments {
                 }
                 let layout = SinkTableLayout(
                     table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
-                    key: self.key, projected: self.columns)
+                    key: try self.primaryKey(watchKey: summary.key), projected: self.columns)
                 let ending: SinkRunner.Ending
                 do {
                     let runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
@@ -57,16 +57,30 @@ struct SinkOptions: ParsableArguments {
         }
     }
 
+    /// The table's primary key: the watch's key (`watchKey`, as the daemon's `list` names it).
+    /// `--key`, when given, must name the same fields (`sku` and `/sku` alike): a sink keyed
+    /// otherwise would fail on the first repeated value, or merge records the daemon tells apart.
+    func primaryKey(watchKey: [String]) throws(ClientFailure) -> [String] {
+        let key = SinkTableLayout.primaryKey(ofWatchKey: watchKey)
+        guard !self.key.isEmpty else { return key }
+        func spelled(_ fields: [String]) -> [String] { fields.map { SinkTableLayout.column(ofKeyField: $0) ?? $0 } }
+        guard spelled(self.key) == spelled(watchKey) else {
+            let actual = watchKey.isEmpty ? ", which has none" : " (\(watchKey.joined(separator: ", ")))"
+            throw .usage("--key \(self.key.joined(separator: ", ")) is not the key of the watch \(self.name)\(actual); leave --key out to take the watch's key")
+        }
+        return key
+    }
+
     /// The log line of an event: everything but the commits of changesets.
     static func line(for event: SinkEvent, watch: String) -> String? {
         switch event {
         case .replaced(let cursor, let rows): return "listsync: \(watch): table replaced by the snapshot at \(cursor) (\(rows) rows)\n"
-        case .resuming(let cursor): return "listsync: \(watch): resuming from \(cursor)\n"
+        case .subscribed(let subscription): return HumanUpdateRenderer.subscribed(subscription)
         case .resynchronizing(let reason, let count): return "listsync: \(watch): resynchronizing (\(count) so far): \(reason)\n"
         case .status(let status) where status.state != .ok:
             let problem = status.error.map { ": \($0)" } ?? ""
             return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
-        case .disconnected(let error, _): return "listsync: \(error); reconnecting\n"
+        case .disconnected(let error, let retryIn): return HumanUpdateRenderer.reconnecting("\(error)", in: retryIn)
         case .applied, .status: return nil
         }
     }

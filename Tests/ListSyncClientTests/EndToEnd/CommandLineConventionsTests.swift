@@ -35,6 +35,42 @@ extension ClientEndToEnd {
             }
         }
 
+        /// Every subcommand's help (found from `listsync --help`, nested ones too) spells an
+        /// option's value the same way: `--state <file>` in `mirror` as in `exec`, `--key <field>`
+        /// in `sink` as in `diff`.
+        @Test func anOptionNamesItsValueAlikeInEverySubcommand() async throws {
+            let harness = try EndToEndHarness()
+            let listsync = try EndToEndHarness.binary("listsync")
+            var valueNames: [String: Set<String>] = [:]
+            var commands: [[String]] = [[]]
+            var visited = 0
+            while let command = commands.popLast() {
+                let help = try await Self.run(harness, listsync, command + ["--help"], name: "help")
+                #expect(help.status == 0, "\(command): \(help.error)")
+                visited += 1
+                var inSubcommands = false
+                for line in help.output.split(separator: "\n", omittingEmptySubsequences: false) {
+                    if line.hasPrefix("SUBCOMMANDS:") { inSubcommands = true; continue }
+                    if inSubcommands, line.isEmpty { inSubcommands = false }
+                    // A subcommand's name is indented by two spaces; its abstract's next lines by more.
+                    if inSubcommands, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first {
+                        commands.append(command + [String(name)])
+                    }
+                    let words = line.split(separator: " ")
+                    for (index, word) in words.enumerated() where word.hasPrefix("--") && index + 1 < words.count {
+                        let value = words[index + 1]
+                        guard value.hasPrefix("<"), value.hasSuffix(">") else { continue }
+                        valueNames[String(word), default: []].insert(String(value))
+                    }
+                }
+            }
+            #expect(visited >= 10, "the subcommands of listsync --help were not found")
+            #expect(valueNames["--state"] == ["<file>"], "\(valueNames)")
+            for (option, names) in valueNames.sorted(by: { $0.key < $1.key }) {
+                #expect(names.count == 1, "\(option) is shown as \(names.sorted().joined(separator: " and "))")
+            }
+        }
+
         /// bash's completion of a watch name asks the daemon on the socket of the command line (or
         /// of LISTSYNC_SOCKET), and completes nothing, silently, when no daemon answers.
         @Test func watchNamesCompleteInBash() async throws {

@@ -27,10 +27,20 @@ final class PostgresServer {
             chown(self.directory, user.pointee.pw_uid, user.pointee.pw_gid)
         }
         try await self.tool("initdb", ["-D", self.directory + "/data", "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+        try await self.start()
+    }
+
+    /// `pg_ctl start`, waiting until the server accepts connections.
+    func start() async throws {
         try await self.tool(
             "pg_ctl",
             ["-D", self.directory + "/data", "-l", self.directory + "/server.log", "-w", "-t", "60",
              "-o", "-k \(self.directory) -c listen_addresses= -F", "start"])
+    }
+
+    /// `pg_ctl stop -m immediate`: every connection is cut, and none is accepted until ``start()``.
+    func stopImmediately() async throws {
+        try await self.tool("pg_ctl", ["-D", self.directory + "/data", "-m", "immediate", "-w", "-t", "60", "stop"])
     }
 
     deinit {

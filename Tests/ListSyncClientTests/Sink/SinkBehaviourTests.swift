@@ -84,7 +84,7 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
         let database = try await kind.make(harness)
         try FileContent.write(ProductVersions.csv(0), to: harness.watched)
         try await harness.startDaemon()
-        let sink = try Self.startSink(harness, kind, database, ["--key", "sku"] + options)
+        let sink = try Self.startSink(harness, kind, database, options)
         do {
             try await eventually("the snapshot is in the table") { try await self.tableEqualsFile(harness, database) }
         } catch {
