@@ -52,8 +52,12 @@ final class WatcherHarness: Sendable {
         reconciliationInterval: .seconds(60)
     )
 
-    /// Every test's wait for an expected observation gives up after this long.
+    /// Every test's wait for an expected observation gives up after this long (of time its task
+    /// got to run, ``waitUntil(_:)``).
     static let timeout = Duration.seconds(5)
+    /// The most one poll of ``waitUntil(_:)`` counts against ``timeout``: a 5 ms sleep that took
+    /// longer means every thread of the pool was held.
+    static let longestChargedPoll = Duration.milliseconds(100)
 
     /// The scratch directory the test's files live in.
     let root: String
@@ -185,14 +189,24 @@ final class WatcherHarness: Sendable {
         await expectSettled(file, at: .content(text), sourceLocation: sourceLocation)
     }
 
-    /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes.
+    /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes — counting
+    /// only time in which the polling task got to run. The watcher's and the consumer's tasks
+    /// share the concurrency pool with it, and synchronous tests of other suites that run beside
+    /// (end-to-end tests and socket tests blocking in `usleep`, `poll`, `waitpid`) can hold every
+    /// thread of that pool for seconds: a wake-up 23 s late was measured, after which the poll
+    /// saw its deadline gone before the watcher had run at all. Such a stall stops the watcher as
+    /// much as the poll, so it is not charged to the watcher.
     func waitUntil(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + Self.timeout
-        while ContinuousClock.now < deadline {
+        var waited = Duration.zero
+        var last = ContinuousClock.now
+        while waited < Self.timeout {
             if condition() {
                 return true
             }
             try? await Task.sleep(for: .milliseconds(5))
+            let now = ContinuousClock.now
+            waited += min(now - last, Self.longestChargedPoll)
+            last = now
         }
         return condition()
     }
