@@ -32,8 +32,8 @@ struct WatchRegistry {
         }
     }
 
-    /// An announcement whose ``CompletenessCheck`` has not been confirmed yet.
-    struct PendingCheck: Hashable {
+    /// An announcement made with a ``CompletenessCheck``.
+    struct CheckedAnnouncement: Hashable {
         /// The file's ``WatchedFile/generation`` when it was announced.
         var generation: UInt64
         /// The announced settle cycle's `since`.
@@ -59,8 +59,10 @@ struct WatchRegistry {
 
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
-        /// The last announcement with a check, until the check passes or fails.
-        var pendingCheck: PendingCheck?
+        /// The last announcement, if it had a check. It stays until the next one, however many
+        /// of its reads were judged: one path may have several readers (watches that follow one
+        /// file), and each read refused must lead to a later one, even after another passed.
+        var checkedAnnouncement: CheckedAnnouncement?
         /// When a check failed (a writer was at the file during the read): the `since` of the
         /// refused announcement, until the next one. The maximum settle delay counts from it, so a
         /// file that keeps changing is not held back longer than the maximum by refused reads. The
@@ -286,6 +288,7 @@ struct WatchRegistry {
             let status = PathStatus(ofPath: path)
             files[path]?.state = .quiet(announced: status)
             files[path]?.refusedSince = nil
+            files[path]?.checkedAnnouncement = nil
             switch status {
             case .missing:
                 if announced != .missing {
@@ -296,7 +299,7 @@ struct WatchRegistry {
                     logger.debug("announcing a file that is still held open", metadata: ["path": "\(path)"])
                     output.yield(.changed(path: path, check: nil))
                 } else {
-                    files[path]?.pendingCheck = PendingCheck(generation: file.generation, since: min(since, file.refusedSince ?? since))
+                    files[path]?.checkedAnnouncement = CheckedAnnouncement(generation: file.generation, since: min(since, file.refusedSince ?? since))
                     let check = CompletenessCheck(
                         confirmations: confirmations, path: path, generation: file.generation,
                         emptyReadDelay: configuration.emptyReadConfirmationDelay)
@@ -317,21 +320,18 @@ struct WatchRegistry {
     /// queued before its end has been handled: it saw a complete version if nobody had the file
     /// open when it began (`start` is the generation then, ``completeGeneration(of:)``), no event
     /// changed the file since, and nobody has it open now (the read's own open and close have
-    /// passed). When the read is refused, the file settles again, its maximum settle delay counted
-    /// from the announcement's start (``WatchedFile/refusedSince``): it is announced once
-    /// complete, or at the bounds.
+    /// passed). When a read of the last announcement is refused, the file settles again — also
+    /// when another read of it passed: that reader's version does not reach this one's reader —
+    /// its maximum settle delay counted from the announcement's start
+    /// (``WatchedFile/refusedSince``): it is announced once complete, or at the bounds.
     mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: UInt64?, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
-        // A late answer to an older announcement leaves the newer one's pending check alone.
-        let pending = file.pendingCheck?.generation == announced ? file.pendingCheck : nil
-        if pending != nil {
-            files[path]?.pendingCheck = nil
-        }
         if let start, file.generation == start, !file.isHeldOpen {
             return true
         }
-        guard let pending else { return false }
-        files[path]?.refusedSince = pending.since
+        // A read of an older announcement: every reader reads the newer one after it.
+        guard let last = file.checkedAnnouncement, last.generation == announced else { return false }
+        files[path]?.refusedSince = last.since
         if case .quiet(let announced) = file.state {
             // Only opened since: nothing else will announce it again.
             let until = now + configuration.closeSettleDelay

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import Testing
 @testable import ListSyncDaemon
 
@@ -55,7 +56,11 @@ extension FileWatcherTests.Settling {
     @Test func aReadRefusedForALateWriterDoesNotBringTheWriterBoundCloser() async throws {
         var configuration = WatcherHarness.fastConfiguration
         configuration.maximumWaitForWriter = .milliseconds(2500)
-        try await WatcherHarness.run(configuration: configuration, readDelay: { $0 == 0 ? .milliseconds(1500) : .zero }) { harness in
+        try await WatcherHarness.run(configuration: configuration, beforeRead: { turn in
+            if turn.announcement == 0 {
+                try? await Task.sleep(for: .milliseconds(1500))
+            }
+        }) { harness in
             let file = harness.path("list.json")
             try FileOperations.write("[0]", to: file)
             try harness.watcher.watch(file)
@@ -70,6 +75,30 @@ extension FileWatcherTests.Settling {
             let seen = await harness.waitUntil { harness.observations(of: file).last == .content("[1,2]") }
             #expect(seen, "\(harness.observations(of: file))")
             #expect(harness.observations(of: file).allSatisfy { [.content("[0]"), .content("[1,2]")].contains($0) }, "\(harness.observations(of: file))")
+        }
+    }
+
+    /// Every read its check refuses leads to a later announcement, also when another reader's
+    /// read of the same announcement was confirmed — as the trackers of two watches that follow
+    /// one file read it. Here someone else (a backup, `cat`) has the file open when the second
+    /// reader begins: its read is refused, and once that reader closes, the file is announced
+    /// again. Nothing else would announce it: opening and closing a file does not change it.
+    @Test func aReadRefusedAfterAnotherReaderConfirmedTheSameAnnouncementLeadsToAnotherRead() async throws {
+        let otherReader = DescriptorHolder()
+        try await WatcherHarness.run(readers: 2, beforeRead: { turn in
+            if turn.announcement == 0, turn.reader == 1 {
+                otherReader.open(turn.path)
+            }
+        }) { harness in
+            let file = harness.path("list.json")
+            try FileOperations.write("[1]", to: file)
+            try harness.watcher.watch(file)
+            let refused = await harness.waitUntil { harness.refusedReadCount > 0 }
+            #expect(refused, "the second read was not refused: \(harness.observations(of: file, reader: 1))")
+            #expect(harness.observations(of: file, reader: 0) == [.content("[1]")])
+            otherReader.close()
+            let seen = await harness.waitUntil { harness.observations(of: file, reader: 1) == [.content("[1]")] }
+            #expect(seen, "the refused reader never read the file again: \(harness.observations(of: file, reader: 1))")
         }
     }
 
@@ -91,7 +120,7 @@ extension FileWatcherTests.Settling {
         configuration.modifySettleDelay = .milliseconds(300)
         configuration.maximumSettleDelay = .milliseconds(200)
         let bound = configuration.maximumSettleDelay + .milliseconds(500)
-        try await WatcherHarness.run(configuration: configuration, readDelay: { _ in .milliseconds(30) }) { harness in
+        try await WatcherHarness.run(configuration: configuration, beforeRead: { _ in try? await Task.sleep(for: .milliseconds(30)) }) { harness in
             let file = try await harness.watchNewFile("list.txt", containing: Self.version(0))
             let before = harness.observations(of: file).count
             let started = ContinuousClock.now
@@ -124,6 +153,24 @@ extension FileWatcherTests.Settling {
             #expect(observed.allSatisfy(whole.contains), "torn versions announced: \(observed.filter { !whole.contains($0) }), \(harness.refusedReadCount) reads refused")
             let gaps = zip([started] + times, times + [ended]).map { $1 - $0 }
             #expect(gaps.allSatisfy { $0 <= bound }, "gaps \(gaps) over \(bound) while \(written) versions were written, \(harness.refusedReadCount) reads refused")
+        }
+    }
+}
+
+/// A file descriptor opened in one place and closed in another, for a reader that is not the
+/// watcher's consumer.
+private final class DescriptorHolder: Sendable {
+    private let descriptor = Mutex<Int32?>(nil)
+
+    func open(_ path: String) {
+        let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        #expect(opened >= 0, "cannot open \(path)")
+        descriptor.withLock { $0 = opened }
+    }
+
+    func close() {
+        if let opened = descriptor.withLock({ $0.take() }) {
+            Glibc.close(opened)
         }
     }
 }

@@ -25,9 +25,24 @@ enum Observation: Hashable, Sendable, CustomStringConvertible {
 /// A ``FileWatcher`` running on a scratch directory, whose events are consumed by a task that
 /// reads every changed file at once with ``FileSnapshot/read(atPath:maximumAttempts:)`` and
 /// records what it saw — when the event's ``CompletenessCheck`` confirms the read, as the tracker
-/// does; reads it refuses are only counted. Waits poll the record with a deadline; nothing sleeps for a guessed time
+/// does; reads it refuses are only counted. Each announcement may be read by several readers in
+/// turn, as the daemon's trackers of watches that follow one file read it; each has its own record.
+/// Waits poll the record with a deadline; nothing sleeps for a guessed time
 /// except ``expectSettled(_:at:)``'s quiet period, which proves nothing *else* arrives.
 final class WatcherHarness: Sendable {
+    /// The read the consumer is about to make: of `path`, by reader `reader` (from 0), for the
+    /// `announcement`th `.changed` event (from 0).
+    struct ReadTurn: Sendable {
+        let path: String
+        let announcement: Int
+        let reader: Int
+    }
+
+    private struct RecordKey: Hashable {
+        let path: String
+        let reader: Int
+    }
+
     /// Small settle delays keep the tests fast; the reconciliation stays out of the way unless a
     /// test asks for it.
     static let fastConfiguration = FileWatcher.Configuration(
@@ -37,14 +52,18 @@ final class WatcherHarness: Sendable {
         reconciliationInterval: .seconds(60)
     )
 
-    /// Every test's wait for an expected observation gives up after this long.
+    /// Every test's wait for an expected observation gives up after this long (of time its task
+    /// got to run, ``waitUntil(_:)``).
     static let timeout = Duration.seconds(5)
+    /// The most one poll of ``waitUntil(_:)`` counts against ``timeout``: a 5 ms sleep that took
+    /// longer means every thread of the pool was held.
+    static let longestChargedPoll = Duration.milliseconds(100)
 
     /// The scratch directory the test's files live in.
     let root: String
     let watcher: FileWatcher
-    /// Per path, what was seen and when.
-    private let observed = Mutex<[String: [(observation: Observation, at: ContinuousClock.Instant)]]>([:])
+    /// Per path and reader, what was seen and when.
+    private let observed = Mutex<[RecordKey: [(observation: Observation, at: ContinuousClock.Instant)]]>([:])
     /// How many reads their check refused.
     private let refusedReads = Atomic<Int>(0)
 
@@ -56,18 +75,19 @@ final class WatcherHarness: Sendable {
     }
 
     /// Runs `body` with a started watcher, then stops it and checks its events stream finished.
-    /// `readDelay` holds back the read of each announcement (numbered from 0), as a busy
-    /// daemon's tracker reads late.
+    /// Every announcement is read by `readers` readers, one after the other; `beforeRead` runs
+    /// before each read, e.g. to hold it back as a busy daemon's tracker reads late.
     static func run(
         configuration: FileWatcher.Configuration = fastConfiguration,
-        readDelay: @escaping @Sendable (_ announcement: Int) -> Duration = { _ in .zero },
+        readers: Int = 1,
+        beforeRead: @escaping @Sendable (ReadTurn) async -> Void = { _ in },
         _ body: (WatcherHarness) async throws -> Void
     ) async throws {
         let scratch = try ScratchDirectory()
         let harness = WatcherHarness(root: scratch.path, configuration: configuration)
         defer { withExtendedLifetime(scratch) {} }
         let running = Task { [watcher = harness.watcher] in try await watcher.run() }
-        let consuming = Task { await harness.consumeEvents(readDelay: readDelay) }
+        let consuming = Task { await harness.consumeEvents(readers: readers, beforeRead: beforeRead) }
         do {
             try await body(harness)
         } catch {
@@ -79,39 +99,49 @@ final class WatcherHarness: Sendable {
         await consuming.value
     }
 
-    private func consumeEvents(readDelay: @Sendable (_ announcement: Int) -> Duration) async {
+    private func consumeEvents(readers: Int, beforeRead: @Sendable (ReadTurn) async -> Void) async {
         var announcements = 0
         for await event in watcher.events {
-            let observation: Observation
             switch event {
-            case .missing:
-                observation = .missing
+            case .missing(let path):
+                for reader in 0..<readers {
+                    record(.missing, of: path, by: reader)
+                }
             case .changed(let path, let check):
-                let delay = readDelay(announcements)
-                announcements += 1
-                if delay > .zero {
-                    try? await Task.sleep(for: delay)
-                }
-                let checkedRead = check?.beginRead()
-                let attempt = Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) })
-                if case .success(let snapshot) = attempt {
-                    checkedRead?.end(with: snapshot)
-                }
-                switch attempt {
-                case .success(.present(let bytes, _)):
-                    guard await checkedRead?.confirm() ?? true else {
-                        refusedReads.wrappingAdd(1, ordering: .relaxed)
-                        continue
+                for reader in 0..<readers {
+                    await beforeRead(ReadTurn(path: path, announcement: announcements, reader: reader))
+                    if let observation = await read(path, checkedBy: check) {
+                        record(observation, of: path, by: reader)
                     }
-                    observation = .content(String(decoding: bytes, as: UTF8.self))
-                case .success(.missing):
-                    observation = .unreadable("missing when read")
-                case .failure(let error):
-                    observation = .unreadable("\(error)")
                 }
+                announcements += 1
             }
-            observed.withLock { $0[event.path, default: []].append((observation, ContinuousClock.now)) }
         }
+    }
+
+    /// Reads `path` as the tracker does; `nil` when `check` refuses the read.
+    private func read(_ path: String, checkedBy check: CompletenessCheck?) async -> Observation? {
+        let checkedRead = check?.beginRead()
+        let attempt = Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) })
+        if case .success(let snapshot) = attempt {
+            checkedRead?.end(with: snapshot)
+        }
+        switch attempt {
+        case .success(.present(let bytes, _)):
+            guard await checkedRead?.confirm() ?? true else {
+                refusedReads.wrappingAdd(1, ordering: .relaxed)
+                return nil
+            }
+            return .content(String(decoding: bytes, as: UTF8.self))
+        case .success(.missing):
+            return .unreadable("missing when read")
+        case .failure(let error):
+            return .unreadable("\(error)")
+        }
+    }
+
+    private func record(_ observation: Observation, of path: String, by reader: Int) {
+        observed.withLock { $0[RecordKey(path: path, reader: reader), default: []].append((observation, ContinuousClock.now)) }
     }
 
     /// The absolute path of `relative` inside the scratch directory.
@@ -124,14 +154,14 @@ final class WatcherHarness: Sendable {
         refusedReads.load(ordering: .relaxed)
     }
 
-    /// Everything seen for `path` so far, oldest first.
-    func observations(of path: String) -> [Observation] {
-        observed.withLock { ($0[path] ?? []).map(\.observation) }
+    /// Everything `reader` saw of `path` so far, oldest first.
+    func observations(of path: String, reader: Int = 0) -> [Observation] {
+        observed.withLock { ($0[RecordKey(path: path, reader: reader)] ?? []).map(\.observation) }
     }
 
-    /// When each of ``observations(of:)`` was recorded.
-    func observationTimes(of path: String) -> [ContinuousClock.Instant] {
-        observed.withLock { ($0[path] ?? []).map(\.at) }
+    /// When each of ``observations(of:reader:)`` was recorded.
+    func observationTimes(of path: String, reader: Int = 0) -> [ContinuousClock.Instant] {
+        observed.withLock { ($0[RecordKey(path: path, reader: reader)] ?? []).map(\.at) }
     }
 
     /// Watches `path` and waits for its first announcement, which must be `initial`.
@@ -159,14 +189,24 @@ final class WatcherHarness: Sendable {
         await expectSettled(file, at: .content(text), sourceLocation: sourceLocation)
     }
 
-    /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes.
+    /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes — counting
+    /// only time in which the polling task got to run. The watcher's and the consumer's tasks
+    /// share the concurrency pool with it, and synchronous tests of other suites that run beside
+    /// (end-to-end tests and socket tests blocking in `usleep`, `poll`, `waitpid`) can hold every
+    /// thread of that pool for seconds: a wake-up 23 s late was measured, after which the poll
+    /// saw its deadline gone before the watcher had run at all. Such a stall stops the watcher as
+    /// much as the poll, so it is not charged to the watcher.
     func waitUntil(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + Self.timeout
-        while ContinuousClock.now < deadline {
+        var waited = Duration.zero
+        var last = ContinuousClock.now
+        while waited < Self.timeout {
             if condition() {
                 return true
             }
             try? await Task.sleep(for: .milliseconds(5))
+            let now = ContinuousClock.now
+            waited += min(now - last, Self.longestChargedPoll)
+            last = now
         }
         return condition()
     }
