@@ -100,6 +100,9 @@ public final class PostgresSinkStore: SinkStore {
                 if retrying, let isDone, let result = try await isDone(connection) { return result }
                 return try await body(connection)
             } catch {
+                // The sink's own errors (a diverged table, a layout it cannot keep) pass as they are:
+                // the runner answers some of them with a resynchronization.
+                if let error = error as? SinkError { throw error }
                 guard Self.isTransient(error) else { throw .database("\(self.settings): \(Self.describe(error))") }
                 if let connection = self.connection {
                     self.connection = nil
