@@ -52,6 +52,8 @@ install: all
 	sed 's|/usr/bin/listsync |$(BINDIR)/listsync |g' systemd/listsync-sink@.service > $(GENERATED)/listsync-sink@.service
 	install -Dm644 $(GENERATED)/listsync-sink@.service $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
 	install -Dm644 systemd/listsyncd.sysusers $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf
+	# listsync-sink@WATCH.service reads $(SYSCONFDIR)/listsync/sink-WATCH.conf: a commented example.
+	install -Dm644 etc/listsync-sink.conf $(DESTDIR)$(SYSCONFDIR)/listsync/sink-WATCH.conf.example
 	# The example configuration never overwrites one already there.
 	test -e $(DESTDIR)$(SYSCONFDIR)/listsyncd/listsyncd.toml || \
 		install -Dm644 etc/listsyncd.toml $(DESTDIR)$(SYSCONFDIR)/listsyncd/listsyncd.toml
@@ -68,6 +70,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listsyncd $(DESTDIR)$(BINDIR)/listsync
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.socket
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
+	rm -f $(DESTDIR)$(SYSCONFDIR)/listsync/sink-WATCH.conf.example
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/listsync $(DESTDIR)$(BASHCOMPDIR)/listsyncd

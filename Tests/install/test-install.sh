@@ -24,6 +24,7 @@ expected=(
     usr/lib/systemd/user/listsyncd.socket
     usr/lib/sysusers.d/listsyncd.conf
     etc/listsyncd/listsyncd.toml
+    etc/listsync/sink-WATCH.conf.example
     usr/share/bash-completion/completions/listsync
     usr/share/bash-completion/completions/listsyncd
     usr/share/zsh/site-functions/_listsync
@@ -52,6 +53,25 @@ check "listsync.1 renders the arrow of a move" grep -q "→ moved" \
     <(MANWIDTH=200 man -l "$stage/usr/share/man/man1/listsync.1" 2>/dev/null)
 check "listsyncd.1 shows no subcommand: listsyncd has none" \
     bash -c '! MANWIDTH=80 man -l "$1" 2>/dev/null | grep -qi subcommand' _ "$stage/usr/share/man/man1/listsyncd.1"
+# The sink's example settings: every line a comment or blank (the copy does nothing until edited),
+# and each commented block, uncommented, gives a command line the installed listsync accepts.
+check "the sink's example settings are all comments" \
+    test -z "$(grep -v -e '^#' -e '^$' "$stage/etc/listsync/sink-WATCH.conf.example")"
+sink_arguments_are_accepted() {
+    local kind arguments status count=0
+    while IFS= read -r kind && IFS= read -r arguments; do
+        # With no daemon to reach, a command line that parses exits 2 ("cannot reach listsyncd");
+        # a usage error exits 1 before any connection is tried.
+        status=0
+        LISTSYNC_SOCKET="$stage/no-daemon.sock" timeout 30 "$stage/usr/bin/listsync" sink "${kind#*=}" products \
+            ${arguments#*=} >/dev/null 2>&1 || status=$?
+        [[ $status -eq 2 ]] || { echo "listsync sink ${kind#*=} products ${arguments#*=}: exit $status" >&2; return 1; }
+        count=$((count + 1))
+    done < <(grep -E '^#LISTSYNC_SINK(_ARGS)?=' "$stage/etc/listsync/sink-WATCH.conf.example" | sed 's/^#//' |
+        awk '/^LISTSYNC_SINK=/ { kind = $0; next } { if (kind != "") { print kind; print $0 } }')
+    [[ $count -ge 3 ]]
+}
+check "the sink's example settings name options listsync sink accepts" sink_arguments_are_accepted
 check "the system unit starts the installed binary" grep -q "^ExecStart=/usr/bin/listsyncd " "$stage/usr/lib/systemd/system/listsyncd.service"
 
 # Another prefix: the units follow the binaries.

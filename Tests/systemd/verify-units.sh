@@ -131,6 +131,18 @@ for directive in "After=listsyncd.socket listsyncd.service network-online.target
     "SystemCallFilter=@system-service" "MemoryDenyWriteExecute=yes"; do
     grep -qxF "$directive" "$units/listsync-sink@.service" || fail "listsync-sink@.service lacks '$directive'"
 done
+# Issue 17, item 18: a usage or configuration error (1) and a refusal by listsyncd (5) are not
+# retried every RestartSec= for ever, and a missing settings file fails the start, naming it.
+restart_prevented=" $(sed -n 's/^RestartPreventExitStatus=//p' "$units/listsync-sink@.service" | tr '\n' ' ') "
+for status in 1 5; do
+    [[ "$restart_prevented" == *" $status "* ]] || fail "listsync-sink@.service restarts after exit status $status"
+done
+for status in 0 2 3; do
+    [[ "$restart_prevented" != *" $status "* ]] || fail "listsync-sink@.service does not restart after exit status $status"
+done
+grep -qxF "AssertPathExists=/etc/listsync/sink-%i.conf" "$units/listsync-sink@.service" ||
+    fail "listsync-sink@.service does not assert that /etc/listsync/sink-%i.conf exists"
+[[ $failures -eq 0 ]] && echo "ok: the sink's restart policy and settings file"
 sink_exposure="$(systemd-analyze security --offline=yes "$sink" 2>&1 |
     sed -n 's/^→ Overall exposure level for listsync-sink@products.service: \([0-9.]*\).*/\1/p')"
 if [[ -z "$sink_exposure" ]] || awk -v e="$sink_exposure" -v m="$maximum_exposure" 'BEGIN { exit !(e > m) }'; then
