@@ -57,7 +57,7 @@ struct SinkBenchmark {
             seq += 1
             let changeset = SinkVersions.changeset(from: list, to: next, seq: seq)
             var rowsWritten = 0
-            let sinkTime = try await Self.time { rowsWritten = try await table.apply(changeset) }
+            let sinkTime = try await Self.time { rowsWritten = try await table.apply(changeset).rows }
             print("  \(database): \(name): sink \(sinkTime.milliseconds), \(rowsWritten) rows")
             if name == "one update" { oneRowSink = sinkTime }
             written.append((name, rowsWritten))

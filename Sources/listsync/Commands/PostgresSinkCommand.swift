@@ -41,7 +41,7 @@ struct PostgresSinkCommand: AsyncParsableCommand {
         }
         let name = self.sink.name
         try await self.sink.run { layout throws(SinkError) in
-            let store = PostgresSinkStore(settings: settings, schema: self.schema, watch: name, layout: layout)
+            let store = PostgresSinkStore(settings: settings, schema: self.schema, watch: name, layout: layout, takeOver: self.sink.takeOverTable)
             store.onRetry = { reason, delay in
                 OutputWriter.writeStandardError(HumanUpdateRenderer.reconnecting("\(name): database unavailable: \(reason)", in: delay))
             }
