@@ -54,7 +54,8 @@ public final class PostgresSinkStore: SinkStore {
     private var schemaName: String { SQLDialect.postgres.identifier(self.schema) }
 
     deinit {
-        if let connection = self.connection { connection.close().whenComplete { _ in } }
+        // The closure keeps the connection until it is closed (PostgresNIO insists).
+        if let connection = self.connection { connection.close().whenComplete { _ in _ = connection } }
     }
 
     // MARK: Connection and retries
