@@ -66,9 +66,10 @@ public final class SinkTable {
     }
 
     /// Applies `changeset` to the list in memory (checking its digest) and commits its rows with
-    /// its cursor — or, when it touches most rows (``refills(touched:rows:)``) and `mirror` (the
-    /// list after it) is given, refills the table with `mirror`'s list in one transaction: as
-    /// exactly once as a changeset, far fewer statements.
+    /// its cursor — or, when it touches most rows (``refills(touched:rows:)``, counted from its
+    /// stages) and `mirror` is the list after it (its verified digest is the changeset's),
+    /// refills the table with `mirror`'s list in one transaction instead: as exactly once as a
+    /// changeset, with far fewer statements and no work on the rows in memory.
     ///
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not apply to the table (take
     ///   a snapshot); a database error otherwise. Either way the table must be loaded or
@@ -77,17 +78,15 @@ public final class SinkTable {
     public func apply(_ changeset: ChangesetMessage, mirror: MirroredList? = nil) async throws(SinkError) -> Commit {
         // Taken out, so the list is changed in place rather than copied.
         guard var current = self.state.take() else { throw .diverged("changeset \(changeset.cursor) arrived before any snapshot") }
-        let before = current.list.rowCount
-        let writes = try current.list.apply(changeset)
-        if let mirror, Self.refills(touched: writes.rowCount, rows: max(before, current.list.rowCount)) {
+        if let mirror, mirror.digest == changeset.digest, changeset.cursor.epoch == current.cursor.epoch, changeset.prevSeq == current.cursor.seq,
+            Self.refills(touched: changeset.touchedRecords, rows: max(current.list.rowCount, mirror.recordCount))
+        {
             let refilled = SinkState(list: SinkList(snapshot: mirror, cursor: changeset.cursor))
-            // The mirror is the list after this changeset: same digest, else the rows are written one by one.
-            if refilled.list.digest == changeset.digest {
-                try await self.store.refill(with: mirror, state: refilled, schema: writes.schema)
-                self.state = refilled
-                return Commit(rows: mirror.recordCount, refilled: true)
-            }
+            try await self.store.refill(with: mirror, state: refilled, schema: changeset.schema)
+            self.state = refilled
+            return Commit(rows: mirror.recordCount, refilled: true)
         }
+        let writes = try current.list.apply(changeset)
         try await self.store.apply(writes, state: current, digest: changeset.digest)
         self.state = current
         return Commit(rows: writes.rowCount, refilled: false)
