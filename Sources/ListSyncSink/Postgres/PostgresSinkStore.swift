@@ -399,10 +399,26 @@ public final class PostgresSinkStore: SinkStore {
             try await self.transaction(on: connection) {
                 try await self.checkOwnership(on: connection)
                 try await self.alter(schema, on: connection)
-                try await self.run("DELETE FROM \(self.sql.table)", on: connection)
+                try await self.empty(on: connection)
                 try await self.fill(mirror, list, on: connection)
             }
         }
+    }
+
+    /// Empties the table for a refill, in the caller's transaction: `TRUNCATE` — a million
+    /// deleted rows would leave as many dead rows and index entries for the inserts to wade
+    /// through, and cost a refill twice a fresh load — or, where `TRUNCATE` is refused (another
+    /// table's foreign key names this one), `DELETE`. Either rolls back with the transaction;
+    /// neither drops the table.
+    private func empty(on connection: PostgresConnection) async throws {
+        try await self.run("SAVEPOINT listsync_refill", on: connection)
+        do {
+            try await self.run("TRUNCATE \(self.sql.table)", on: connection)
+        } catch let error as PSQLError where error.code == .server {
+            try await self.run("ROLLBACK TO SAVEPOINT listsync_refill", on: connection)
+            try await self.run("DELETE FROM \(self.sql.table)", on: connection)
+        }
+        try await self.run("RELEASE SAVEPOINT listsync_refill", on: connection)
     }
 
     private func alter(_ schema: SchemaUpdate?, on connection: PostgresConnection) async throws {
