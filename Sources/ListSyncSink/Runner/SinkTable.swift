@@ -69,7 +69,8 @@ public final class SinkTable {
     /// its cursor — or, when it touches most rows (``refills(touched:rows:)``, counted from its
     /// stages) and `mirror` is the list after it (its verified digest is the changeset's),
     /// refills the table with `mirror`'s list in one transaction instead: as exactly once as a
-    /// changeset, with far fewer statements and no work on the rows in memory.
+    /// changeset, with far fewer statements and no work on the rows in memory. A mirror resumed
+    /// from a cursor has no list (no values): then the rows are written one by one.
     ///
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not apply to the table (take
     ///   a snapshot); a database error otherwise. Either way the table must be loaded or
