@@ -24,6 +24,10 @@ struct SinkBenchmark {
         var oneRowBaseline: Double
         /// Rows written by the sink for: one update, one insertion at the top, one move.
         var written: [(String, Int)]
+        /// A changeset that changes every row's price, committed as a refill.
+        var everyRow: Double
+        /// Whether it was (``SinkTable/refills(touched:rows:)``).
+        var everyRowRefilled: Bool
     }
 
     let rows: Int
@@ -57,7 +61,7 @@ struct SinkBenchmark {
             seq += 1
             let changeset = SinkVersions.changeset(from: list, to: next, seq: seq)
             var rowsWritten = 0
-            let sinkTime = try await Self.time { rowsWritten = try await table.apply(changeset) }
+            let sinkTime = try await Self.time { rowsWritten = try await table.apply(changeset).rows }
             print("  \(database): \(name): sink \(sinkTime.milliseconds), \(rowsWritten) rows")
             if name == "one update" { oneRowSink = sinkTime }
             written.append((name, rowsWritten))
@@ -65,6 +69,16 @@ struct SinkBenchmark {
             saved.append((name, mirror, seq))
             list = next
         }
+        // Every row changed: the sink refills the table in the changeset's transaction.
+        for index in versions.lines.indices { versions.lines[index] += "5" }
+        let everyRowList = try versions.parsed()
+        seq += 1
+        let everyRowChangeset = SinkVersions.changeset(from: list, to: everyRowList, seq: seq)
+        var everyRowMirror = mirror
+        try everyRowMirror.apply(everyRowChangeset)
+        var everyRowCommit: SinkTable.Commit?
+        let everyRow = try await Self.time { everyRowCommit = try await table.apply(everyRowChangeset, mirror: everyRowMirror) }
+        print("  \(database): every row changed: sink \(everyRow.milliseconds), \(everyRowCommit?.rows ?? 0) rows, refilled: \(everyRowCommit?.refilled ?? false), \(String(format: "%.2f", everyRow / initialLoad))× the initial load")
         for (name, mirror, seq) in saved {
             let baselineTime = try await Self.time {
                 try await baselineTable.replace(with: mirror, at: Cursor(epoch: SinkVersions.epoch, seq: seq))
@@ -74,7 +88,7 @@ struct SinkBenchmark {
         }
         return Result(
             database: database, rows: self.rows, initialLoad: initialLoad, oneRowSink: oneRowSink, oneRowBaseline: oneRowBaseline,
-            written: written)
+            written: written, everyRow: everyRow, everyRowRefilled: everyRowCommit?.refilled ?? false)
     }
 
     private static func time(_ body: () async throws -> Void) async throws -> Double {
@@ -86,11 +100,14 @@ struct SinkBenchmark {
 
     /// The figures as Markdown tables.
     static func tables(_ results: [Result]) -> String {
-        var times = Table(header: ["database", "rows", "initial load", "one changed row: sink", "one changed row: baseline"])
+        var times = Table(header: [
+            "database", "rows", "initial load", "one changed row: sink", "one changed row: baseline", "every row changed: sink (× initial load)",
+        ])
         for result in results {
             times.rows.append([
                 result.database, "\(result.rows)", result.initialLoad.milliseconds, result.oneRowSink.milliseconds,
                 result.oneRowBaseline.milliseconds,
+                "\(result.everyRow.milliseconds) (\(String(format: "%.2f", result.everyRow / result.initialLoad))×\(result.everyRowRefilled ? ", refilled" : ""))",
             ])
         }
         var written = Table(header: ["database", "changeset", "rows written: sink", "rows written: baseline"])

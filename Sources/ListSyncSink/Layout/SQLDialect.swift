@@ -25,11 +25,12 @@ enum SQLDialect: Sendable {
         }
     }
 
-    /// The type of the JSON record column.
+    /// The type of the JSON record column: in PostgreSQL `json`, which keeps the text as written
+    /// — `jsonb` cannot hold a string with U+0000 (`\u0000`), and respells numbers.
     var json: String {
         switch self {
         case .sqlite: "TEXT"
-        case .postgres: "JSONB"
+        case .postgres: "JSON"
         }
     }
 

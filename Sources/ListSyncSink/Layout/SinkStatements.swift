@@ -7,42 +7,53 @@ struct SinkStatements {
     let dialect: SQLDialect
     /// The table's name as SQL: quoted, with its schema when it has one.
     let table: String
+    /// The table's name as the database has it (``SQLDialect/identifier(_:)``), unquoted: what
+    /// the catalog and `listsync_tables` hold.
+    let tableName: String
 
     /// Statements for `layout` in `dialect`; `schema` is PostgreSQL's schema (namespace).
     init(layout: SinkTableLayout, dialect: SQLDialect, schema: String? = nil) {
         self.layout = layout
         self.dialect = dialect
-        self.table = (schema.map { SQLDialect.quote($0) + "." } ?? "") + SQLDialect.quote(layout.table)
+        self.table = (schema.map { dialect.quoted($0) + "." } ?? "") + dialect.quoted(layout.table)
+        self.tableName = dialect.identifier(layout.table)
     }
 
     private func parameters(_ count: Int, from first: Int = 1) -> String {
         (first..<first + count).map(self.dialect.parameter).joined(separator: ", ")
     }
 
-    /// The parameter for `column`: PostgreSQL's JSON record column takes its text as `jsonb`.
+    /// The parameter for `column`: PostgreSQL's JSON record column takes its text as `json`.
     private func parameter(_ number: Int, for column: String) -> String {
-        let cast = self.dialect == .postgres && self.layout.kind == .json && column == SinkTableLayout.recordColumn ? "::jsonb" : ""
+        let cast = self.dialect == .postgres && self.layout.kind == .json && column == SinkTableLayout.recordColumn ? "::json" : ""
         return self.dialect.parameter(number) + cast
     }
 
     private func assignments(_ columns: [String], from first: Int = 1) -> String {
-        columns.enumerated().map { SQLDialect.quote($0.element) + " = " + self.parameter(first + $0.offset, for: $0.element) }
+        columns.enumerated().map { self.dialect.quoted($0.element) + " = " + self.parameter(first + $0.offset, for: $0.element) }
             .joined(separator: ", ")
     }
 
-    /// Whether a table with `columns` and primary key `key` (in key order) is laid out for a
-    /// list with `schema`: otherwise a snapshot recreates it.
+    /// Whether a table with `columns` and primary key `key` (in key order), as the database
+    /// names them, is laid out for a list with `schema`: otherwise a snapshot recreates it.
     func matches(columns: Set<String>, key: [String], _ schema: ListSchema) -> Bool {
         let expectedKey = self.layout.key.isEmpty ? ["listsync_row"] : self.layout.key
-        return columns == Set(self.insertColumns(schema)) && key == expectedKey
+        return columns == Set(self.insertColumns(schema).map(self.dialect.identifier)) && key == expectedKey.map(self.dialect.identifier)
     }
 
     /// The bookkeeping tables, created when missing: the cursor of each watch and the sections
-    /// of each sectioned list, both written in the transaction of each changeset.
+    /// of each sectioned list, both written in the transaction of each changeset, and the owner
+    /// of each table a sink made or took over (``owner``).
     var bookkeeping: [String] {
         let integer = self.dialect.integer
         let time = self.dialect == .postgres ? "TIMESTAMPTZ" : "TEXT"
+        // SQLite's names ignore ASCII case (`Products` is `products`), as NOCASE compares.
+        let names = self.dialect == .sqlite ? " COLLATE NOCASE" : ""
         return [
+            """
+            CREATE TABLE IF NOT EXISTS listsync_tables (
+              table_name TEXT\(names) PRIMARY KEY, watch TEXT NOT NULL, since \(time) NOT NULL)
+            """,
             """
             CREATE TABLE IF NOT EXISTS listsync_cursors (
               watch TEXT PRIMARY KEY, epoch TEXT NOT NULL, seq \(integer) NOT NULL, digest TEXT NOT NULL,
@@ -72,6 +83,25 @@ struct SinkStatements {
             """
     }
 
+    /// The watch that owns a table (by ``tableName``): the one whose sink made it or took it over.
+    var owner: String { "SELECT watch FROM listsync_tables WHERE table_name = \(self.dialect.parameter(1))" }
+
+    /// Records a table's owner: table name, watch.
+    var upsertOwner: String {
+        let now = self.dialect == .postgres ? "now()" : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        return """
+            INSERT INTO listsync_tables (table_name, watch, since) VALUES (\(self.parameters(2)), \(now))
+            ON CONFLICT (table_name) DO UPDATE SET watch = excluded.watch, since = excluded.since
+            WHERE listsync_tables.watch <> excluded.watch
+            """
+    }
+
+    /// Whether a watch's cursor names a table (watch, table as `--table` names it): how a table
+    /// made before `listsync_tables` existed is known as the watch's.
+    var cursorNamesTable: String {
+        "SELECT 1 FROM listsync_cursors WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2))"
+    }
+
     /// Removes a watch's sections.
     var deleteSections: String { "DELETE FROM listsync_sections WHERE watch = \(self.dialect.parameter(1))" }
     /// Adds a section: watch, position, section (the `listsync_section` value), hash.
@@ -85,7 +115,7 @@ struct SinkStatements {
     /// in order key order.
     func selectRows(values: [String] = []) -> String {
         let text = self.dialect == .postgres ? "::text" : ""
-        let selected = values.map { ", " + SQLDialect.quote($0) + text }.joined()
+        let selected = values.map { ", " + self.dialect.quoted($0) + text }.joined()
         return "SELECT listsync_row, \(self.layout.sectioned ? "listsync_section" : "NULL"), listsync_order, listsync_hash\(selected) FROM \(self.table) ORDER BY listsync_order"
     }
 
@@ -101,7 +131,7 @@ struct SinkStatements {
     func insertRow(_ schema: ListSchema) -> String {
         let columns = self.insertColumns(schema)
         let values = columns.enumerated().map { self.parameter($0.offset + 1, for: $0.element) }.joined(separator: ", ")
-        return "INSERT INTO \(self.table) (\(columns.map(SQLDialect.quote).joined(separator: ", "))) VALUES (\(values))"
+        return "INSERT INTO \(self.table) (\(columns.map(self.dialect.quoted).joined(separator: ", "))) VALUES (\(values))"
     }
 
     /// The columns of a row's place.
@@ -120,7 +150,7 @@ struct SinkStatements {
     /// Sets `columns` of every row of `source` (a table with those columns and `listsync_row`)
     /// at once: PostgreSQL's bulk form of ``update(_:)``.
     func update(_ columns: [String], from source: String) -> String {
-        let assignments = columns.map { SQLDialect.quote($0) + " = s." + SQLDialect.quote($0) }.joined(separator: ", ")
+        let assignments = columns.map { self.dialect.quoted($0) + " = s." + self.dialect.quoted($0) }.joined(separator: ", ")
         return "UPDATE \(self.table) t SET \(assignments) FROM \(source) s WHERE t.listsync_row = s.listsync_row"
     }
 

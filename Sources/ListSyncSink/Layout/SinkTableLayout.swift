@@ -9,8 +9,11 @@ import ListFormats
 ///   list is sectioned, `listsync_section` (the section's model: the `section_by` value or the
 ///   JSON member name). Names starting with `listsync_` are the sink's.
 /// - A CSV or TSV watch has one column per header field, holding the field's text.
-/// - A JSON or NDJSON watch has `listsync_record`, the record as JSON text (`jsonb` in
-///   PostgreSQL), plus one column per key member and per projected member (`--column`).
+/// - A JSON or NDJSON watch has `listsync_record`, the record as JSON text (`json` in
+///   PostgreSQL: it keeps the text as written, `\u0000` too), plus one column per key member and
+///   per projected member (`--column`).
+/// - In PostgreSQL, a name longer than 63 bytes (table, column, index) is shortened
+///   deterministically: ``SQLDialect/identifier(_:)``.
 /// - The watch's key's columns are the primary key (several make a composite key): see
 ///   ``primaryKey(ofWatchKey:)``.
 public struct SinkTableLayout: Sendable, Hashable {
@@ -95,15 +98,16 @@ public struct SinkTableLayout: Sendable, Hashable {
             case .csv: type = "TEXT"
             case .json: type = column == Self.recordColumn ? dialect.json : dialect.jsonScalar
             }
-            return SQLDialect.quote(column) + " " + type + (column == Self.recordColumn || self.key.contains(column) ? " NOT NULL" : "")
+            return dialect.quoted(column) + " " + type + (column == Self.recordColumn || self.key.contains(column) ? " NOT NULL" : "")
         }
         definitions.append("listsync_row \(dialect.integer) NOT NULL" + (self.key.isEmpty ? " PRIMARY KEY" : " UNIQUE"))
         if self.sectioned { definitions.append("listsync_section TEXT NOT NULL") }
         definitions.append("listsync_order \(dialect.byteOrderedText) NOT NULL")
         definitions.append("listsync_hash TEXT NOT NULL")
-        if !self.key.isEmpty { definitions.append("PRIMARY KEY (" + self.key.map(SQLDialect.quote).joined(separator: ", ") + ")") }
+        if !self.key.isEmpty { definitions.append("PRIMARY KEY (" + self.key.map(dialect.quoted).joined(separator: ", ") + ")") }
         let orderColumns = (self.sectioned ? "listsync_section, " : "") + "listsync_order"
-        let index = SQLDialect.quote("listsync_order_" + self.table)
+        // Named for the whole table name (then shortened as any name): distinct tables, distinct indexes.
+        let index = dialect.quoted("listsync_order_" + self.table)
         return [
             "CREATE TABLE \(qualifiedName) (\n  " + definitions.joined(separator: ",\n  ") + "\n)",
             "CREATE INDEX \(index) ON \(qualifiedName) (\(orderColumns))",
@@ -113,20 +117,20 @@ public struct SinkTableLayout: Sendable, Hashable {
     /// The statements that change a CSV table's columns as `change` says (JSON tables keep
     /// theirs: the record column holds every member). Renames go through temporary names, so
     /// that `a → b, b → c` works.
-    func alter(_ change: SchemaChange, qualifiedName: String) -> [String] {
+    func alter(_ change: SchemaChange, _ dialect: SQLDialect, qualifiedName: String) -> [String] {
         guard self.kind == .csv else { return [] }
         var statements: [String] = []
         for column in change.removed {
-            statements.append("ALTER TABLE \(qualifiedName) DROP COLUMN \(SQLDialect.quote(column))")
+            statements.append("ALTER TABLE \(qualifiedName) DROP COLUMN \(dialect.quoted(column))")
         }
         for (number, rename) in change.renamed.enumerated() {
-            statements.append("ALTER TABLE \(qualifiedName) RENAME COLUMN \(SQLDialect.quote(rename.from)) TO \(SQLDialect.quote("listsync_renaming_\(number)"))")
+            statements.append("ALTER TABLE \(qualifiedName) RENAME COLUMN \(dialect.quoted(rename.from)) TO \(dialect.quoted("listsync_renaming_\(number)"))")
         }
         for (number, rename) in change.renamed.enumerated() {
-            statements.append("ALTER TABLE \(qualifiedName) RENAME COLUMN \(SQLDialect.quote("listsync_renaming_\(number)")) TO \(SQLDialect.quote(rename.to))")
+            statements.append("ALTER TABLE \(qualifiedName) RENAME COLUMN \(dialect.quoted("listsync_renaming_\(number)")) TO \(dialect.quoted(rename.to))")
         }
         for column in change.added {
-            statements.append("ALTER TABLE \(qualifiedName) ADD COLUMN \(SQLDialect.quote(column)) TEXT")
+            statements.append("ALTER TABLE \(qualifiedName) ADD COLUMN \(dialect.quoted(column)) TEXT")
         }
         return statements
     }

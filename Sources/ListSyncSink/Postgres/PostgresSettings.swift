@@ -23,26 +23,76 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public var database: String
     /// libpq's `sslmode` for TCP connections: `disable`, `prefer` (the default) or `require`.
     public var sslMode: String
+    /// Where each setting came from, by libpq's parameter name (`host`, `port`, `user`,
+    /// `dbname`, `sslmode`, `password`): `--url`, the `PG*` variable, the password file or
+    /// `the default` — what a failure says, so that a stray `PGHOST` is found.
+    public var sources: [String: String] = [:]
 
     /// Reads `url` (may be `nil`), `environment` and the password file.
     ///
     /// - Throws: ``SinkError/layout(_:)`` for a URL that does not read, with what is wrong.
     public init(url: String?, environment: [String: String]) throws(SinkError) {
         var parts: [String: String] = [:]
-        if let url { parts = try Self.parse(url) }
+        if let url {
+            do {
+                parts = try Self.parse(url)
+            } catch {
+                throw .layout("--url: \(error)")
+            }
+        }
+        var sources: [String: String] = [:]
+        /// The setting `name`: from the URL, else the variable, else `fallback`.
+        func setting(_ name: String, _ variable: String, _ fallback: @autoclosure () -> String) -> String {
+            if let value = parts[name] {
+                sources[name] = "--url"
+                return value
+            }
+            if let value = environment[variable] {
+                sources[name] = variable
+                return value
+            }
+            sources[name] = "the default"
+            return fallback()
+        }
         let login = environment["USER"] ?? environment["LOGNAME"] ?? "postgres"
-        self.host = parts["host"] ?? environment["PGHOST"] ?? "/var/run/postgresql"
-        let portText = parts["port"] ?? environment["PGPORT"] ?? "5432"
-        guard let port = Int(portText), (1...65535).contains(port) else { throw .layout("not a port: \(portText)") }
+        self.host = setting("host", "PGHOST", "/var/run/postgresql")
+        let portText = setting("port", "PGPORT", "5432")
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw .layout("not a port: \(portText) (from \(sources["port"] ?? "the default"))")
+        }
         self.port = port
-        self.user = parts["user"] ?? environment["PGUSER"] ?? login
-        self.database = parts["dbname"] ?? environment["PGDATABASE"] ?? self.user
-        self.sslMode = parts["sslmode"] ?? environment["PGSSLMODE"] ?? "prefer"
+        self.user = setting("user", "PGUSER", login)
+        let user = self.user
+        self.database = setting("dbname", "PGDATABASE", user)
+        self.sslMode = setting("sslmode", "PGSSLMODE", "prefer")
         guard ["disable", "allow", "prefer", "require"].contains(self.sslMode) else {
-            throw .layout("sslmode \(self.sslMode) is not supported (disable, prefer, require)")
+            throw .layout("sslmode \(self.sslMode) (from \(sources["sslmode"] ?? "the default")) is not supported (disable, prefer, require)")
         }
         let passfile = environment["PGPASSFILE"] ?? environment["HOME"].map { $0 + "/.pgpass" }
-        self.password = parts["password"] ?? environment["PGPASSWORD"] ?? passfile.flatMap { self.passwordFromFile($0) }
+        if let password = parts["password"] {
+            self.password = password
+            sources["password"] = "--url"
+        } else if let password = environment["PGPASSWORD"] {
+            self.password = password
+            sources["password"] = "PGPASSWORD"
+        } else {
+            self.password = nil
+            self.sources = sources
+            self.password = passfile.flatMap { self.passwordFromFile($0) }
+            sources["password"] = self.password == nil ? "none" : "the password file \(passfile ?? "")"
+        }
+        self.sources = sources
+    }
+
+    /// Where the sink connects and where each part of that came from: the socket file (or host
+    /// and port), the user and database, each with its source — never the password.
+    public var connectionDescription: String {
+        func from(_ name: String) -> String { self.sources[name] ?? "the default" }
+        let place =
+            self.isUnixSocket
+            ? "socket \(self.socketPath) (directory from \(from("host")), port from \(from("port")))"
+            : "\(self.host):\(self.port) (host from \(from("host")), port from \(from("port")))"
+        return "\(self.description): \(place), user from \(from("user")), database from \(from("dbname"))"
     }
 
     /// Whether ``host`` names a Unix socket directory.

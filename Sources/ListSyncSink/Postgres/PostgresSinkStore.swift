@@ -13,12 +13,20 @@ import PostgresNIO
 /// retried with backoff, 0.1 s doubling up to 5 s, for as long as it takes; before redoing a
 /// changeset whose transaction was cut off, the sink reads the cursor back: when the commit did
 /// reach the server, the changeset is not applied again.
+///
+/// Each connection holds a session advisory lock on the table (`pg_try_advisory_lock`, keyed by
+/// the schema and table) and names itself `listsync sink WATCH` (`application_name`): a second
+/// sink on the table is refused, with the holder's name and server process.
 public final class PostgresSinkStore: SinkStore {
     private let settings: PostgresSettings
     private let schema: String
     private let watch: String
-    public let layout: SinkTableLayout
-    private let sql: SinkStatements
+    public var layout: SinkTableLayout {
+        didSet { self.sql = SinkStatements(layout: self.layout, dialect: .postgres) }
+    }
+    private var sql: SinkStatements
+    /// Whether the next snapshot may take the table over (`--take-over-table`): once.
+    private var takeOver: Bool
     private let logger = Logger(label: "listsync.sink.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private var connection: PostgresConnection?
     private var connections = 0
@@ -30,22 +38,30 @@ public final class PostgresSinkStore: SinkStore {
 
     /// A store for `watch`'s table laid out as `layout`, in `schema` (created when missing) of
     /// the database `settings` name. Connects when first used.
-    public init(settings: PostgresSettings, schema: String = "public", watch: String, layout: SinkTableLayout) {
+    ///
+    /// - Parameter takeOver: Whether the first snapshot may replace a table that is not the
+    ///   watch's (a user's own, another watch's): the user's explicit `--take-over-table`.
+    public init(settings: PostgresSettings, schema: String = "public", watch: String, layout: SinkTableLayout, takeOver: Bool = false) {
         self.settings = settings
         self.schema = schema
         self.watch = watch
         self.layout = layout
         self.sql = SinkStatements(layout: layout, dialect: .postgres)
+        self.takeOver = takeOver
     }
 
+    /// The schema as the database names it.
+    private var schemaName: String { SQLDialect.postgres.identifier(self.schema) }
+
     deinit {
-        if let connection = self.connection { connection.close().whenComplete { _ in } }
+        // The closure keeps the connection until it is closed (PostgresNIO insists).
+        if let connection = self.connection { connection.close().whenComplete { _ in _ = connection } }
     }
 
     // MARK: Connection and retries
 
-    /// The open connection, or a new one with the schema created and first on the search path
-    /// and the bookkeeping tables created.
+    /// The open connection, or a new one with the schema created and first on the search path,
+    /// the bookkeeping tables created and the table's lock taken.
     private func connected() async throws -> PostgresConnection {
         if let connection = self.connection, !connection.isClosed { return connection }
         let configuration: PostgresConnection.Configuration
@@ -69,7 +85,9 @@ public final class PostgresSinkStore: SinkStore {
         self.connections += 1
         let connection = try await PostgresConnection.connect(configuration: configuration, id: self.connections, logger: self.logger)
         do {
-            let schema = SQLDialect.quote(self.schema)
+            let schema = SQLDialect.postgres.quoted(self.schema)
+            try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
+            try await self.lockTable(on: connection)
             try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
             try await self.run("SET search_path TO \(schema)", on: connection)
             for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
@@ -79,6 +97,37 @@ public final class PostgresSinkStore: SinkStore {
         }
         self.connection = connection
         return connection
+    }
+
+    /// The key of the table's advisory lock: the FNV-1a hash of the schema and table names.
+    private var lockKey: Int64 {
+        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(self.schemaName)\u{0}\(self.sql.tableName)".utf8)))
+    }
+
+    /// Takes the table's advisory lock for the session.
+    ///
+    /// - Throws: ``SinkError/refused(_:)`` naming the session that holds it.
+    private func lockTable(on connection: PostgresConnection) async throws {
+        let key = self.lockKey
+        for try await locked in try await self.rows("SELECT pg_try_advisory_lock($1)", [.integer(key)], on: connection).decode(Bool.self) {
+            if locked { return }
+        }
+        // A bigint key is held as classid (high 32 bits), objid (low 32 bits), objsubid 1.
+        let bits = UInt64(bitPattern: key)
+        var holder = "another session"
+        let sessions = try await self.rows(
+            """
+            SELECT a.pid::bigint, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'local socket')
+            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid::bigint = $1 AND l.objid::bigint = $2
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, [.integer(Int64(bits >> 32)), .integer(Int64(bits & 0xffff_ffff))], on: connection)
+        for try await (pid, name, client) in sessions.decode((Int64, String, String).self) {
+            holder = (name.isEmpty ? "a session" : "\(name)") + " (server process \(pid), \(client))"
+        }
+        throw SinkError.refused(
+            "the table \"\(self.layout.table)\" in \(self.settings), schema \(self.schema), is held by \(holder): "
+                + "its advisory lock \(key) is taken; one sink per table")
     }
 
     /// Runs `body` on a connection; when the connection is lost, reconnects with backoff and
@@ -103,12 +152,12 @@ public final class PostgresSinkStore: SinkStore {
                 // The sink's own errors (a diverged table, a layout it cannot keep) pass as they are:
                 // the runner answers some of them with a resynchronization.
                 if let error = error as? SinkError { throw error }
-                guard Self.isTransient(error) else { throw .database("\(self.settings): \(Self.describe(error))") }
+                guard Self.isTransient(error) else { throw .database("\(self.settings.connectionDescription): \(Self.describe(error))") }
                 if let connection = self.connection {
                     self.connection = nil
                     _ = try? await connection.close()
                 }
-                self.onRetry("\(self.settings): \(Self.describe(error))", delay)
+                self.onRetry("\(self.settings.connectionDescription): \(Self.describe(error))", delay)
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
@@ -122,25 +171,38 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     /// Whether `error` is a lost or refused connection (worth retrying) rather than a statement
-    /// the server rejects.
+    /// the server rejects or a failure that trying again cannot mend (TLS set-up, a reply that
+    /// does not decode, an authentication method PostgresNIO lacks): only those named here are
+    /// retried.
     static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return !(error is SinkError) }
-        guard error.code == .server else {
-            return [.serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection].contains(error.code)
+        guard let error = error as? PSQLError else {
+            // Below PostgresNIO: a socket that could not connect, or was cut.
+            return error is IOError || error is ChannelError
         }
-        let state = error.serverInfo?[.sqlState] ?? ""
-        // Connection exceptions, operator intervention (shutdown, restart), too many connections.
-        return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            // Connection exceptions, operator intervention (shutdown, restart), too many connections.
+            return state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300"
+        case .connectionError:
+            // A TLS handshake that fails fails again.
+            return !(error.underlying is NIOSSLError)
+        case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            return true
+        default:
+            return false
+        }
     }
 
-    /// The server's message and SQLSTATE, or the kind of failure (never a password: the
-    /// settings' description leaves it out, and no statement carries one).
+    /// The server's message, detail and SQLSTATE, or the kind of failure and its cause (the
+    /// system call and errno, the TLS error) — never a password: the settings' description
+    /// leaves it out, and no statement carries one.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
-            return message + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+            return message + (info[.detail].map { " (\($0))" } ?? "") + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
-        return "\(error.code)"
+        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }
 
     // MARK: Statements
@@ -153,6 +215,16 @@ public final class PostgresSinkStore: SinkStore {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: self.logger)
     }
 
+    /// Runs `sql`; how many rows it changed (an `INSERT`, `UPDATE` or `DELETE`).
+    private func changing(_ sql: String, _ values: [SQLValue] = [], on connection: PostgresConnection) async throws -> Int {
+        try await self.changing(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), on: connection)
+    }
+
+    private func changing(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
+        let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: self.logger)
+        return try await result.get().metadata.rows ?? 0
+    }
+
     private static func bindings(_ values: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
@@ -160,10 +232,18 @@ public final class PostgresSinkStore: SinkStore {
             case .null: bindings.appendNull()
             case .integer(let integer): bindings.append(integer)
             case .real(let real): bindings.append(real)
-            case .text(let text): bindings.append(text)
+            case .text(let text): bindings.append(Self.storable(text))
             }
         }
         return bindings
+    }
+
+    /// `text` as a PostgreSQL text value can hold it: U+0000, which none can, as the six
+    /// characters `\u0000` (a JSON record keeps its escapes as written and needs none of this;
+    /// a CSV field or a projected member that holds the character does).
+    static func storable(_ text: String) -> String {
+        guard text.utf8.contains(0) else { return text }
+        return text.replacingAll("\u{0}", with: "\\u0000")
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT` (a failure rolls back: the server does it when
@@ -195,7 +275,39 @@ public final class PostgresSinkStore: SinkStore {
         return nil
     }
 
+    /// What the bookkeeping says about the table (read in the caller's transaction, if any).
+    private func claim(on connection: PostgresConnection) async throws -> TableClaim {
+        var owner: String?
+        for try await (watch) in try await self.rows(self.sql.owner, [.text(self.sql.tableName)], on: connection).decode(String.self) {
+            owner = watch
+        }
+        var named = false
+        for try await _ in try await self.rows(self.sql.cursorNamesTable, [.text(self.watch), .text(self.layout.table)], on: connection) {
+            named = true
+        }
+        var exists = false
+        for try await (found) in try await self.rows("SELECT to_regclass($1) IS NOT NULL", [.text(self.sql.table)], on: connection).decode(Bool.self) {
+            exists = found
+        }
+        return TableClaim(owner: owner, cursorNamesTable: named, exists: exists)
+    }
+
+    /// Checks, in a changeset's transaction, that the table is still the watch's, and records it
+    /// as the watch's (a table made before `listsync_tables` existed).
+    private func checkOwnership(on connection: PostgresConnection) async throws {
+        if let reason = try await self.claim(on: connection).divergence(table: self.layout.table, watch: self.watch) {
+            throw SinkError.diverged(reason)
+        }
+        try await self.run(self.sql.upsertOwner, [.text(self.sql.tableName), .text(self.watch)], on: connection)
+    }
+
+    private var databaseName: String { "\(self.settings), schema \(self.schema)," }
+
     private func load(on connection: PostgresConnection) async throws -> SinkState? {
+        let claim = try await self.claim(on: connection)
+        try claim.check(table: self.layout.table, watch: self.watch, takeOver: self.takeOver, in: self.databaseName)
+        // A table being taken over holds someone else's rows: a snapshot replaces them.
+        guard claim.divergence(table: self.layout.table, watch: self.watch) == nil else { return nil }
         guard let stored = try await self.storedCursor(on: connection), stored.table == self.layout.table, let schema = stored.schema,
             try await self.tableMatches(schema, on: connection)
         else { return nil }
@@ -203,12 +315,17 @@ public final class PostgresSinkStore: SinkStore {
         return SinkState(list: SinkList(cursor: stored.cursor, schema: schema, sections: sections, orders: orders))
     }
 
+    /// Whether the table exists with the columns and primary key the layout gives `schema` (and,
+    /// for JSON, a `json` record column: one made `jsonb` by an earlier version is recreated).
     private func tableMatches(_ schema: ListSchema, on connection: PostgresConnection) async throws -> Bool {
         var columns = Set<String>()
         let names = try await self.rows(
-            "SELECT column_name::text FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
-            [.text(self.schema), .text(self.layout.table)], on: connection)
-        for try await (name) in names.decode(String.self) { columns.insert(name) }
+            "SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+            [.text(self.schemaName), .text(self.sql.tableName)], on: connection)
+        for try await (name, type) in names.decode((String, String).self) {
+            if name == SinkTableLayout.recordColumn, type != "json" { return false }
+            columns.insert(name)
+        }
         var key: [String] = []
         let primary = try await self.rows(
             """
@@ -251,6 +368,8 @@ public final class PostgresSinkStore: SinkStore {
         let list = state.list
         try await self.withRetries { connection in
             try await self.transaction(on: connection) {
+                try await self.claim(on: connection).check(table: self.layout.table, watch: self.watch, takeOver: self.takeOver, in: self.databaseName)
+                try await self.run(self.sql.upsertOwner, [.text(self.sql.tableName), .text(self.watch)], on: connection)
                 if try await self.tableMatches(list.schema, on: connection) {
                     try await self.run("DELETE FROM \(self.sql.table)", on: connection)
                 } else {
@@ -259,17 +378,60 @@ public final class PostgresSinkStore: SinkStore {
                         try await self.run(statement, on: connection)
                     }
                 }
-                try await self.copy(mirror, list, on: connection)
-                try await self.writeSections(list.sections.map(\.model), on: connection)
-                try await self.writeCursor(list, digest: list.digest, on: connection)
+                try await self.fill(mirror, list, on: connection)
             }
+        }
+        self.takeOver = false
+    }
+
+    /// Sends the rows of `mirror`'s list and writes its sections and cursor.
+    private func fill(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
+        try await self.copy(mirror, list, on: connection)
+        try await self.writeSections(list.sections.map(\.model), on: connection)
+        try await self.writeCursor(list, digest: list.digest, on: connection)
+    }
+
+    public func refill(with mirror: MirroredList, state: SinkState, schema: SchemaUpdate?) async throws(SinkError) {
+        let list = state.list
+        try await self.withRetries(isDone: { connection in
+            try await self.storedCursor(on: connection)?.cursor == list.cursor ? () : nil
+        }) { connection in
+            try await self.transaction(on: connection) {
+                try await self.checkOwnership(on: connection)
+                try await self.alter(schema, on: connection)
+                try await self.empty(on: connection)
+                try await self.fill(mirror, list, on: connection)
+            }
+        }
+    }
+
+    /// Empties the table for a refill, in the caller's transaction: `TRUNCATE` — a million
+    /// deleted rows would leave as many dead rows and index entries for the inserts to wade
+    /// through, and cost a refill twice a fresh load — or, where `TRUNCATE` is refused (another
+    /// table's foreign key names this one), `DELETE`. Either rolls back with the transaction;
+    /// neither drops the table.
+    private func empty(on connection: PostgresConnection) async throws {
+        try await self.run("SAVEPOINT listsync_refill", on: connection)
+        do {
+            try await self.run("TRUNCATE \(self.sql.table)", on: connection)
+        } catch let error as PSQLError where error.code == .server {
+            try await self.run("ROLLBACK TO SAVEPOINT listsync_refill", on: connection)
+            try await self.run("DELETE FROM \(self.sql.table)", on: connection)
+        }
+        try await self.run("RELEASE SAVEPOINT listsync_refill", on: connection)
+    }
+
+    private func alter(_ schema: SchemaUpdate?, on connection: PostgresConnection) async throws {
+        guard let schema else { return }
+        for statement in self.layout.alter(schema.change, .postgres, qualifiedName: self.sql.table) {
+            try await self.run(statement, on: connection)
         }
     }
 
     /// Sends every row of the snapshot with `COPY FROM STDIN`.
     private func copy(_ mirror: MirroredList, _ list: SinkList, on connection: PostgresConnection) async throws {
         var rows = SnapshotRows(mirror, list, self.sql)
-        try await self.copy(into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection) { values in
+        try await self.copy(into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection) { values in
             rows.next(into: &values)
         }
     }
@@ -286,13 +448,14 @@ public final class PostgresSinkStore: SinkStore {
         }
     }
 
-    /// Sends the rows `next` puts in its argument (values of `columns`; `false` after the last)
-    /// into `table` with `COPY FROM STDIN` (text format), in chunks of about 1 MiB.
+    /// Sends the rows `next` puts in its argument (values of `columns`, as the list names them;
+    /// `false` after the last) into `table` (as the database names it) with `COPY FROM STDIN`
+    /// (text format), in chunks of about 1 MiB.
     private func copy(
         into table: String, columns: [String], on connection: PostgresConnection, rows next: (inout [SQLValue]) -> Bool
     ) async throws {
         // PostgresNIO puts the names in double quotes as they are: quotes inside are doubled here.
-        let columns = columns.map { $0.replacingAll("\"", with: "\"\"") }
+        let columns = columns.map { SQLDialect.postgres.identifier($0).replacingAll("\"", with: "\"\"") }
         let table = table.replacingAll("\"", with: "\"\"")
         try await connection.copyFrom(table: table, columns: columns, logger: self.logger) { writer in
             var buffer = ByteBuffer()
@@ -314,31 +477,39 @@ public final class PostgresSinkStore: SinkStore {
     /// changed ones; below it, one statement per row.
     static let bulkThreshold = 64
 
-    /// Deletes the rows `rowIDs`.
+    /// Deletes the rows `rowIDs`, each of which must be there.
     private func delete(_ rowIDs: [Int64], on connection: PostgresConnection) async throws {
         guard rowIDs.count > Self.bulkThreshold else {
-            for rowID in rowIDs { try await self.run(self.sql.deleteRow, [.integer(rowID)], on: connection) }
+            for rowID in rowIDs {
+                try RowCount.expect(1, try await self.changing(self.sql.deleteRow, [.integer(rowID)], on: connection), deleting: rowID, from: self.layout.table)
+            }
             return
         }
         var bindings = PostgresBindings()
         bindings.append(rowIDs)
-        try await connection.query(
-            PostgresQuery(unsafeSQL: "DELETE FROM \(self.sql.table) WHERE listsync_row = ANY($1)", binds: bindings), logger: self.logger)
+        let deleted = try await self.changing(
+            PostgresQuery(unsafeSQL: "DELETE FROM \(self.sql.table) WHERE listsync_row = ANY($1)", binds: bindings), on: connection)
+        try RowCount.expect(rowIDs.count, deleted, from: self.layout.table)
     }
 
-    /// Sets `columns` of rows: each of `rows` holds their values, then the row's identity.
+    /// Sets `columns` of rows: each of `rows` holds their values, then the row's identity; each
+    /// row must be there.
     private func update(_ columns: [String], _ rows: [[SQLValue]], on connection: PostgresConnection) async throws {
         guard rows.count > Self.bulkThreshold else {
             let update = self.sql.update(columns)
-            for values in rows { try await self.run(update, values, on: connection) }
+            for values in rows {
+                let rowID: Int64? = if case .integer(let rowID) = values.last { rowID } else { nil }
+                try RowCount.expect(1, try await self.changing(update, values, on: connection), updating: rowID, in: self.layout.table)
+            }
             return
         }
         let incoming = "listsync_incoming"
-        let selected = (columns + ["listsync_row"]).map(SQLDialect.quote).joined(separator: ", ")
+        let selected = (columns + ["listsync_row"]).map(SQLDialect.postgres.quoted).joined(separator: ", ")
         try await self.run("CREATE TEMPORARY TABLE \(incoming) AS SELECT \(selected) FROM \(self.sql.table) WITH NO DATA", on: connection)
         try await self.copy(rows, into: incoming, columns: columns + ["listsync_row"], on: connection)
-        try await self.run(self.sql.update(columns, from: incoming), on: connection)
+        let updated = try await self.changing(self.sql.update(columns, from: incoming), on: connection)
         try await self.run("DROP TABLE \(incoming)", on: connection)
+        try RowCount.expect(rows.count, updated, in: self.layout.table)
     }
 
     /// One line of `COPY`'s text format: tab-separated, `\N` for NULL, backslash escapes.
@@ -351,7 +522,7 @@ public final class PostgresSinkStore: SinkStore {
             case .real(let real): buffer.writeString("\(real)")
             case .text(let text):
                 // Most text has nothing to escape: written whole.
-                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+                guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == 0 })
                 else {
                     buffer.writeString(text)
                     continue
@@ -362,6 +533,8 @@ public final class PostgresSinkStore: SinkStore {
                     case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
                     case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
                     case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+                    // U+0000, which no text value holds: written as `storable(_:)` writes it.
+                    case 0: buffer.writeStaticString("\\\\u0000")
                     default: buffer.writeInteger(byte)
                     }
                 }
@@ -377,11 +550,8 @@ public final class PostgresSinkStore: SinkStore {
             try await self.storedCursor(on: connection)?.cursor == list.cursor ? () : nil
         }) { connection in
             try await self.transaction(on: connection) {
-                if let schema = writes.schema {
-                    for statement in self.layout.alter(schema.change, qualifiedName: self.sql.table) {
-                        try await self.run(statement, on: connection)
-                    }
-                }
+                try await self.checkOwnership(on: connection)
+                try await self.alter(writes.schema, on: connection)
                 try await self.delete(writes.deleted, on: connection)
                 for placed in [false, true] {
                     let rows = writes.updated.filter { ($0.place != nil) == placed }.map { self.sql.updateValues($0, list.schema) }
@@ -391,7 +561,7 @@ public final class PostgresSinkStore: SinkStore {
                 try await self.update(self.sql.placeColumns, moves, on: connection)
                 let inserted = writes.inserted.map { self.sql.insertValues($0, list.schema) }
                 if inserted.count > Self.bulkThreshold {
-                    try await self.copy(inserted, into: self.layout.table, columns: self.sql.insertColumns(list.schema), on: connection)
+                    try await self.copy(inserted, into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection)
                 } else {
                     let insert = self.sql.insertRow(list.schema)
                     for values in inserted { try await self.run(insert, values, on: connection) }

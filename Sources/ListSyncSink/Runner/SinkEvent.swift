@@ -7,6 +7,9 @@ public enum SinkEvent: Sendable {
     case replaced(cursor: Cursor, rows: Int)
     /// A changeset was committed, writing `rows` rows.
     case applied(cursor: Cursor, rows: Int)
+    /// A changeset touched most rows (``SinkTable/refills(touched:rows:)``): the table was
+    /// refilled with the list after it, `rows` rows, in its transaction (never dropped).
+    case refilled(cursor: Cursor, rows: Int)
     /// The sink is subscribed: at start (resuming from the cursor its table holds, or from a
     /// snapshot) and again after each reconnection to the daemon.
     case subscribed(ReplyResult.Subscription)

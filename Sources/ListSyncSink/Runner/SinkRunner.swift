@@ -81,10 +81,10 @@ public struct SinkRunner {
             guard let digest = update.mirror.digest else { return nil }
             return try await self.mismatch(expected: digest, schema: table.schema ?? update.mirror.schema).map(Outcome.resynchronize)
         case .changeset(let changeset):
-            let result = await Self.applying(changeset, to: table)
+            let result = await Self.applying(changeset, mirror: update.mirror, to: table)
             switch result {
-            case .success(let rows):
-                report(.applied(cursor: changeset.cursor, rows: rows))
+            case .success(let commit):
+                report(commit.refilled ? .refilled(cursor: changeset.cursor, rows: commit.rows) : .applied(cursor: changeset.cursor, rows: commit.rows))
                 // The table's columns: a mirror resumed from a cursor has none of its own.
                 return try await self.mismatch(expected: changeset.digest, schema: table.schema ?? update.mirror.schema)
                     .map(Outcome.resynchronize)
@@ -107,11 +107,11 @@ public struct SinkRunner {
         }
     }
 
-    /// `table.apply(changeset)`, its failure as a value (a divergence resynchronizes, the rest
-    /// is thrown).
-    private static func applying(_ changeset: ChangesetMessage, to table: SinkTable) async -> Result<Int, SinkError> {
+    /// `table.apply(changeset, mirror:)`, its failure as a value (a divergence resynchronizes,
+    /// the rest is thrown).
+    private static func applying(_ changeset: ChangesetMessage, mirror: MirroredList, to table: SinkTable) async -> Result<SinkTable.Commit, SinkError> {
         do {
-            return .success(try await table.apply(changeset))
+            return .success(try await table.apply(changeset, mirror: mirror))
         } catch {
             return .failure(error)
         }

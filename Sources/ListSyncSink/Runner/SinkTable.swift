@@ -44,20 +44,52 @@ public final class SinkTable {
         return mirror.recordCount
     }
 
+    /// What committing a changeset wrote.
+    public struct Commit: Sendable, Hashable {
+        /// The rows written: the records that changed, or every row of a refill.
+        public var rows: Int
+        /// Whether the changeset touched so many rows that the table was refilled (``refills(touched:rows:)``).
+        public var refilled: Bool
+    }
+
+    /// A changeset refills the table (every row deleted and the list inserted in bulk, in its
+    /// transaction) when it touches more than this share of the rows…
+    public static let refillShare = 0.5
+    /// …and at least this many: below it, writing the rows one by one is as fast, and keeps the
+    /// rows' identities.
+    public static let refillMinimumRows = 1000
+
+    /// Whether a changeset that touches `touched` rows of a table of `rows` rows (the more of
+    /// before and after) refills it.
+    public static func refills(touched: Int, rows: Int) -> Bool {
+        touched >= Self.refillMinimumRows && Double(touched) > Self.refillShare * Double(rows)
+    }
+
     /// Applies `changeset` to the list in memory (checking its digest) and commits its rows with
-    /// its cursor.
+    /// its cursor — or, when it touches most rows (``refills(touched:rows:)``, counted from its
+    /// stages) and `mirror` is the list after it (its verified digest is the changeset's),
+    /// refills the table with `mirror`'s list in one transaction instead: as exactly once as a
+    /// changeset, with far fewer statements and no work on the rows in memory. A mirror resumed
+    /// from a cursor has no list (no values): then the rows are written one by one.
     ///
-    /// - Returns: The rows written: the records that changed.
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not apply to the table (take
     ///   a snapshot); a database error otherwise. Either way the table must be loaded or
     ///   replaced before the next changeset.
     @discardableResult
-    public func apply(_ changeset: ChangesetMessage) async throws(SinkError) -> Int {
+    public func apply(_ changeset: ChangesetMessage, mirror: MirroredList? = nil) async throws(SinkError) -> Commit {
         // Taken out, so the list is changed in place rather than copied.
         guard var current = self.state.take() else { throw .diverged("changeset \(changeset.cursor) arrived before any snapshot") }
+        if let mirror, mirror.digest == changeset.digest, changeset.cursor.epoch == current.cursor.epoch, changeset.prevSeq == current.cursor.seq,
+            Self.refills(touched: changeset.touchedRecords, rows: max(current.list.rowCount, mirror.recordCount))
+        {
+            let refilled = SinkState(list: SinkList(snapshot: mirror, cursor: changeset.cursor))
+            try await self.store.refill(with: mirror, state: refilled, schema: changeset.schema)
+            self.state = refilled
+            return Commit(rows: mirror.recordCount, refilled: true)
+        }
         let writes = try current.list.apply(changeset)
         try await self.store.apply(writes, state: current, digest: changeset.digest)
         self.state = current
-        return writes.rowCount
+        return Commit(rows: writes.rowCount, refilled: false)
     }
 }

@@ -80,4 +80,7 @@ final class SQLiteDatabase {
     }
 
     var lastError: String { String(cString: sqlite3_errmsg(self.handle)) }
+
+    /// How many rows the last `INSERT`, `UPDATE` or `DELETE` changed.
+    var changes: Int { Int(sqlite3_changes64(self.handle)) }
 }

@@ -60,9 +60,13 @@ final class SQLiteStatement {
     }
 
     /// Runs the statement with `values` to its end, ignoring rows.
-    func run(_ values: [SQLValue] = []) throws(SinkError) {
+    ///
+    /// - Returns: How many rows it changed (an `INSERT`, `UPDATE` or `DELETE`).
+    @discardableResult
+    func run(_ values: [SQLValue] = []) throws(SinkError) -> Int {
         try self.bind(values)
         while try self.step() {}
+        return self.database.changes
     }
 
     /// Advances to the next row; `false` when done.

@@ -66,6 +66,9 @@ struct SinkList {
         self.nextRowID = (orders.keys.max() ?? 0) + 1
     }
 
+    /// How many rows the table has.
+    var rowCount: Int { self.sections.reduce(0) { $0 + $1.records.count } }
+
     /// The digest of the rows, as the daemon computes it for the list (``ListDigest``).
     var digest: ListDigest {
         Self.digest(schema: self.schema, of: self.sections)

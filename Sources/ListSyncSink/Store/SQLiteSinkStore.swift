@@ -6,21 +6,64 @@ import ListSyncProtocol
 /// changeset whole or not at all).
 public final class SQLiteSinkStore: SinkStore {
     private let database: SQLiteDatabase
+    /// Held for the store's life: one sink per table.
+    private let lock: SQLiteTableLock
     private let watch: String
-    public let layout: SinkTableLayout
-    private let sql: SinkStatements
+    public var layout: SinkTableLayout {
+        didSet {
+            self.sql = SinkStatements(layout: self.layout, dialect: .sqlite)
+            self.database.forgetStatements()
+        }
+    }
+    private var sql: SinkStatements
+    /// Whether the next snapshot may take the table over from whoever has it (`--take-over-table`):
+    /// once, then the table is the watch's.
+    private var takeOver: Bool
 
-    /// Opens (creating when missing) the database at `path` for `watch`'s table laid out as
-    /// `layout`, and creates the bookkeeping tables.
-    public init(path: String, watch: String, layout: SinkTableLayout) throws(SinkError) {
+    /// Takes the table's lock (``SQLiteTableLock``), opens (creating when missing) the database
+    /// at `path` for `watch`'s table laid out as `layout`, creates the bookkeeping tables.
+    ///
+    /// - Parameter takeOver: Whether the first snapshot may replace a table that is not the
+    ///   watch's (a user's own, another watch's): the user's explicit `--take-over-table`.
+    /// - Throws: ``SinkError/refused(_:)`` when another sink holds the table.
+    public init(path: String, watch: String, layout: SinkTableLayout, takeOver: Bool = false) throws(SinkError) {
+        self.lock = try SQLiteTableLock(database: path, table: layout.table, watch: watch)
         self.database = try SQLiteDatabase(path: path)
         self.watch = watch
         self.layout = layout
         self.sql = SinkStatements(layout: layout, dialect: .sqlite)
+        self.takeOver = takeOver
         for statement in self.sql.bookkeeping { try self.database.execute(statement) }
     }
 
+    /// What the bookkeeping says about the table (read in the caller's transaction, if any).
+    private func claim() throws(SinkError) -> TableClaim {
+        let owner = try self.database.statement(self.sql.owner)
+        defer { owner.reset() }
+        try owner.bind([.text(self.sql.tableName)])
+        let recorded = try owner.step() ? owner.text(0) : nil
+        let cursor = try self.database.statement(self.sql.cursorNamesTable)
+        defer { cursor.reset() }
+        try cursor.bind([.text(self.watch), .text(self.layout.table)])
+        let named = try cursor.step()
+        let exists = try self.database.statement("SELECT 1 FROM pragma_table_info(?)")
+        defer { exists.reset() }
+        try exists.bind([.text(self.layout.table)])
+        return TableClaim(owner: recorded, cursorNamesTable: named, exists: try exists.step())
+    }
+
+    /// Checks, in a changeset's transaction, that the table is still the watch's, and records it
+    /// as the watch's (a table made before `listsync_tables` existed).
+    private func checkOwnership() throws(SinkError) {
+        if let reason = try self.claim().divergence(table: self.layout.table, watch: self.watch) { throw .diverged(reason) }
+        try self.database.statement(self.sql.upsertOwner).run([.text(self.sql.tableName), .text(self.watch)])
+    }
+
     public func load() throws(SinkError) -> SinkState? {
+        let claim = try self.claim()
+        try claim.check(table: self.layout.table, watch: self.watch, takeOver: self.takeOver, in: self.database.path)
+        // A table being taken over holds someone else's rows: a snapshot replaces them.
+        guard claim.divergence(table: self.layout.table, watch: self.watch) == nil else { return nil }
         let cursorRow = try self.database.statement(self.sql.selectCursor)
         try cursorRow.bind([.text(self.watch)])
         defer { cursorRow.reset() }
@@ -79,6 +122,8 @@ public final class SQLiteSinkStore: SinkStore {
     public func replace(with mirror: MirroredList, state: SinkState) throws(SinkError) {
         let list = state.list
         try self.database.transaction { () throws(SinkError) in
+            try self.claim().check(table: self.layout.table, watch: self.watch, takeOver: self.takeOver, in: self.database.path)
+            try self.database.statement(self.sql.upsertOwner).run([.text(self.sql.tableName), .text(self.watch)])
             if try self.tableMatches(list.schema) {
                 try self.database.execute("DELETE FROM \(self.sql.table)")
             } else {
@@ -88,32 +133,53 @@ public final class SQLiteSinkStore: SinkStore {
                 }
                 self.database.forgetStatements()
             }
-            let insert = try self.database.statement(self.sql.insertRow(list.schema))
-            var rows = SnapshotRows(mirror, list, self.sql)
-            var values: [SQLValue] = []
-            while rows.next(into: &values) { try insert.run(values) }
-            try self.writeSections(list.sections.map(\.model))
-            try self.writeCursor(list, digest: list.digest)
+            try self.fill(mirror, list)
         }
+        self.takeOver = false
+    }
+
+    /// Inserts the rows of `mirror`'s list and writes its sections and cursor.
+    private func fill(_ mirror: MirroredList, _ list: SinkList) throws(SinkError) {
+        let insert = try self.database.statement(self.sql.insertRow(list.schema))
+        var rows = SnapshotRows(mirror, list, self.sql)
+        var values: [SQLValue] = []
+        while rows.next(into: &values) { try insert.run(values) }
+        try self.writeSections(list.sections.map(\.model))
+        try self.writeCursor(list, digest: list.digest)
+    }
+
+    public func refill(with mirror: MirroredList, state: SinkState, schema: SchemaUpdate?) throws(SinkError) {
+        try self.database.transaction { () throws(SinkError) in
+            try self.checkOwnership()
+            try self.alter(schema)
+            try self.database.execute("DELETE FROM \(self.sql.table)")
+            try self.fill(mirror, state.list)
+        }
+    }
+
+    private func alter(_ schema: SchemaUpdate?) throws(SinkError) {
+        guard let schema else { return }
+        for statement in self.layout.alter(schema.change, .sqlite, qualifiedName: self.sql.table) {
+            try self.database.execute(statement)
+        }
+        self.database.forgetStatements()
     }
 
     public func apply(_ writes: SinkWrites, state: SinkState, digest: ListDigest) throws(SinkError) {
         let list = state.list
         try self.database.transaction { () throws(SinkError) in
-            if let schema = writes.schema {
-                for statement in self.layout.alter(schema.change, qualifiedName: self.sql.table) {
-                    try self.database.execute(statement)
-                }
-                self.database.forgetStatements()
-            }
+            try self.checkOwnership()
+            try self.alter(writes.schema)
             let delete = try self.database.statement(self.sql.deleteRow)
-            for rowID in writes.deleted { try delete.run([.integer(rowID)]) }
+            for rowID in writes.deleted { try RowCount.expect(1, try delete.run([.integer(rowID)]), deleting: rowID, from: self.layout.table) }
             for row in writes.updated {
                 let update = self.sql.update(self.sql.updateColumns(list.schema, placed: row.place != nil))
-                try self.database.statement(update).run(self.sql.updateValues(row, list.schema))
+                try RowCount.expect(1, try self.database.statement(update).run(self.sql.updateValues(row, list.schema)), updating: row.rowID, in: self.layout.table)
             }
             let move = try self.database.statement(self.sql.update(self.sql.placeColumns))
-            for (rowID, place) in writes.moved { try move.run(self.sql.placeValues(place) + [.integer(rowID)]) }
+            for (rowID, place) in writes.moved {
+                try RowCount.expect(1, try move.run(self.sql.placeValues(place) + [.integer(rowID)]), updating: rowID, in: self.layout.table)
+            }
             let insert = try self.database.statement(self.sql.insertRow(list.schema))
             for row in writes.inserted { try insert.run(self.sql.insertValues(row, list.schema)) }
             if let sections = writes.sections { try self.writeSections(sections) }

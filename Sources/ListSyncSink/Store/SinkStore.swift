@@ -7,9 +7,15 @@ import ListSyncProtocol
 /// Every method that writes does so in one transaction that also writes the watch's row of
 /// `listsync_cursors`: the table is at a cursor exactly when the cursor row says so, whatever
 /// happens to the sink or the database in between. That is what makes the sink exactly-once.
+///
+/// A store writes only a table its watch owns (``TableClaim``): each write transaction checks
+/// it, and a table that is not the watch's is refused (``SinkError/refused(_:)``) or, in the
+/// middle of a run, a divergence. A store holds a lock on its table for as long as it lives, so
+/// that one sink at a time writes it.
 public protocol SinkStore: AnyObject {
-    /// How the table is laid out.
-    var layout: SinkTableLayout { get }
+    /// How the table is laid out: set it (same table name) when the watch needs another layout,
+    /// and the next snapshot recreates the table; the store and its lock stay.
+    var layout: SinkTableLayout { get set }
 
     /// The list the table holds and its cursor; `nil` when there is none to resume from (no
     /// cursor, or a table that is missing or laid out differently).
@@ -21,7 +27,16 @@ public protocol SinkStore: AnyObject {
 
     /// Writes one changeset's rows, schema change and sections, and the cursor, in one
     /// transaction.
+    ///
+    /// - Throws: ``SinkError/diverged(_:)`` when the table is no longer the watch's, or an
+    ///   `UPDATE` or `DELETE` did not find its row (the table was changed by hand).
     func apply(_ writes: SinkWrites, state: SinkState, digest: ListDigest) async throws(SinkError)
+
+    /// Writes a changeset that touches most rows as a refill, in one transaction: its schema
+    /// change (`ALTER TABLE`), then every row deleted and `mirror`'s list — the version after
+    /// the changeset, at `state`'s cursor — inserted in bulk, with the sections and the cursor.
+    /// The table is never dropped: its grants, views, triggers and indexes stay.
+    func refill(with mirror: MirroredList, state: SinkState, schema: SchemaUpdate?) async throws(SinkError)
 
     /// The digest of the table as stored: its sections and rows read back in order, each row's
     /// hash recomputed from the values in its columns (``StoredRecordHasher``), under `schema`

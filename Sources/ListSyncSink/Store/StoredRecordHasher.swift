@@ -10,8 +10,8 @@ import ListFormats
 ///   kept for the rows after. A row that no delimiter reproduces is hashed with the one taken
 ///   (or a comma): its hash differs from the daemon's, and the digest shows it.
 /// - JSON: the record column read as JSON, its canonical hash (``ListValue/contentHash``).
-///   PostgreSQL's `jsonb` respells some numbers (`1e2` as `100`, `-0` as `0`): a record holding
-///   such a number counts as changed.
+///   PostgreSQL's `json` column gives back the text the sink wrote (`1e2`, `-0` and `\u0000`
+///   as written).
 struct StoredRecordHasher {
     private let kind: SinkTableLayout.RecordKind
     private let schema: ListSchema

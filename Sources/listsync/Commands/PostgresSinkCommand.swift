@@ -14,8 +14,11 @@ struct PostgresSinkCommand: AsyncParsableCommand {
             Connection settings come from --url, then the PGHOST, PGPORT, PGUSER, PGPASSWORD, \
             PGDATABASE and PGSSLMODE environment variables, then the password file (PGPASSFILE, \
             default ~/.pgpass), as libpq reads them; without a host, the Unix socket in \
-            /var/run/postgresql. The password is never printed. A lost connection is retried \
-            with backoff (0.1 s doubling up to 5 s) for as long as it takes.
+            /var/run/postgresql. The password is never printed; failures say the socket or host, \
+            the cause (errno, the server's message) and where each setting came from (--url, a \
+            PG* variable, the default). A lost connection is retried with backoff (0.1 s doubling \
+            up to 5 s) for as long as it takes; any other failure (TLS set-up, a statement the \
+            server rejects) stops the sink with status 3.
             """
     )
 
@@ -41,7 +44,7 @@ struct PostgresSinkCommand: AsyncParsableCommand {
         }
         let name = self.sink.name
         try await self.sink.run { layout throws(SinkError) in
-            let store = PostgresSinkStore(settings: settings, schema: self.schema, watch: name, layout: layout)
+            let store = PostgresSinkStore(settings: settings, schema: self.schema, watch: name, layout: layout, takeOver: self.sink.takeOverTable)
             store.onRetry = { reason, delay in
                 OutputWriter.writeStandardError(HumanUpdateRenderer.reconnecting("\(name): database unavailable: \(reason)", in: delay))
             }

@@ -15,7 +15,7 @@ struct SQLiteSinkCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await self.sink.run { layout throws(SinkError) in
-            try SQLiteSinkStore(path: self.database, watch: self.sink.name, layout: layout)
+            try SQLiteSinkStore(path: self.database, watch: self.sink.name, layout: layout, takeOver: self.sink.takeOverTable)
         }
     }
 }

@@ -15,8 +15,14 @@ struct SinkCommand: AsyncParsableCommand {
             invalid or missing the table keeps the last good version; when the watch is removed \
             from the daemon's configuration the sink says so and exits 0.
 
+            The sink writes only a table its watch's sink made (listsync_tables records it): a \
+            table of that name it did not make is left as it is, and the sink exits 1, unless \
+            --take-over-table is given. One sink per table: a second exits 1 naming the holder. \
+            A changeset that touches more than half of the rows (and at least 1000) refills the \
+            table in its transaction, never dropping it.
+
             Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch, a \
-            --key that is not the watch's key), \
+            --key that is not the watch's key, a table the sink may not write or another sink holds), \
             2 daemon unreachable at start, 3 data or database error.
             """,
         subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self]

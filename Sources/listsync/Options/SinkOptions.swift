@@ -28,11 +28,19 @@ struct SinkOptions: ParsableArguments {
     @Flag(help: "After each commit, read the table back and compare its digest with the daemon's; resynchronize on a mismatch.")
     var verify = false
 
+    @Flag(
+        name: .customLong("take-over-table"),
+        help: ArgumentHelp(
+            "Let the sink replace the contents (and columns) of a table it did not make: a table of the same name that listsync_tables does not record as this watch's (a user's own, or another watch's sink's). Without it such a table is left as it is and the sink exits 1. Once taken, the table is the watch's."))
+    var takeOverTable = false
+
     /// Asks the daemon how the watch reads (format, sections) and runs the sink into the store
-    /// `open` makes for that layout.
+    /// `open` makes for that layout (once: the store, and the lock it holds on the table, last
+    /// the whole run; a new layout is set on it).
     func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
         try await ClientFailure.exitingOnFailure {
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            var store: (any SinkStore)?
             // Once more each time the watch needs another layout (a reload changed its format or
             // sections): the table is recreated by the snapshot that follows.
             while true {
@@ -44,10 +52,15 @@ struct SinkOptions: ParsableArguments {
                     key: try self.primaryKey(watchKey: summary.key), projected: self.columns)
                 let ending: SinkRunner.Ending
                 do {
-                    let runner = SinkRunner(client: client, watch: self.name, store: try open(layout), verify: self.verify)
+                    let current = try store ?? open(layout)
+                    current.layout = layout
+                    store = current
+                    let runner = SinkRunner(client: client, watch: self.name, store: current, verify: self.verify)
                     ending = try await runner.run { event in
                         if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
                     }
+                } catch SinkError.refused(let message) {
+                    throw ClientFailure.usage(message)
                 } catch let error as SinkError {
                     throw ClientFailure.data("\(error)")
                 }
@@ -75,6 +88,8 @@ struct SinkOptions: ParsableArguments {
     static func line(for event: SinkEvent, watch: String) -> String? {
         switch event {
         case .replaced(let cursor, let rows): return "listsync: \(watch): table replaced by the snapshot at \(cursor) (\(rows) rows)\n"
+        case .refilled(let cursor, let rows):
+            return "listsync: \(watch): table refilled by the changeset at \(cursor): it touched most rows; \(rows) rows written anew in its transaction\n"
         case .subscribed(let subscription): return HumanUpdateRenderer.subscribed(subscription)
         case .resynchronizing(let reason, let count): return "listsync: \(watch): resynchronizing (\(count) so far): \(reason)\n"
         case .status(let status) where status.state != .ok:

@@ -38,14 +38,14 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
     }
 
     /// A JSON watch: the key and a projected member get columns, the record is stored whole
-    /// (`jsonb` in PostgreSQL), and the rows follow every save in order.
+    /// (`json` in PostgreSQL), and the rows follow every save in order.
     @Test(arguments: SinkTestDatabaseKind.allCases) func aJSONWatchWithProjectedColumns(kind: SinkTestDatabaseKind) async throws {
         let harness = try EndToEndHarness(watches: [.init(name: "stock", file: "stock.json", key: ["id"], sectionBy: nil)])
         let database = try await kind.make(harness)
         var records = (1...30).map { ($0, "item \($0)", $0 * 10) }
         try FileContent.write(Self.json(records), to: harness.watched)
         try await harness.startDaemon()
-        // `--verify` reads each record back (from `jsonb` in PostgreSQL) and hashes it: the same
+        // `--verify` reads each record back (from `json` in PostgreSQL) and hashes it: the same
         // hashes as the daemon's, so it never resynchronizes.
         let sink = try Self.startSink(harness, kind, database, ["--key", "id", "--column", "name", "--verify"])
         defer { sink.send(SIGKILL) }
@@ -64,7 +64,7 @@ enum SinkTestDatabaseKind: String, CaseIterable, Sendable, CustomTestStringConve
                     SinkTables.orderedSelect(["listsync_record", "id", "name"], table: "stock", watch: "stock", sectioned: false)),
                     let stored = try? SinkTables.jsonRecords(rows)
                 else { return false }
-                // PostgreSQL's jsonb orders members its own way: compare canonical forms.
+                // Compare canonical forms.
                 guard stored.map(\.contentHash) == expected.allRecords.map(\.contentHash) else { return false }
                 return rows.map { [$0[1], $0[2]] } == records.map { [String($0.0), $0.1] }
             }

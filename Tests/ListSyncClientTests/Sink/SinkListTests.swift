@@ -53,7 +53,7 @@ import Testing
             written.append(writes.rowCount)
             let select = SinkTables.orderedSelect(["listsync_record"], table: layout.table, watch: Versions.watch, sectioned: sectioned)
             let stored = try SinkTables.jsonRecords(try await database.query(select))
-            // PostgreSQL's jsonb orders members its own way: compare canonical forms.
+            // Compare canonical forms.
             #expect(stored.map(\.contentHash) == new.document.allRecords.map(\.contentHash), "version \(seq + 1)")
             #expect(try await store.storedDigest(schema: state.list.schema) == changeset.digest)
         }

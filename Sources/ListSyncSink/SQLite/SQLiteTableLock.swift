@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lock a SQLite sink holds on its table for as long as it runs: `flock` on a side file next
+/// to the database, `DATABASE.listsync-lock-TABLE`, holding the process id and watch of the sink
+/// that has it (what a second sink's refusal names). The kernel releases it when the process
+/// ends, however it ends; the file stays.
+final class SQLiteTableLock {
+    /// The side file.
+    let path: String
+    private let descriptor: Int32
+
+    /// Takes the lock on `table` of the database file `database` for the sink of `watch`.
+    ///
+    /// - Throws: ``SinkError/refused(_:)`` when another sink holds it, naming that sink;
+    ///   ``SinkError/database(_:)`` when the side file cannot be made.
+    init(database: String, table: String, watch: String) throws(SinkError) {
+        self.path = database + ".listsync-lock-" + Self.fileName(table)
+        let descriptor = open(self.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .database("\(self.path): cannot open the table's lock file: \(String(cString: strerror(errno))) (errno \(errno))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = errno
+            let holder = Self.read(descriptor)
+            close(descriptor)
+            guard failure == EWOULDBLOCK else {
+                throw .database("\(self.path): cannot lock: \(String(cString: strerror(failure))) (errno \(failure))")
+            }
+            let who = holder.isEmpty ? "another sink" : "the sink \(holder)"
+            throw .refused("the table \"\(table)\" in \(database) is held by \(who) (lock \(self.path)); one sink per table")
+        }
+        self.descriptor = descriptor
+        let holder = Array("pid \(getpid()), watch \(watch)".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    deinit {
+        close(self.descriptor)
+    }
+
+    /// The table's name as part of a file name: ASCII letters and digits, `_`, `-` and `.` as
+    /// they are (letters in lower case: SQLite's names ignore ASCII case), any other byte `%XX`;
+    /// beyond 160 bytes, cut and followed by a hash of the whole name.
+    static func fileName(_ table: String) -> String {
+        var name = ""
+        // ASCII letters only, as SQLite folds them.
+        let folded = table.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+        for byte in folded {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                name.append(Character(Unicode.Scalar(byte)))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                name += "%" + (hex.count < 2 ? "0" : "") + hex
+            }
+        }
+        guard name.utf8.count > 160 else { return name }
+        return String(name.prefix(140)) + "~" + String(SQLDialect.fnv1a(folded), radix: 16)
+    }
+
+    /// What the side file holds (up to 256 bytes).
+    private static func read(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+    }
+}
