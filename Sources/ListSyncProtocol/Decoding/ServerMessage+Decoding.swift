@@ -55,7 +55,8 @@ extension ServerMessage {
                     watch: try fields.string("watch"),
                     state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
                     error: problem,
-                    warnings: try fields.warnings()
+                    warnings: try fields.warnings(),
+                    since: try fields.optionalInteger("since", as: Int64.self)
                 ))
         case "heartbeat":
             self = .heartbeat(time: try fields.integer("time", as: Int64.self))
@@ -78,7 +79,8 @@ extension WatchSummary {
             rows: try fields.optionalInteger("rows"),
             key: fields.optional("key") == nil ? [] : try fields.strings("key"),
             warnings: try fields.warnings(),
-            path: try fields.optionalString("path")
+            path: try fields.optionalString("path"),
+            since: try fields.optionalInteger("since", as: Int64.self)
         )
     }
 }
