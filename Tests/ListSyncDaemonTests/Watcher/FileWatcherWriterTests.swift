@@ -25,6 +25,9 @@ extension FileWatcherTests.Writers {
             let reader = DescriptorHolder()
             reader.open(file)
             defer { reader.close() }
+            // Long enough for the inotify thread to take the reader's IN_OPEN: the writer's,
+            // identical, would merge into it while both wait in the kernel's queue.
+            try await Task.sleep(for: .milliseconds(100))
             let started = ContinuousClock.now
             try FileOperations.write("id\n1\n2\n", to: file)
             let seen = await harness.waitUntil { harness.observations(of: file).last == .content("id\n1\n2\n") }
