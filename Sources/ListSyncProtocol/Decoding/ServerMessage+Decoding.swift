@@ -50,10 +50,12 @@ extension ServerMessage {
             } else {
                 problem = nil
             }
+            // A state added after this client was built: skipped like an unknown pushed type.
+            let state = try fields.parsed("state", as: "a watch state", code: .unknownType) { WatchState(rawValue: $0) }
             self = .status(
                 StatusMessage(
                     watch: try fields.string("watch"),
-                    state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
+                    state: state,
                     error: problem,
                     warnings: try fields.warnings(),
                     since: try fields.optionalInteger("since", as: Int64.self)
