@@ -74,6 +74,8 @@ extension WatchConfiguration {
         case delimiter
         /// ``WatchConfiguration/raggedRows``.
         case raggedRows
+        /// ``WatchConfiguration/publishWhileWriting``.
+        case publishWhileWriting
 
         /// The settings that say how records are identified: versions read before and after a
         /// change of one of them cannot be diffed record by record, so the watch starts a new
@@ -90,6 +92,7 @@ extension WatchConfiguration {
             case .ignore: return "ignore"
             case .delimiter: return "delimiter"
             case .raggedRows: return "ragged_rows"
+            case .publishWhileWriting: return "publish_while_writing"
             }
         }
 
@@ -112,6 +115,7 @@ extension WatchConfiguration {
                 case .ignore: return self.ignore != other.ignore
                 case .delimiter: return self.delimiter != other.delimiter
                 case .raggedRows: return self.raggedRows != other.raggedRows
+                case .publishWhileWriting: return self.publishWhileWriting != other.publishWhileWriting
                 }
             }
         )

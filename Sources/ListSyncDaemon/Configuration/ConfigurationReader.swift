@@ -24,7 +24,9 @@ struct ConfigurationReader {
         "partial_line_timeout_ms", "watch",
     ]
     /// The keys of a `[[watch]]` table.
-    static let watchKeys: Set<String> = ["name", "path", "format", "key", "section_by", "ignore", "delimiter", "ragged_rows"]
+    static let watchKeys: Set<String> = [
+        "name", "path", "format", "key", "section_by", "ignore", "delimiter", "ragged_rows", "publish_while_writing",
+    ]
     /// The values of `delimiter`, named as `listsync parse --delimiter` names them.
     static let delimiters: [(name: String, value: CSVDelimiter)] = CSVDelimiter.allCases.map { ("\($0)", $0) }
     /// The values of `ragged_rows`, named as `listsync parse --ragged-rows` names them.
@@ -180,6 +182,7 @@ struct ConfigurationReader {
         }
         let delimiter = self.csvOption(table, "delimiter", at: path, format: format, among: Self.delimiters)
         let raggedRows = self.csvOption(table, "ragged_rows", at: path, format: format, among: Self.raggedRowPolicies)
+        let publishWhileWriting = self.value(table, "publish_while_writing", at: path, expected: "a boolean", { $0.bool })
         guard let name, let filePath, let format else { return nil }
         return WatchConfiguration(
             name: name,
@@ -189,7 +192,8 @@ struct ConfigurationReader {
             sectionBy: sectionBy,
             ignore: ignore,
             delimiter: delimiter,
-            raggedRows: raggedRows ?? .error
+            raggedRows: raggedRows ?? .error,
+            publishWhileWriting: publishWhileWriting ?? false
         )
     }
 

@@ -63,6 +63,12 @@ public struct WatchConfiguration: Sendable, Hashable {
     /// What to do with CSV rows whose field count differs from the header's (`.error` for JSON
     /// formats, where it has no effect).
     public var raggedRows: RaggedRowPolicy
+    /// Whether the file is published while a writer holds it open (`publish_while_writing`): for
+    /// a file kept open for good, such as a log appended to. Then it is published every
+    /// `settle_while_writing_max_ms` while it changes, without its unterminated last line. By
+    /// default (`false`) a file that a writer has modified and still holds open is not published
+    /// at all — its status is `writing` — however long the writer takes.
+    public var publishWhileWriting: Bool
 
     /// Creates a watch configuration; the values must already be resolved (see the type's
     /// documentation).
@@ -74,7 +80,8 @@ public struct WatchConfiguration: Sendable, Hashable {
         sectionBy: String? = nil,
         ignore: [String] = [],
         delimiter: CSVDelimiter? = nil,
-        raggedRows: RaggedRowPolicy = .error
+        raggedRows: RaggedRowPolicy = .error,
+        publishWhileWriting: Bool = false
     ) {
         self.name = name
         self.path = path
@@ -84,6 +91,7 @@ public struct WatchConfiguration: Sendable, Hashable {
         self.ignore = ignore
         self.delimiter = format.defaultDelimiter == nil ? nil : delimiter ?? format.defaultDelimiter
         self.raggedRows = raggedRows
+        self.publishWhileWriting = publishWhileWriting
     }
 
     /// Whether `name` is acceptable as a watch name (see ``name``).

@@ -128,7 +128,8 @@ final class WatchFeed: Sendable {
             WatchSummary(
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version?.cursor,
-                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings, path: state.path)
+                rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings, path: state.path,
+                since: state.status.since)
         }
     }
 

@@ -66,7 +66,7 @@ public final class ListSyncService: Service {
             group.addTask { try await running.watcher.run() }
             group.addTask {
                 for await event in running.watcher.events {
-                    running.trackers.fileChanged(atPath: event.path, check: event.check)
+                    running.trackers.fileEvent(event)
                 }
             }
             for watch in self.initialConfiguration.watches {

@@ -54,12 +54,11 @@ final class TrackerSet: Sendable {
         self.entries.withLock { $0.map(\.tracker) }
     }
 
-    /// Tells every tracker of the file at `path` to read it again, using what it reads only if
-    /// `check`, when given, confirms it complete.
-    func fileChanged(atPath path: String, check: CompletenessCheck?) {
-        let trackers = self.entries.withLock { entries in entries.filter { $0.watchedPath == path }.map(\.tracker) }
+    /// Hands the watcher's `event` to every tracker of the file it is about.
+    func fileEvent(_ event: FileWatchEvent) {
+        let trackers = self.entries.withLock { entries in entries.filter { $0.watchedPath == event.path }.map(\.tracker) }
         for tracker in trackers {
-            tracker.fileChanged(check: check)
+            tracker.fileEvent(event)
         }
     }
 }

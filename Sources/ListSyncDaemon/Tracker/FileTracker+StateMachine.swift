@@ -21,13 +21,17 @@ extension FileTracker {
             case invalid(lastGood: WatchVersion?, problem: WatchProblem, bytes: [UInt8]?)
             /// The file is gone: `lastGood` stays live, it is not emptied.
             case missing(lastGood: WatchVersion?)
+            /// A writer has modified the file and still holds it open since `since` (milliseconds
+            /// since the Unix epoch): what it holds is not a version yet, so `lastGood` stays live
+            /// until the writer closes it.
+            case writing(lastGood: WatchVersion?, since: Int64)
 
             /// The version subscribers see.
             var lastGood: WatchVersion? {
                 switch self {
                 case .loading: return nil
                 case .live(let version): return version
-                case .invalid(let lastGood, _, _), .missing(let lastGood): return lastGood
+                case .invalid(let lastGood, _, _), .missing(let lastGood), .writing(let lastGood, _): return lastGood
                 }
             }
         }
@@ -75,6 +79,27 @@ extension FileTracker {
             self.publishedStatus = status
             self._checkInvariants()
             return status
+        }
+
+        /// Notes that a writer has held the file open since `since` (milliseconds since the Unix
+        /// epoch) and modified it: the last good version stays live, and the status says
+        /// `writing` until the next read. Returns the status to publish when it changed.
+        mutating func noteWriting(since: Int64) -> StatusMessage? {
+            if case .writing(_, since) = self.state {
+                return nil
+            }
+            self.state = .writing(lastGood: self.state.lastGood, since: since)
+            let status = self.status
+            guard status != self.publishedStatus else { return nil }
+            self.publishedStatus = status
+            self._checkInvariants()
+            return status
+        }
+
+        /// Whether the last news of the file is that a writer holds it.
+        var isWriting: Bool {
+            if case .writing = self.state { return true }
+            return false
         }
 
         /// Starts history `epoch` with the next valid version, which is published whole (subscribers
@@ -186,6 +211,8 @@ extension FileTracker {
                 return StatusMessage(watch: self.watch, state: .invalid, error: problem)
             case .missing:
                 return StatusMessage(watch: self.watch, state: .missing, error: WatchProblem(message: "the file does not exist"))
+            case .writing(_, let since):
+                return StatusMessage(watch: self.watch, state: .writing, since: since)
             }
         }
 

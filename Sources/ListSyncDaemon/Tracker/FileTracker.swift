@@ -22,10 +22,13 @@ final class FileTracker: Sendable {
     /// Where the watch's versions are made durable before they are published; moved into
     /// ``run(pool:)``, which owns it from then on.
     private let initialStore: WatchStateStore
-    /// "Read the file again", with the check the read must pass; holds at most one pending
-    /// request (the newest), which is the coalescing.
-    private let readRequests: AsyncStream<CompletenessCheck?>.Continuation
-    private let requests: AsyncStream<CompletenessCheck?>
+    /// "Look at the file again" (``Request``); holds at most one pending request (the newest),
+    /// which is the coalescing.
+    private let readRequests: AsyncStream<Request>.Continuation
+    private let requests: AsyncStream<Request>
+    /// Since when a writer holds the file, as the watcher last said (`nil`: none does). Kept
+    /// apart from the requests, which coalesce, so no request reads a file a writer holds.
+    private let writer = Mutex<ContinuousClock.Instant?>(nil)
     private let restored: Signal
     private let firstRead: Signal
     /// Whether ``run(pool:)`` deletes the watch's state when it ends: the watch was removed.
@@ -47,7 +50,7 @@ final class FileTracker: Sendable {
         logger[metadataKey: "watch"] = "\(watch.name)"
         self.logger = logger
         // The first read needs no announcement: start loading at once.
-        self.readRequests.yield(nil)
+        self.readRequests.yield(.reread)
     }
 
     /// The watch as currently configured.
@@ -55,10 +58,24 @@ final class FileTracker: Sendable {
         self.configuration.withLock { $0.watch }
     }
 
-    /// Asks for the file to be read again (the watcher announced a change or its absence); what
-    /// is read is used only if `check`, when given, confirms it complete.
-    func fileChanged(check: CompletenessCheck?) {
-        self.readRequests.yield(check)
+    /// Takes the watcher's news of the file: a change or its absence (read it again; what is
+    /// read is used only if the check confirms it complete), or a writer that holds it (the
+    /// status says `writing`; a watch that publishes while writing reads it at the writer bound).
+    func fileEvent(_ event: FileWatchEvent) {
+        switch event {
+        case .changed(_, let check):
+            self.writer.withLock { $0 = nil }
+            self.readRequests.yield(.announced(check))
+        case .missing:
+            self.writer.withLock { $0 = nil }
+            self.readRequests.yield(.announced(nil))
+        case .writing(_, let since):
+            self.writer.withLock { $0 = since }
+            self.readRequests.yield(.writing)
+        case .changedWhileWriting(_, let since):
+            self.writer.withLock { $0 = since }
+            self.readRequests.yield(.changedWhileWriting)
+        }
     }
 
     /// Applies a new configuration of the watch and reads the file again at once, with the new
@@ -75,10 +92,14 @@ final class FileTracker: Sendable {
         let startsEpoch = self.configuration.withLock { configuration in
             let startsEpoch = !watch.fields(differingFrom: configuration.watch).isDisjoint(with: WatchConfiguration.Field.identities)
             if startsEpoch { configuration.newEpoch = Epoch.random() }
+            if watch.path != configuration.watch.path {
+                // The writer held the old file; the watcher tells about the new one.
+                self.writer.withLock { $0 = nil }
+            }
             configuration.watch = watch
             return startsEpoch
         }
-        self.readRequests.yield(nil)
+        self.readRequests.yield(.reread)
         return startsEpoch
     }
 
@@ -116,10 +137,26 @@ final class FileTracker: Sendable {
         }
         guard var (machine, store) = await self.restore(pool: pool) else { return }
         self.restored.fire()
-        for await check in self.requests {
+        for await request in self.requests {
             let (watch, newEpoch, historyLength) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
+            }
+            let check: CompletenessCheck?
+            let completeLinesOnly: Bool
+            switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: watch.publishWhileWriting) {
+            case .nothing:
+                continue
+            case .noteWriting(let since):
+                if let status = machine.noteWriting(since: WallClock.unixMilliseconds(at: since)) {
+                    let publication = WatchPublication(status: status)
+                    self.log(publication)
+                    self.feed.publish(publication)
+                }
+                self.firstRead.fire()
+                continue
+            case .read(let readCheck, let linesOnly):
+                (check, completeLinesOnly) = (readCheck, linesOnly)
             }
             if let newEpoch {
                 machine.startEpoch(newEpoch)
@@ -130,7 +167,11 @@ final class FileTracker: Sendable {
                 let (attempt, checkedRead) = try await pool.runIfActive {
                     // The marks go in right before and right after the read, on its thread.
                     let checkedRead = check?.beginRead()
-                    let attempt = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    var attempt = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+                    if completeLinesOnly, watch.format != .json {
+                        // Read while its writer holds it: a line not yet finished is no record.
+                        attempt = attempt.map { $0.completeLines() }
+                    }
                     if case .success(let snapshot) = attempt {
                         checkedRead?.end(with: snapshot)
                     }
@@ -274,7 +315,7 @@ final class FileTracker: Sendable {
         }
         Task { [readRequests] in
             try? await Task.sleep(for: Self.storageRetryInterval)
-            readRequests.yield(nil)
+            readRequests.yield(.reread)
         }
     }
 
@@ -289,6 +330,8 @@ final class FileTracker: Sendable {
                 for warning in status.warnings {
                     self.logger.warning("\(warning.message)", metadata: ["at": "\(warning.position.map(\.description) ?? "-")"])
                 }
+            case .writing:
+                self.logger.info("a writer holds the file open: the last version stays live until it closes the file")
             case .invalid, .missing:
                 self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
             }

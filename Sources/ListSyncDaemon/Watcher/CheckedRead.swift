@@ -53,8 +53,9 @@ public final class CheckedRead: Sendable {
         }
     }
 
-    /// Whether nobody had the file open when the read began and nothing happened to it until it
-    /// ended: `true` means the read saw a complete version. `false` also when the watcher stopped
+    /// Whether no writer held the file when the read began, nothing happened to it until it
+    /// ended and nobody who opened it meanwhile still holds it: `true` means the read saw a
+    /// complete version. `false` also when the watcher stopped
     /// or lost events (it then re-checks every file). Call once, after ``end(with:)``.
     public func confirm() async -> Bool {
         guard let id else { return false }

@@ -5,8 +5,9 @@
 /// then the next save may be under way. So the reader brackets its read with
 /// ``beginRead()`` and ``CheckedRead/end(with:)``, which mark its start and end in the kernel's
 /// inotify queue, and asks ``CheckedRead/confirm()`` whether — by every event queued up to those
-/// marks — nobody had the file open when the read began and nothing happened to it until it
-/// ended. If so, the bytes read are a version some writer completed. If not, the read must be
+/// marks — no writer held the file when the read began, nothing happened to it until it ended,
+/// and nobody who opened it meanwhile still has it open. (Readers that had it open all along,
+/// such as `tail -f`, do not count.) If so, the bytes read are a version some writer completed. If not, the read must be
 /// dropped; the file settles again and the watcher announces it again.
 ///
 /// What happened between the announcement and the read does not matter: a save completed in
@@ -28,8 +29,8 @@ public struct CompletenessCheck: Sendable, Hashable {
     /// Call on the reading thread right before opening the file: marks the read's start.
     ///
     /// The mark also keeps the read's own `IN_OPEN` from merging with a writer's just before it
-    /// (inotify merges identical events in a row), so the watcher sees that the writer has the file
-    /// open.
+    /// (inotify merges identical events in a row), so the watcher sees that the writer opened the
+    /// file.
     public func beginRead() -> CheckedRead {
         CheckedRead(confirmations: confirmations, id: confirmations.begin(path: path, generation: generation), emptyReadDelay: emptyReadDelay)
     }

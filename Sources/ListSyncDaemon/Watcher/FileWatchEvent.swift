@@ -2,34 +2,33 @@
 ///
 /// Events are *hints to read*, not content: the consumer (the per-file tracker) reacts to
 /// ``changed(path:check:)`` by reading the file with ``FileSnapshot/read(atPath:maximumAttempts:)``
-/// — and, when the event carries a ``CompletenessCheck``, by confirming it before using what it
-/// read — and to ``missing(path:)`` by reporting the file as missing. Consecutive events for the
+/// and confirming the event's ``CompletenessCheck`` before using what it read, and to
+/// ``missing(path:)`` by reporting the file as missing. Consecutive events for the
 /// same path may repeat (a reconciliation can re-announce an unchanged file); the consumer must
 /// treat them idempotently, e.g. by comparing the bytes it reads with the last version it saw.
 public enum FileWatchEvent: Sendable, Hashable {
-    /// The file at this path exists and has settled since its last change: read it now.
-    ///
-    /// `check` is present when no writer had the file open at the announcement: a read confirmed
-    /// by it is a complete version. It is `nil` when the file is announced although a writer still
-    /// holds it open (it was written for longer than
-    /// ``FileWatcher/Configuration/maximumWaitForWriter``, as a log is): that read is used as it is.
-    case changed(path: String, check: CompletenessCheck?)
+    /// The file at this path exists, has settled since its last change and no writer holds it:
+    /// read it now. A read that `check` confirms is a complete version.
+    case changed(path: String, check: CompletenessCheck)
+    /// A writer modified the file at `since` and still holds it open (``WriterState``), for
+    /// longer than a save takes: what it holds now is not a complete version (a slow export
+    /// between its rows). Said once per writer; ``changed(path:check:)`` follows when it closes
+    /// the file, however long that takes.
+    case writing(path: String, since: ContinuousClock.Instant)
+    /// The file changed while a writer (there since `since`) holds it open, and
+    /// ``FileWatcher/Configuration/maximumWaitForWriter`` has passed since its first change not
+    /// yet announced: a consumer that publishes such a file anyway (a log appended to for good)
+    /// reads it now, without a check, and takes only its complete lines. Repeated each
+    /// ``FileWatcher/Configuration/maximumWaitForWriter`` while the file keeps changing.
+    case changedWhileWriting(path: String, since: ContinuousClock.Instant)
     /// The file at this path does not exist (or its directory vanished) after settling.
     case missing(path: String)
 
     /// The watched path this event is about, exactly as it was passed to the watcher.
     public var path: String {
         switch self {
-        case .changed(let path, _), .missing(let path):
+        case .changed(let path, _), .writing(let path, _), .changedWhileWriting(let path, _), .missing(let path):
             return path
-        }
-    }
-
-    /// The check a read prompted by this event must pass, if any.
-    public var check: CompletenessCheck? {
-        switch self {
-        case .changed(_, let check): return check
-        case .missing: return nil
         }
     }
 }

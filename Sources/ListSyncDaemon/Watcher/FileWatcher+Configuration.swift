@@ -5,10 +5,10 @@ extension FileWatcher {
     /// A file is announced once no event has touched it for the delay belonging to its *latest*
     /// event; every event restarts the wait — but a file that keeps changing is announced anyway
     /// once ``maximumSettleDelay`` has passed since its first change not yet announced. Either way
-    /// it is announced only while nobody has it open (inotify's `IN_OPEN` not yet matched by an
-    /// `IN_CLOSE_*`, or an `IN_MODIFY` not yet followed by `IN_CLOSE_WRITE`), so a half-written
-    /// file is never read as a version; a writer that keeps it open longer than
-    /// ``maximumWaitForWriter`` (a log) does not hold it back for good. The defaults suit editors and scripts on local disks.
+    /// it is announced only while no writer holds it (an `IN_MODIFY` not yet followed by
+    /// `IN_CLOSE_WRITE`; opens that write nothing are readers and do not count), so a
+    /// half-written file is never read as a version, however long its writer takes. The defaults
+    /// suit editors and scripts on local disks.
     public struct Configuration: Sendable, Hashable {
         /// After `IN_CLOSE_WRITE` or `IN_MOVED_TO`: a writer closed the file or renamed a complete
         /// file into place, so it is most likely done. Default 20 ms.
@@ -25,10 +25,12 @@ extension FileWatcher {
         /// change not yet announced (configuration key `settle_max_ms`): announced then, or at the
         /// next moment no writer has it open. Default 1 s.
         public var maximumSettleDelay: Duration
-        /// The longest a changed file waits for a writer that has it open to close it, counted
-        /// from its first change not yet announced (configuration key
-        /// `settle_while_writing_max_ms`); then it is announced as it is, without a
-        /// ``CompletenessCheck``. Default 5 s.
+        /// How often a file that a writer keeps open and keeps changing is announced anyway
+        /// (``FileWatchEvent/changedWhileWriting(path:since:)``), counted from its first change
+        /// not yet announced, for the watches that publish while writing (a log appended to for
+        /// good, `publish_while_writing`); and, after lost events, how long a file's `stat` must
+        /// stay the same before it counts as closed (configuration key
+        /// `settle_while_writing_max_ms`). Default 5 s.
         public var maximumWaitForWriter: Duration
         /// How long a ``CheckedRead`` waits before it marks the read's end, when the read found
         /// the file empty (however it was saved before: the next save may truncate it). A truncation is visible to readers before the kernel

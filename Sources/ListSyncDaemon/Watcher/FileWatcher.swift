@@ -8,10 +8,13 @@ import Synchronization
 /// vim's backup dance, `cp` over, delete + recreate. When the directory itself goes away, the
 /// nearest existing ancestor is watched until it returns. A file is announced only after it has
 /// been quiet for a settle delay, or a maximum delay if it keeps changing, and only while no
-/// writer has it open (see ``Configuration``); then the consumer reads it with
+/// writer holds it (an open followed by `IN_MODIFY`, not yet by `IN_CLOSE_WRITE`: readers such
+/// as `tail -f` never count, see ``WriterState``). A writer that holds it longer than a save
+/// takes is reported with ``FileWatchEvent/writing(path:since:)`` instead. Then the consumer reads it with
 /// ``FileSnapshot/read(atPath:maximumAttempts:)`` and confirms with the event's
 /// ``CompletenessCheck`` that nobody was writing it during the read, so a half-written file is
-/// never taken for a version. On inotify queue overflow every file is re-announced, and a slow `stat`
+/// never taken for a version. On inotify queue overflow every file is re-announced — one that
+/// changed meanwhile once its `stat` stays the same for the writer bound — and a slow `stat`
 /// reconciliation catches anything inotify could not report.
 ///
 /// ```swift
@@ -21,11 +24,13 @@ import Synchronization
 /// for await event in watcher.events {
 ///     switch event {
 ///     case .changed(let path, let check):
-///         let read = check?.beginRead()
+///         let read = check.beginRead()
 ///         let snapshot = try FileSnapshot.read(atPath: path)
-///         read?.end(with: snapshot)
-///         guard await read?.confirm() ?? true else { continue } // written meanwhile: announced again
+///         read.end(with: snapshot)
+///         guard await read.confirm() else { continue } // written meanwhile: announced again
 ///         // …
+///     case .writing(let path, let since): // a writer holds it: not a version yet
+///     case .changedWhileWriting(let path, _): // only for files published while written (logs)
 ///     case .missing(let path): // …
 ///     }
 /// }
@@ -190,7 +195,7 @@ public final class FileWatcher: Sendable {
                     await registry.reconcile(now: now)
                 case .readStarted(let id, let inSync):
                     if let path = confirmations.pathStarting(id) {
-                        confirmations.noteStart(id, completeAt: inSync ? registry.completeGeneration(of: path) : nil)
+                        confirmations.noteStart(id, completeAt: inSync ? registry.readStart(of: path) : nil)
                     }
                 case .readEnded(let id, let inSync):
                     // The start is always noted first (its barrier was placed first); a read

@@ -15,9 +15,10 @@ final class ReadConfirmations: Sendable {
     private enum Progress {
         /// The start barrier is on its way.
         case starting
-        /// The start barrier passed: the file's generation then, if nobody had it open and no
-        /// event was lost; `nil` otherwise (the read cannot be of a complete version).
-        case started(completeAt: UInt64?)
+        /// The start barrier passed: the file's generation and open count then, if no writer
+        /// held it and no event was lost; `nil` otherwise (the read cannot be of a complete
+        /// version).
+        case started(completeAt: WatchRegistry.ReadStart?)
         /// The end barrier passed and the watcher judged the read.
         case answered(Bool)
     }
@@ -40,8 +41,8 @@ final class ReadConfirmations: Sendable {
     struct Judged {
         let path: String
         let announcedGeneration: UInt64
-        /// The file's generation when the read began, if it was complete then.
-        let completeAt: UInt64?
+        /// The file's generation and open count when the read began, if it was complete then.
+        let completeAt: WatchRegistry.ReadStart?
     }
 
     private struct State {
@@ -97,10 +98,10 @@ final class ReadConfirmations: Sendable {
     }
 
     /// Notes what the watcher knew of the file when read `id` began.
-    func noteStart(_ id: Int, completeAt generation: UInt64?) {
+    func noteStart(_ id: Int, completeAt start: WatchRegistry.ReadStart?) {
         state.withLock { state in
             guard let read = state.reads[id] else { return }
-            state.reads[id]?.progress = .started(completeAt: read.isStartLate ? nil : generation)
+            state.reads[id]?.progress = .started(completeAt: read.isStartLate ? nil : start)
         }
     }
 

@@ -48,14 +48,15 @@ struct WatchRegistry {
         /// How many events changed the file; a ``CompletenessCheck`` passes only if it has not
         /// moved since the announcement.
         var generation: UInt64 = 0
-        /// `IN_OPEN`s not yet matched by an `IN_CLOSE_WRITE` or `IN_CLOSE_NOWRITE`. Inotify does
-        /// not say an open's mode, and a writer's open comes before its truncation and its
-        /// writes, so while this is not zero the file may be incomplete — even when the kernel
-        /// has not yet reported the write a reader already sees.
+        /// `IN_OPEN`s not yet matched by an `IN_CLOSE_WRITE` or `IN_CLOSE_NOWRITE`: readers
+        /// (`tail -f`, a viewer) and writers alike, since inotify does not say an open's mode.
+        /// They never hold an announcement back (only a ``writer`` does); a read is judged
+        /// complete only if nobody opened the file during it and still has it open
+        /// (``confirm(_:announcedAt:readStartedAt:now:)``).
         var openCount = 0
-        /// Whether an `IN_MODIFY` came after the last `IN_CLOSE_WRITE`: a writer that opened the
-        /// file before it was watched is still writing.
-        var isModifiedSinceClose = false
+        /// Whether a writer holds the file open (an `IN_MODIFY` not yet followed by
+        /// `IN_CLOSE_WRITE`), or may since events were lost.
+        var writer = WriterState.none
 
         /// The symbolic links on the path and the file it resolves to, watched as its aliases.
         var links = SymbolicLinkChain(aliases: [])
@@ -70,20 +71,26 @@ struct WatchRegistry {
         /// that began after the announcement gets its full wait however late the read came.
         var refusedSince: ContinuousClock.Instant?
 
-        /// Whether someone may be writing the file. A rename over it or its removal clears this:
-        /// whoever has the old file open does not write the new one.
-        var isHeldOpen: Bool { openCount > 0 || isModifiedSinceClose }
-
         /// When the file is due to be announced, if it is settling: when it has been quiet for its
         /// delay or the maximum settle delay has passed (since its first change, or a refused
-        /// announcement's, ``refusedSince``) — or, while a writer has it open, once the maximum
-        /// wait for writers has passed since its first change.
+        /// announcement's, ``refusedSince``). While a writer holds it, it is due only to be
+        /// announced as being written — once the writer has held it for the modify settle delay
+        /// and the file would otherwise have settled, so a quick save never is — and then, for
+        /// the watches that publish while writing, once the writer bound has passed since its
+        /// first change not yet announced. After lost events, once its `stat` has stayed the same
+        /// for the writer bound.
         func dueTime(_ configuration: FileWatcher.Configuration) -> ContinuousClock.Instant? {
             guard case .settling(let since, let until, _) = state else { return nil }
-            if isHeldOpen {
-                return since + configuration.maximumWaitForWriter
+            let settled = min(until, min(since, refusedSince ?? since) + configuration.maximumSettleDelay)
+            switch writer {
+            case .none:
+                return settled
+            case .writing(let writerSince, let announced):
+                let bound = since + configuration.maximumWaitForWriter
+                return announced ? bound : min(bound, max(settled, writerSince + configuration.modifySettleDelay))
+            case .unknown(_, let stableSince):
+                return stableSince + configuration.maximumWaitForWriter
             }
-            return min(until, min(since, refusedSince ?? since) + configuration.maximumSettleDelay)
         }
     }
 
@@ -237,7 +244,7 @@ struct WatchRegistry {
         if event.mask.contains(.queueOverflow) {
             logger.warning("inotify events were lost; re-checking every watched file and directory")
             for path in files.keys {
-                forgetOpens(of: path)
+                restartWriterTracking(of: path, now: now)
                 touch(path, after: configuration.closeSettleDelay, now: now)
             }
             await reconcileDirectories(now: now)
@@ -260,7 +267,7 @@ struct WatchRegistry {
             if entry.files.contains(event.name) {
                 let path = WatchedPath.entry(event.name, in: directory)
                 for file in targets(ofEntry: path) {
-                    noteOpens(of: file, after: event.mask)
+                    noteOpens(of: file, after: event.mask, now: now)
                     guard !event.mask.isDisjoint(with: .changes) else { continue }
                     touch(file, after: configuration.settleDelay(after: event.mask), now: now)
                     if !event.mask.isDisjoint(with: [.create, .movedTo, .delete, .movedFrom]) {
@@ -277,15 +284,31 @@ struct WatchRegistry {
         }
     }
 
-    /// Announces every settling file that is due (``WatchedFile/dueTime(_:)``): `.changed` if
-    /// something is at its path — with a ``CompletenessCheck`` unless a writer still has it open —
-    /// and `.missing` if not, unless it was already announced missing.
+    /// Announces every settling file that is due (``WatchedFile/dueTime(_:)``): `.missing` if
+    /// nothing is at its path (unless it was already announced missing); while a writer holds it,
+    /// `.writing` once and `.changedWhileWriting` at the writer bound; else `.changed` with a
+    /// ``CompletenessCheck``. After lost events, a file whose `stat` moved since it was last
+    /// looked at waits for the writer bound again.
     mutating func announceDue(now: ContinuousClock.Instant) {
         for (path, file) in files {
             guard let due = file.dueTime(configuration), due <= now,
                   case .settling(let since, _, let announced) = file.state
             else { continue }
             let status = PathStatus(ofPath: path)
+            switch file.writer {
+            case .writing(let writerSince, announced: false) where now < since + configuration.maximumWaitForWriter && status != .missing:
+                files[path]?.writer = .writing(since: writerSince, announced: true)
+                output.yield(.writing(path: path, since: writerSince))
+                continue
+            case .unknown(let observed, _) where observed != status:
+                files[path]?.writer = .unknown(observed: status, stableSince: now)
+                continue
+            case .unknown:
+                logger.debug("unchanged for the writer bound after lost events: taken as closed", metadata: ["path": "\(path)"])
+                files[path]?.writer = .none
+            case .none, .writing:
+                break
+            }
             files[path]?.state = .quiet(announced: status)
             files[path]?.refusedSince = nil
             files[path]?.checkedAnnouncement = nil
@@ -295,9 +318,10 @@ struct WatchRegistry {
                     output.yield(.missing(path: path))
                 }
             case .present, .inaccessible:
-                if file.isHeldOpen {
-                    logger.debug("announcing a file that is still held open", metadata: ["path": "\(path)"])
-                    output.yield(.changed(path: path, check: nil))
+                if case .writing(let writerSince, _) = file.writer {
+                    logger.debug("announcing a file that a writer still holds open", metadata: ["path": "\(path)"])
+                    files[path]?.writer = .writing(since: writerSince, announced: true)
+                    output.yield(.changedWhileWriting(path: path, since: writerSince))
                 } else {
                     files[path]?.checkedAnnouncement = CheckedAnnouncement(generation: file.generation, since: min(since, file.refusedSince ?? since))
                     let check = CompletenessCheck(
@@ -309,24 +333,38 @@ struct WatchRegistry {
         }
     }
 
-    /// The file's generation if nobody has it open now, `nil` if someone may be writing it (or it
-    /// is not watched): taken when a read's start barrier has passed, for ``confirm(_:announcedAt:readStartedAt:now:)``.
-    func completeGeneration(of path: String) -> UInt64? {
-        guard let file = files[path], !file.isHeldOpen else { return nil }
-        return file.generation
+    /// What a read's start tells its judging: the file's generation, and how many had it open.
+    struct ReadStart: Hashable {
+        var generation: UInt64
+        var openCount: Int
+    }
+
+    /// The file's generation and open count if no writer holds it now, `nil` if someone may be
+    /// writing it (or it is not watched): taken when a read's start barrier has passed, for
+    /// ``confirm(_:announcedAt:readStartedAt:now:)``.
+    func readStart(of path: String) -> ReadStart? {
+        guard let file = files[path], !file.writer.mayBeWritten else { return nil }
+        return ReadStart(generation: file.generation, openCount: file.openCount)
     }
 
     /// Judges a read prompted by the announcement at generation `announced`, once every event
-    /// queued before its end has been handled: it saw a complete version if nobody had the file
-    /// open when it began (`start` is the generation then, ``completeGeneration(of:)``), no event
-    /// changed the file since, and nobody has it open now (the read's own open and close have
-    /// passed). When a read of the last announcement is refused, the file settles again — also
+    /// queued before its end has been handled: it saw a complete version if no writer held the
+    /// file when it began (`start`, ``readStart(of:)``), no event changed the file since, no
+    /// writer holds it now, and nobody who opened it during the read still has it open (the
+    /// read's own open and close have passed). Readers that had it open before — `tail -f` — do
+    /// not count: they write nothing. One that opened during the read might be a writer that has
+    /// not written yet, about to overwrite the file in place without truncating it; a writer that
+    /// truncates shows its `IN_MODIFY` before any byte it writes can be read. (A writer that
+    /// opened before the read and overwrites in place without truncating during it cannot be
+    /// told from a reader until its write returns; the file is then announced again.)
+    ///
+    /// When a read of the last announcement is refused, the file settles again — also
     /// when another read of it passed: that reader's version does not reach this one's reader —
     /// its maximum settle delay counted from the announcement's start
     /// (``WatchedFile/refusedSince``): it is announced once complete, or at the bounds.
-    mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: UInt64?, now: ContinuousClock.Instant) -> Bool {
+    mutating func confirm(_ path: String, announcedAt announced: UInt64, readStartedAt start: ReadStart?, now: ContinuousClock.Instant) -> Bool {
         guard let file = files[path] else { return false }
-        if let start, file.generation == start, !file.isHeldOpen {
+        if let start, file.generation == start.generation, !file.writer.mayBeWritten, file.openCount <= start.openCount {
             return true
         }
         // A read of an older announcement: every reader reads the newer one after it.
@@ -527,31 +565,44 @@ struct WatchRegistry {
         files[path]?.generation += 1
     }
 
-    /// Follows who has watched file `path` open, from an event about its entry (or an alias's).
-    private mutating func noteOpens(of path: String, after mask: InotifyEvent.Mask) {
+    /// Follows who has watched file `path` open and who writes it, from an event about its
+    /// entry (or an alias's).
+    private mutating func noteOpens(of path: String, after mask: InotifyEvent.Mask, now: ContinuousClock.Instant) {
         guard files[path] != nil else { return }
         if !mask.isDisjoint(with: [.movedTo, .movedFrom, .delete]) {
-            forgetOpens(of: path)
+            files[path]?.openCount = 0
         }
         if mask.contains(.open) {
             files[path]?.openCount += 1
-        }
-        if mask.contains(.modify) {
-            files[path]?.isModifiedSinceClose = true
         }
         if !mask.isDisjoint(with: [.closeWrite, .closeNoWrite]) {
             // A close of a file opened before the watch began matches no open.
             let openCount = files[path]?.openCount ?? 0
             files[path]?.openCount = max(0, openCount - 1)
         }
-        if mask.contains(.closeWrite) {
-            files[path]?.isModifiedSinceClose = false
-        }
+        files[path]?.writer.note(mask, now: now)
     }
 
-    /// Forgets who has `path` open: another file is at the path now, or its events were lost.
+    /// Forgets who has `path` open: another file is at the path now (its directory watch ended).
     private mutating func forgetOpens(of path: String) {
         files[path]?.openCount = 0
-        files[path]?.isModifiedSinceClose = false
+        files[path]?.writer = .none
+    }
+
+    /// After lost events: who has `path` open is unknown, and whether a writer holds it. A file
+    /// whose `stat` is what was last announced has not been written since (no writer holds it
+    /// back); one that changed counts as written until its `stat` stays the same for the writer
+    /// bound, or inotify shows its writer closing.
+    private mutating func restartWriterTracking(of path: String, now: ContinuousClock.Instant) {
+        guard let file = files[path] else { return }
+        files[path]?.openCount = 0
+        let status = PathStatus(ofPath: path)
+        if case .quiet(let announced) = file.state, announced == status, !file.writer.mayBeWritten {
+            files[path]?.writer = .none
+        } else if status == .missing {
+            files[path]?.writer = .none
+        } else {
+            files[path]?.writer = .unknown(observed: status, stableSince: now)
+        }
     }
 }

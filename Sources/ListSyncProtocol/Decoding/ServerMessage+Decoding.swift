@@ -50,12 +50,15 @@ extension ServerMessage {
             } else {
                 problem = nil
             }
+            // A state added after this client was built: skipped like an unknown pushed type.
+            let state = try fields.parsed("state", as: "a watch state", code: .unknownType) { WatchState(rawValue: $0) }
             self = .status(
                 StatusMessage(
                     watch: try fields.string("watch"),
-                    state: try fields.parsed("state", as: "a watch state") { WatchState(rawValue: $0) },
+                    state: state,
                     error: problem,
-                    warnings: try fields.warnings()
+                    warnings: try fields.warnings(),
+                    since: try fields.optionalInteger("since", as: Int64.self)
                 ))
         case "heartbeat":
             self = .heartbeat(time: try fields.integer("time", as: Int64.self))
@@ -78,7 +81,8 @@ extension WatchSummary {
             rows: try fields.optionalInteger("rows"),
             key: fields.optional("key") == nil ? [] : try fields.strings("key"),
             warnings: try fields.warnings(),
-            path: try fields.optionalString("path")
+            path: try fields.optionalString("path"),
+            since: try fields.optionalInteger("since", as: Int64.self)
         )
     }
 }

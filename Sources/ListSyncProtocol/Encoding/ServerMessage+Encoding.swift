@@ -64,6 +64,9 @@ extension ServerMessage {
                 writer.problem(problem)
             }
             writer.warnings(status.warnings)
+            if let since = status.since {
+                writer.member("since", since)
+            }
             return writer.finish()
         case .heartbeat(let time):
             var writer = JSONLineWriter(type: self.type, push: true)

@@ -21,11 +21,13 @@ public struct WatchSummary: Hashable, Sendable {
     /// The watched file's path, as the configuration names it; `nil` from a server that does not
     /// tell it. Change events name it as their source.
     public var path: String?
+    /// For ``WatchState/writing``: since when, as ``StatusMessage/since`` says; `nil` otherwise.
+    public var since: Int64?
 
     /// Describes a watch.
     public init(
         name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
-        warnings: [WatchProblem] = [], path: String? = nil
+        warnings: [WatchProblem] = [], path: String? = nil, since: Int64? = nil
     ) {
         self.name = name
         self.format = format
@@ -36,5 +38,6 @@ public struct WatchSummary: Hashable, Sendable {
         self.key = key
         self.warnings = warnings
         self.path = path
+        self.since = since
     }
 }

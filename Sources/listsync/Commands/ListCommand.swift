@@ -12,7 +12,10 @@ struct ListCommand: AsyncParsableCommand {
             --format table prints one aligned row per watch, then the warnings of the watches that \
             have any (keys that repeat in the file: the first repeat, with its line and column); \
             --format ndjson one JSON object per watch, as the protocol's watch summaries (name, \
-            format, sectioned, state, cursor, rows, and warnings when there are any).
+            format, sectioned, state, cursor, rows, and warnings when there are any; since, in \
+            milliseconds since the Unix epoch, when the state is writing). A watch is writing while \
+            a writer that modified its file still holds it open (a slow export): its last version \
+            stays live until the writer closes the file; the table says for how long.
 
             Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable.
             """
@@ -49,7 +52,7 @@ struct ListCommand: AsyncParsableCommand {
     /// `NAME FORMAT STATE CURSOR ROWS`, aligned; `-` for what a watch does not have yet.
     static func table(_ watches: [WatchSummary]) -> String {
         let rows = [["NAME", "FORMAT", "STATE", "CURSOR", "ROWS"]] + watches.map { watch in
-            [watch.name, watch.format + (watch.sectioned ? " (sectioned)" : ""), watch.state.rawValue,
+            [watch.name, watch.format + (watch.sectioned ? " (sectioned)" : ""), Self.state(watch),
              watch.cursor?.description ?? "-", watch.rows.map(String.init) ?? "-"]
         }
         let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -61,6 +64,12 @@ struct ListCommand: AsyncParsableCommand {
             + watches.flatMap { watch in watch.warnings.map { "\(watch.name): warning: \($0)\n" } }.joined()
     }
 
+    /// The STATE cell: the state, and for `writing` how long the writer has held the file.
+    static func state(_ watch: WatchSummary) -> String {
+        guard watch.state == .writing, let since = watch.since else { return watch.state.rawValue }
+        return "writing (\(WritingDuration.since(since)))"
+    }
+
     static func object(_ watch: WatchSummary) -> ListValue {
         .object([
             ListValue.Member(name: "name", value: .string(watch.name)),
@@ -69,7 +78,8 @@ struct ListCommand: AsyncParsableCommand {
             ListValue.Member(name: "state", value: .string(watch.state.rawValue)),
             ListValue.Member(name: "cursor", value: watch.cursor.map { .string($0.description) } ?? .null),
             ListValue.Member(name: "rows", value: watch.rows.map { .number(String($0)) } ?? .null),
-        ] + (watch.warnings.isEmpty ? [] : [ListValue.Member(name: "warnings", value: .array(watch.warnings.map(Self.object)))]))
+        ] + (watch.warnings.isEmpty ? [] : [ListValue.Member(name: "warnings", value: .array(watch.warnings.map(Self.object)))])
+            + (watch.since.map { [ListValue.Member(name: "since", value: .number(String($0)))] } ?? []))
     }
 
     /// A warning as the protocol writes it: `message`, and `line`, `column`, `offset` when placed.

@@ -64,7 +64,7 @@ struct HumanUpdateRenderer {
                 self.renderPlaces(changeset.stages, to: &output)
             }
         case .status(let status):
-            let color: TerminalStyle.Color = status.state == .ok ? .green : status.state == .loading ? .yellow : .red
+            let color: TerminalStyle.Color = status.state == .ok ? .green : [.loading, .writing].contains(status.state) ? .yellow : .red
             self.line(Self.describe(status), color, to: &output)
         case .subscribed, .resyncing, .disconnected:
             return false
@@ -126,11 +126,15 @@ struct HumanUpdateRenderer {
     }
 
     /// `✓ products ok`, `✓ products ok; warning: 7:1: 1 record repeats the key of an earlier
-    /// one; the first is here`, `✗ products invalid: 14:9: quoted field is never closed`.
+    /// one; the first is here`, `… products writing: a writer has held the file open for 7 s;
+    /// …`, `✗ products invalid: 14:9: quoted field is never closed`.
     private static func describe(_ status: StatusMessage) -> String {
         switch status.state {
         case .ok: return "✓ \(status.watch) ok" + status.warnings.map { "; warning: \($0)" }.joined()
         case .loading: return "… \(status.watch) loading"
+        case .writing:
+            let since = status.since.map { " for \(WritingDuration.since($0))" } ?? ""
+            return "… \(status.watch) writing: a writer has held the file open\(since); the last version stays live until it closes it"
         case .invalid, .missing, .removed: return "✗ \(status.watch) \(status.state.rawValue)" + (status.error.map { ": \($0)" } ?? "")
         }
     }

@@ -381,4 +381,25 @@ struct DaemonConfigurationParsingTests {
             ]
         }
     }
+
+    @Test("publish_while_writing is a boolean per watch, false by default, and a reload reports its change")
+    func publishWhileWriting() throws {
+        let watches = try parse(
+            """
+            [[watch]]
+            name = "log"
+            path = "/d/log.ndjson"
+            publish_while_writing = true
+            [[watch]]
+            name = "export"
+            path = "/d/export.csv"
+            """
+        ).configuration.watches
+        #expect(watches.map(\.publishWhileWriting) == [true, false])
+        var changed = watches[1]
+        changed.publishWhileWriting = true
+        #expect(changed.fields(differingFrom: watches[1]) == [.publishWhileWriting])
+        let found = problems(of: "[[watch]]\nname = \"a\"\npath = \"/d/a.csv\"\npublish_while_writing = \"yes\"\n")
+        #expect(found.count == 1 && found.first?.description.contains("publish_while_writing") == true, "\(found)")
+    }
 }

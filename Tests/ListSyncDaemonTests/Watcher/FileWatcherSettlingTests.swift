@@ -80,14 +80,19 @@ extension FileWatcherTests.Settling {
 
     /// Every read its check refuses leads to a later announcement, also when another reader's
     /// read of the same announcement was confirmed — as the trackers of two watches that follow
-    /// one file read it. Here someone else (a backup, `cat`) has the file open when the second
-    /// reader begins: its read is refused, and once that reader closes, the file is announced
-    /// again. Nothing else would announce it: opening and closing a file does not change it.
+    /// one file read it. Here someone else opens the file during the second reader's read and
+    /// keeps it open (it could be a writer about to overwrite it in place): that read is
+    /// refused, and the file is announced again. Nothing else would announce it: opening a file
+    /// does not change it. (The other opener then touches another file of the directory, as any
+    /// other process would in the meantime, so that its `IN_OPEN` does not merge with the read's
+    /// own, right after it: inotify merges identical events in a row.)
     @Test func aReadRefusedAfterAnotherReaderConfirmedTheSameAnnouncementLeadsToAnotherRead() async throws {
         let otherReader = DescriptorHolder()
-        try await WatcherHarness.run(readers: 2, beforeRead: { turn in
+        try await WatcherHarness.run(readers: 2, duringRead: { turn in
             if turn.announcement == 0, turn.reader == 1 {
                 otherReader.open(turn.path)
+                let other = Glibc.open(turn.path + ".other", O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
+                Glibc.close(other)
             }
         }) { harness in
             let file = harness.path("list.json")
@@ -157,15 +162,24 @@ extension FileWatcherTests.Settling {
     }
 }
 
-/// A file descriptor opened in one place and closed in another, for a reader that is not the
-/// watcher's consumer.
-private final class DescriptorHolder: Sendable {
+/// A file descriptor opened in one place and closed in another, for a reader (or a writer) that
+/// is not the watcher's consumer.
+final class DescriptorHolder: Sendable {
     private let descriptor = Mutex<Int32?>(nil)
 
-    func open(_ path: String) {
-        let opened = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    func open(_ path: String, flags: Int32 = O_RDONLY) {
+        let opened = Glibc.open(path, flags | O_CLOEXEC, 0o644)
         #expect(opened >= 0, "cannot open \(path)")
         descriptor.withLock { $0 = opened }
+    }
+
+    /// Writes `text` through the descriptor.
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        let written = descriptor.withLock { descriptor in
+            descriptor.map { descriptor in bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } } ?? -1
+        }
+        #expect(written == bytes.count, "cannot write")
     }
 
     func close() {

@@ -66,6 +66,8 @@ final class WatcherHarness: Sendable {
     private let observed = Mutex<[RecordKey: [(observation: Observation, at: ContinuousClock.Instant)]]>([:])
     /// How many reads their check refused.
     private let refusedReads = Atomic<Int>(0)
+    /// Per path, when the watcher said a writer holds it (`.writing`).
+    private let writingAnnouncements = Mutex<[String: [ContinuousClock.Instant]]>([:])
 
     private init(root: String, configuration: FileWatcher.Configuration) {
         self.root = root
@@ -76,18 +78,20 @@ final class WatcherHarness: Sendable {
 
     /// Runs `body` with a started watcher, then stops it and checks its events stream finished.
     /// Every announcement is read by `readers` readers, one after the other; `beforeRead` runs
-    /// before each read, e.g. to hold it back as a busy daemon's tracker reads late.
+    /// before each read, e.g. to hold it back as a busy daemon's tracker reads late, and
+    /// `duringRead` between the read's start mark and its opening the file.
     static func run(
         configuration: FileWatcher.Configuration = fastConfiguration,
         readers: Int = 1,
         beforeRead: @escaping @Sendable (ReadTurn) async -> Void = { _ in },
+        duringRead: @escaping @Sendable (ReadTurn) -> Void = { _ in },
         _ body: (WatcherHarness) async throws -> Void
     ) async throws {
         let scratch = try ScratchDirectory()
         let harness = WatcherHarness(root: scratch.path, configuration: configuration)
         defer { withExtendedLifetime(scratch) {} }
         let running = Task { [watcher = harness.watcher] in try await watcher.run() }
-        let consuming = Task { await harness.consumeEvents(readers: readers, beforeRead: beforeRead) }
+        let consuming = Task { await harness.consumeEvents(readers: readers, beforeRead: beforeRead, duringRead: duringRead) }
         do {
             try await body(harness)
         } catch {
@@ -99,7 +103,7 @@ final class WatcherHarness: Sendable {
         await consuming.value
     }
 
-    private func consumeEvents(readers: Int, beforeRead: @Sendable (ReadTurn) async -> Void) async {
+    private func consumeEvents(readers: Int, beforeRead: @Sendable (ReadTurn) async -> Void, duringRead: @Sendable (ReadTurn) -> Void) async {
         var announcements = 0
         for await event in watcher.events {
             switch event {
@@ -110,18 +114,28 @@ final class WatcherHarness: Sendable {
             case .changed(let path, let check):
                 for reader in 0..<readers {
                     await beforeRead(ReadTurn(path: path, announcement: announcements, reader: reader))
-                    if let observation = await read(path, checkedBy: check) {
+                    if let observation = await read(path, checkedBy: check, during: { duringRead(ReadTurn(path: path, announcement: announcements, reader: reader)) }) {
                         record(observation, of: path, by: reader)
                     }
                 }
                 announcements += 1
+            case .changedWhileWriting(let path, _):
+                // Read as a watch that publishes while writing reads it: as it is.
+                for reader in 0..<readers {
+                    if let observation = await read(path, checkedBy: nil, during: {}) {
+                        record(observation, of: path, by: reader)
+                    }
+                }
+            case .writing(let path, _):
+                writingAnnouncements.withLock { $0[path, default: []].append(ContinuousClock.now) }
             }
         }
     }
 
     /// Reads `path` as the tracker does; `nil` when `check` refuses the read.
-    private func read(_ path: String, checkedBy check: CompletenessCheck?) async -> Observation? {
+    private func read(_ path: String, checkedBy check: CompletenessCheck?, during: () -> Void) async -> Observation? {
         let checkedRead = check?.beginRead()
+        during()
         let attempt = Result(catching: { () throws(FileReadError) in try FileSnapshot.read(atPath: path) })
         if case .success(let snapshot) = attempt {
             checkedRead?.end(with: snapshot)
@@ -157,6 +171,11 @@ final class WatcherHarness: Sendable {
     /// Everything `reader` saw of `path` so far, oldest first.
     func observations(of path: String, reader: Int = 0) -> [Observation] {
         observed.withLock { ($0[RecordKey(path: path, reader: reader)] ?? []).map(\.observation) }
+    }
+
+    /// When the watcher said that a writer holds `path` (`.writing`), oldest first.
+    func writingAnnouncementTimes(of path: String) -> [ContinuousClock.Instant] {
+        writingAnnouncements.withLock { $0[path] ?? [] }
     }
 
     /// When each of ``observations(of:reader:)`` was recorded.

@@ -10,6 +10,9 @@ import Testing
         WatchSummary(name: "products", format: "csv", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 12), rows: 1200),
         WatchSummary(name: "log", format: "ndjson", sectioned: false, state: .loading, cursor: nil, rows: nil, path: "/var/log/app.ndjson"),
         WatchSummary(
+            name: "export", format: "csv", sectioned: false, state: .writing, cursor: Cursor(epoch: epoch, seq: 4), rows: 27,
+            path: "/srv/export.csv", since: 1_795_752_012_345),
+        WatchSummary(
             name: "teams", format: "json", sectioned: true, state: .ok, cursor: Cursor(epoch: epoch, seq: 0), rows: 9,
             warnings: [WatchProblem(message: "2 records repeat the key of an earlier one; the first is here", position: SourcePosition(line: 7, column: 5, byteOffset: 88))]),
     ]
@@ -26,6 +29,7 @@ import Testing
         .status(StatusMessage(watch: "products", state: .invalid, error: WatchProblem(message: "quoted field is never closed", position: SourcePosition(line: 14, column: 9, byteOffset: 612)))),
         .status(StatusMessage(watch: "products", state: .missing, error: WatchProblem(message: "no such file"))),
         .status(StatusMessage(watch: "gone", state: .removed)),
+        .status(StatusMessage(watch: "export", state: .writing, since: 1_795_752_012_345)),
         .status(StatusMessage(
             watch: "products", state: .ok,
             warnings: [WatchProblem(message: "1 record repeats the key of an earlier one; the first is here", position: SourcePosition(line: 4, column: 1, byteOffset: 40))])),
@@ -112,6 +116,17 @@ import Testing
     @Test func ignoresUnknownFields() throws {
         let line = #"{"type":"heartbeat","push":true,"time":5,"extra":{"a":[null]}}"#
         #expect(try MessageParser.serverMessage(ofLine: Array(line.utf8)) == .heartbeat(time: 5))
+    }
+
+    /// A status in a state this client does not know (a later addition) is skipped like a
+    /// pushed message of an unknown type, not taken for a broken stream.
+    @Test func skipsAStatusInAnUnknownState() {
+        do {
+            let message = try MessageParser.serverMessage(ofLine: Array(#"{"type":"status","push":true,"watch":"w","state":"frozen"}"#.utf8))
+            Issue.record("decoded as \(message)")
+        } catch {
+            #expect(error.code == .unknownType, "\(error)")
+        }
     }
 
     @Test func rejectsUnknownPushedTypes() {
