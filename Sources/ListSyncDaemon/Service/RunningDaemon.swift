@@ -52,9 +52,9 @@ final class RunningDaemon: Sendable {
     /// Starts following `watch`: a feed, a tracker running in `group` (which first restores the
     /// watch's saved state), and the watcher's watch.
     ///
-    /// - Parameter epoch: The history a watch without saved state starts: the server's for the
-    ///   watches it starts with; a fresh one for a watch a reload adds, so cursors of an earlier
-    ///   watch of the same name are never resumed against it.
+    /// - Parameter epoch: The history a watch without saved state starts: a fresh one for every
+    ///   watch, so a cursor of one watch (or of an earlier watch of the same name) is never
+    ///   resumed against another.
     func startWatch(
         _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) throws(FileWatcherError) {

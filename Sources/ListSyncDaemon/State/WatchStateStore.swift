@@ -36,8 +36,9 @@ struct WatchStateStore: Sendable {
         case none
         /// The state belongs to a watch with another path, format, key or section_by.
         case identityChanged(Set<WatchConfiguration.Field>)
-        /// The state is damaged; the damaged file was moved aside to `<file>.damaged`.
-        case damaged(StateDamage)
+        /// The state is damaged; the damaged file was moved aside to `<file>.damaged` (or, when
+        /// that failed, left in place: the file says which).
+        case damaged(DamagedStateFile)
     }
 
     /// The watch's name, and its directory.
@@ -63,6 +64,8 @@ struct WatchStateStore: Sendable {
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
     private var durableEntries = [false, false]
+    /// See ``takeDroppedHistory()``.
+    private var droppedHistory: (seq: UInt64, error: StateFileError)?
 
     /// The state of the watch called `name`, under `stateDirectory`.
     init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
@@ -84,13 +87,14 @@ struct WatchStateStore: Sendable {
     /// its changesets.
     ///
     /// A slot that does not read whole (torn by a crash mid-write, or damaged) is moved aside and
-    /// reported in `setAside`; the other slot serves. Damaged state is moved aside, never
+    /// reported in `setAside`, with whether the move worked; the other slot serves. A log
+    /// without any slot that reads is damage of the log. Damaged state is moved aside, never
     /// deleted; state of another identity is left to be replaced. Either way the next save
     /// starts afresh. State left by the builds before the slots is converted into a slot first
     /// (``convertLegacyCheckpoint()``), so an upgrade keeps the history.
     ///
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
-    mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [StateDamage]) {
+    mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [DamagedStateFile]) {
         self.log = nil
         self.live = nil
         self.newestSlot = nil
@@ -99,7 +103,7 @@ struct WatchStateStore: Sendable {
         guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
         try? StateFile.remove(self.logPath + ".tmp")
-        var setAside: [StateDamage] = []
+        var unusable: [StateDamage] = []
         var headers: [(slot: Int, checkpoint: Checkpoint)] = []
         for slot in 0..<2 {
             do throws(StateDamage) {
@@ -107,7 +111,7 @@ struct WatchStateStore: Sendable {
                 self.generation = max(self.generation, checkpoint.generation + 1)
                 headers.append((slot, checkpoint))
             } catch {
-                setAside.append(error)
+                unusable.append(error)
             }
         }
         var newest: (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])?
@@ -115,13 +119,11 @@ struct WatchStateStore: Sendable {
             do throws(StateDamage) {
                 newest = (slot, checkpoint, try self.readBytes(of: slot, described: checkpoint))
             } catch {
-                setAside.append(error)
+                unusable.append(error)
             }
         }
-        for damage in setAside {
-            try? StateFile.moveAside(damage.path)
-        }
-        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !setAside.contains(where: { $0.path == self.slotPath(slot) }) {
+        let setAside = unusable.map(DamagedStateFile.setAside)
+        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !unusable.contains(where: { $0.path == self.slotPath(slot) }) {
             self.durableEntries[slot] = true
         }
         // Entries found in the directory may not be durable yet (the daemon was killed before
@@ -146,7 +148,8 @@ struct WatchStateStore: Sendable {
         }
         guard let newest else {
             if logFile == nil { return (.none, setAside) }
-            return (self.damaged(setAside.first ?? StateDamage(path: self.slotPath(0), reason: .missing)), setAside)
+            let found = setAside.isEmpty ? "there is no checkpoint" : "no checkpoint reads"
+            return (self.damaged(StateDamage(path: self.logPath, reason: .inconsistent("\(found), so the log leads to no version"))), setAside)
         }
         let (slot, checkpoint, bytes) = newest
         let changed = checkpoint.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
@@ -377,8 +380,31 @@ struct WatchStateStore: Sendable {
     /// starts a new log for a new epoch (or when the log on disk is in doubt). The tracker calls
     /// it once the version is published, off the path to subscribers; ``save(_:changeset:watch:staged:)``
     /// calls it first in case it failed.
+    ///
+    /// When the disk has no room for the changeset, the log starts afresh at the saved version
+    /// (which carries the changeset in its slot), so the next version can still be saved once
+    /// the disk has room for it: the epoch and the history in memory are kept, but the history
+    /// on disk now starts at that version (``takeDroppedHistory()`` says so, once).
     mutating func settleLog() throws(StateFileError) {
         guard self.isPersistent, !self.logIsSettled, let live = self.live else { return }
+        do throws(StateFileError) {
+            try self.extendLog(to: live)
+        } catch where error.isOutOfSpace {
+            let seq = live.cursor.seq
+            try self.rewriteLog(ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq), appending: nil, seq: seq)
+            self.droppedHistory = (seq, error)
+        }
+    }
+
+    /// The version at which the log last started afresh for want of space, and the error that
+    /// made it; `nil` once taken (so it is reported once).
+    mutating func takeDroppedHistory() -> (seq: UInt64, error: StateFileError)? {
+        defer { self.droppedHistory = nil }
+        return self.droppedHistory
+    }
+
+    /// Appends the changeset of `live` to the log, or rewrites the log to make room or for a new epoch.
+    private mutating func extendLog(to live: Checkpoint) throws(StateFileError) {
         let seq = live.cursor.seq
         let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
         if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
@@ -434,7 +460,6 @@ struct WatchStateStore: Sendable {
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false
         }
-        try? StateFile.moveAside(damage.path)
-        return .damaged(damage)
+        return .damaged(DamagedStateFile.setAside(damage))
     }
 }

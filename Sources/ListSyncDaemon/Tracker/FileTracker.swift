@@ -171,6 +171,7 @@ final class FileTracker: Sendable {
                     return (machine: ingested.machine, store: store, publication: ingested.publication, failure: failure)
                 }
                 store = step.store
+                self.reportDroppedHistory(of: &store)
                 if case .failure(let error) = step.failure {
                     // Not durable, so not published: the machine stays at the last durable version.
                     self.noteStorageProblem(error, machine: &machine)
@@ -187,6 +188,7 @@ final class FileTracker: Sendable {
                     }
                     if publication.version != nil {
                         store = try await self.settleLog(of: store, pool: pool)
+                        self.reportDroppedHistory(of: &store)
                     }
                 }
             } catch is CancellationError {
@@ -225,12 +227,20 @@ final class FileTracker: Sendable {
         return settled.store
     }
 
+    /// Logs that the log on disk started afresh for want of space, if it did.
+    private func reportDroppedHistory(of store: inout WatchStateStore) {
+        guard let (seq, error) = store.takeDroppedHistory() else { return }
+        self.logger.warning(
+            "the disk has no room for the history: the log on disk now starts at version \(seq) (same epoch); after a restart, clients with an older cursor get a snapshot",
+            metadata: ["error": "\(error)"])
+    }
+
     /// Reads the watch's state back: the machine carries on from the restored version, or starts
     /// the feed's epoch when there is nothing to restore. `nil` when the pool refused the work.
     private func restore(pool: NIOThreadPool) async -> (StateMachine, WatchStateStore)? {
         let watch = self.watch
         let store = self.initialStore
-        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [StateDamage])
+        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [DamagedStateFile])
         do {
             outcome = try await pool.runIfActive { [store] in
                 var store = store
@@ -240,10 +250,10 @@ final class FileTracker: Sendable {
         } catch {
             return nil
         }
-        for damage in outcome.setAside {
+        for file in outcome.setAside {
             self.logger.notice(
-                "a checkpoint that does not read whole (torn by a crash while it was written, or damaged) was moved aside to \(damage.path).damaged",
-                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
+                "a checkpoint does not read whole; \(file.handlingDescription)",
+                metadata: ["file": "\(file.damage.path)", "problem": "\(file.damage.reason)"])
         }
         let fresh = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         switch outcome.restoration {
@@ -256,10 +266,10 @@ final class FileTracker: Sendable {
         case .identityChanged(let fields):
             self.logger.notice(
                 "the watch's \(WatchConfiguration.Field.configurationKeys(fields)) changed since its state was saved: a new history starts")
-        case .damaged(let damage):
+        case .damaged(let file):
             self.logger.error(
-                "damaged state moved aside to \(damage.path).damaged; a new history starts",
-                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
+                "damaged state: \(file.damage.path) cannot be used; \(file.handlingDescription); a new history starts",
+                metadata: ["file": "\(file.damage.path)", "problem": "\(file.damage.reason)"])
         }
         return (fresh, outcome.store)
     }

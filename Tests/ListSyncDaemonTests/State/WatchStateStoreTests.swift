@@ -145,15 +145,15 @@ struct WatchStateStoreTests {
 
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         let (restoration, setAside) = restarted.restore(for: Self.watch)
-        #expect(setAside.map(\.path) == [store.slotPath(0)])
+        #expect(setAside.map(\.damage.path) == [store.slotPath(0)])
         #expect(access(store.slotPath(0) + ".damaged", F_OK) == 0, "moved aside")
         switch restoration {
         case .restored(let version, _, let changesets) where !logHasItsChangeset:
             #expect(version.cursor == Cursor(epoch: epoch, seq: 1))
             #expect(version.digest == (try Self.version(1, seq: 1, epoch: epoch)).digest)
             #expect(changesets == [Array("one".utf8)])
-        case .damaged(let damage) where logHasItsChangeset:
-            #expect(damage.path == store.logPath)
+        case .damaged(let file) where logHasItsChangeset:
+            #expect(file.damage.path == store.logPath)
         default:
             Issue.record("unexpected: \(restoration)")
         }
