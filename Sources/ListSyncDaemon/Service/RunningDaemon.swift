@@ -58,11 +58,18 @@ final class RunningDaemon: Sendable {
     func startWatch(
         _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) throws(FileWatcherError) {
-        let (historyLength, stateDirectory) = self.configuration.withLock { ($0.historyLength, $0.stateDirectory) }
-        let feed = WatchFeed(watch: watch, epoch: epoch, historyLength: historyLength)
+        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory) = self.configuration.withLock {
+            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory)
+        }
         let store = WatchStateStore(
-            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, crashPoints: self.crashPoints,
-            isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, historyMaxBytes: historyMaxBytes,
+            crashPoints: self.crashPoints, isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+        // Memory caches the newest changesets; older ones are read back from the log. Without
+        // state on disk, memory holds the whole (byte-bounded) history.
+        let feed = WatchFeed(
+            watch: watch, epoch: epoch, historyLength: historyLength,
+            cacheBytes: store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes,
+            archive: store.isPersistent ? store.archive : nil)
         let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
@@ -187,7 +194,7 @@ final class RunningDaemon: Sendable {
         for watch in new.watches {
             guard let tracker = self.trackers.tracker(named: watch.name)?.tracker else { continue }
             tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
-            tracker.keepHistory(new.historyLength)
+            tracker.keepHistory(new.historyLength, maxBytes: new.historyMaxBytes)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {

@@ -20,8 +20,9 @@ import ListSyncProtocol
 /// after the flush leaves a whole new slot, restored whether or not its version was sent. Hence
 /// a cursor never names two different changesets, whenever the daemon dies.
 ///
-/// **Bounded.** The log holds at most `historyLength` changesets (when it would hold more, it is
-/// rewritten with the newest three quarters), and the directory two copies of the list (the
+/// **Bounded.** The log holds at most `historyLength` changesets and `historyMaxBytes` of them
+/// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
+/// the newest changeset is kept however large), and the directory two copies of the list (the
 /// slots).
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
@@ -51,6 +52,12 @@ struct WatchStateStore: Sendable {
     static let benchmarkSwitch = "LISTSYNCD_BENCHMARK_NO_STATE"
     /// The most changesets the log keeps.
     var historyLength: Int
+    /// The most bytes the log's changesets take (`history_max_mib`); the newest one is kept
+    /// even when it alone takes more.
+    var historyMaxBytes: Int
+    /// The log's changesets as the watch's feed reads them back for clients that resume from a
+    /// cursor older than what memory holds; kept up to date with the log.
+    let archive = ChangesetArchive()
     private let crashPoints: StateCrashPoints
     /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
     /// a new one.
@@ -68,11 +75,15 @@ struct WatchStateStore: Sendable {
     private var droppedHistory: (seq: UInt64, error: StateFileError)?
 
     /// The state of the watch called `name`, under `stateDirectory`.
-    init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
+    init(
+        stateDirectory: String, name: String, historyLength: Int, historyMaxBytes: Int = DaemonConfiguration.Defaults.historyMaxMiB << 20,
+        crashPoints: StateCrashPoints, isPersistent: Bool = true
+    ) {
         self.name = name
         self.directory = stateDirectory + "/" + name
         self.isPersistent = isPersistent
         self.historyLength = max(1, historyLength)
+        self.historyMaxBytes = max(1, historyMaxBytes)
         self.crashPoints = crashPoints
     }
 
@@ -96,6 +107,7 @@ struct WatchStateStore: Sendable {
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
     mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [DamagedStateFile]) {
         self.log = nil
+        self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.newestSlot = nil
         self.generation = 1
@@ -169,6 +181,7 @@ struct WatchStateStore: Sendable {
                     }
                 }
                 self.log = decoded.log
+                self.archive.replace(with: decoded.log, at: self.logPath)
                 changesets = decoded.lines.map(Array.init)
             } else if checkpoint.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
@@ -408,17 +421,24 @@ struct WatchStateStore: Sendable {
         let seq = live.cursor.seq
         let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
         if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
-            if log.records.count < self.historyLength {
+            if log.records.count < self.historyLength, log.recordBytes + record.count <= self.historyMaxBytes {
                 // `nil` while the log on disk is in doubt (a write failed half-way): the next
                 // settle replaces it.
                 self.log = nil
                 try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
                 log.appended(seq: seq, count: record.count)
                 self.log = log
+                self.archive.update(log)
                 return
             }
-            if let file = try StateFile.read(self.logPath), file.count == log.size {
-                try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: seq)
+            // Over a bound: keep the newest changesets that fill three quarters of each, so the
+            // log is rewritten once in a while, not at every append. The new changeset is kept
+            // however large.
+            let kept = log.newestCount(
+                atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
+            let start = log.start(ofNewest: kept)
+            if let tail = try StateFile.read(self.logPath, from: start, count: log.size - start + 1), tail.count == log.size - start {
+                try self.rewriteLog(log.keepingNewest(kept, tail: tail), appending: record, seq: seq)
                 return
             }
         }
@@ -451,11 +471,13 @@ struct WatchStateStore: Sendable {
         self.log = nil
         try StateFile.replace(self.logPath, with: [file], kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
+        self.archive.replace(with: log, at: self.logPath)
     }
 
     /// Moves the file `damage` names aside and forgets the log: the watch starts a new epoch.
     private mutating func damaged(_ damage: StateDamage) -> Restoration {
         self.log = nil
+        self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false

@@ -17,8 +17,8 @@ final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
     /// The watch as configured, the history a reload asked the next read to start, and how many
-    /// changesets the state keeps.
-    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?, historyLength: Int)>
+    /// changesets (and bytes of them) the state keeps.
+    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?, historyLength: Int, historyMaxBytes: Int)>
     /// Where the watch's versions are made durable before they are published; moved into
     /// ``run(pool:)``, which owns it from then on.
     private let initialStore: WatchStateStore
@@ -38,7 +38,7 @@ final class FileTracker: Sendable {
     /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
     init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, logger: Logger) {
         self.feed = feed
-        self.configuration = Mutex((watch, nil, store.historyLength))
+        self.configuration = Mutex((watch, nil, store.historyLength, store.historyMaxBytes))
         self.initialStore = store
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.restored = Signal()
@@ -82,9 +82,13 @@ final class FileTracker: Sendable {
         return startsEpoch
     }
 
-    /// Keeps at most `historyLength` changesets in the watch's state from the next save on.
-    func keepHistory(_ historyLength: Int) {
-        self.configuration.withLock { $0.historyLength = historyLength }
+    /// Keeps at most `historyLength` changesets, and `maxBytes` of them, in the watch's state
+    /// from the next save on.
+    func keepHistory(_ historyLength: Int, maxBytes: Int) {
+        self.configuration.withLock {
+            $0.historyLength = historyLength
+            $0.historyMaxBytes = maxBytes
+        }
     }
 
     /// Ends ``run(pool:)`` after the read in progress, if any; with `removingState`, the watch
@@ -117,7 +121,7 @@ final class FileTracker: Sendable {
         guard var (machine, store) = await self.restore(pool: pool) else { return }
         self.restored.fire()
         for await check in self.requests {
-            let (watch, newEpoch, historyLength) = self.configuration.withLock { configuration in
+            let (watch, newEpoch, historyLength, historyMaxBytes) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
             }
@@ -125,6 +129,7 @@ final class FileTracker: Sendable {
                 machine.startEpoch(newEpoch)
             }
             store.historyLength = max(1, historyLength)
+            store.historyMaxBytes = max(1, historyMaxBytes)
             do {
                 let read: Result<FileSnapshot, FileReadError>
                 let (attempt, checkedRead) = try await pool.runIfActive {

@@ -190,3 +190,29 @@ struct WatchStateStoreTests {
         return names.sorted()
     }
 }
+
+extension WatchStateStoreTests {
+    /// The log holds at most `historyMaxBytes` of changesets, dropping the oldest; the newest is
+    /// kept even when it alone is larger; and what it keeps restores.
+    @Test func theLogKeepsAtMostHistoryMaxBytesButAlwaysTheNewest() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 12)
+        let bound = 10_000
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, historyMaxBytes: bound, crashPoints: .none)
+        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
+        let sizes = [3000, 3000, 3000, 3000, 3000, 25_000, 2000, 2000, 2000, 2000, 2000, 2000]
+        func line(_ seq: UInt64) -> [UInt8] { Array(String(repeating: "\(seq % 10)", count: sizes[Int(seq) - 1]).utf8) }
+        for seq in UInt64(1)...UInt64(sizes.count) {
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: line(seq), watch: Self.watch)
+            try store.settleLog()
+            let file = try EndToEndTests.Persistence.contents(of: store.logPath)
+            let (log, lines) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
+            #expect(log.lastSeq == seq)
+            #expect(lines.last.map(Array.init) == line(seq), "the newest is kept")
+            #expect(log.recordBytes <= bound || log.records.count == 1, "after \(seq): \(log.recordBytes) bytes in \(log.records.count) changesets")
+        }
+        let (version, changesets) = try Self.restored(from: scratch)
+        #expect(version.cursor == Cursor(epoch: epoch, seq: UInt64(sizes.count)))
+        #expect(!changesets.isEmpty && changesets.last == line(UInt64(sizes.count)))
+    }
+}
