@@ -97,18 +97,17 @@ struct ChangesetLog: Sendable {
         return dropped == 0 ? self.headerEnd : self.records[dropped - 1].end
     }
 
-    /// The log with only the newest `count` records, and its file, made from `tail`: this log's
-    /// file from ``start(ofNewest:)`` to its end (only what is kept is read).
-    func keepingNewest(_ count: Int, tail: [UInt8]) -> (log: ChangesetLog, file: [UInt8]) {
+    /// The log with only the newest `count` records, and its file's header: the file is that
+    /// header followed by this log's file from ``start(ofNewest:)`` to its end, which the caller
+    /// copies (file to file, never through memory).
+    func keepingNewest(_ count: Int) -> (log: ChangesetLog, header: [UInt8]) {
         let dropped = self.records.count - min(count, self.records.count)
         let start = self.start(ofNewest: count)
-        precondition(tail.count == self.size - start, "the tail is not the kept records'")
-        var (log, newFile) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
-        newFile += tail
+        var (log, header) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
         for record in self.records[dropped...] {
             log.records.append((record.seq, record.end - start + log.headerEnd))
         }
-        return (log, newFile)
+        return (log, header)
     }
 
     /// Reads the log of history `epoch` that must lead to version `lastSeq` (the newest

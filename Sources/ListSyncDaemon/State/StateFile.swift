@@ -48,12 +48,25 @@ enum StateFile {
     /// Replaces the file at `path` with `parts`, atomically: they are written to `path.tmp`,
     /// `fsync`ed, renamed over `path`, and the directory is `fsync`ed. A crash at any instant
     /// leaves either the old file or the new one (and perhaps a stale `.tmp`).
-    static func replace(_ path: String, with parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+    ///
+    /// With a `copying` range, the file is `parts`, then those bytes of the file now at `path`
+    /// (copied by the kernel, file to file, never through memory: a log's kept history may be
+    /// hundreds of MiB), then `trailingParts`.
+    static func replace(
+        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [], kind: String,
+        crashPoints: StateCrashPoints
+    ) throws(StateFileError) {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
         do throws(StateFileError) {
             for part in parts {
+                try StateFile.write(part, to: descriptor, path: temporary)
+            }
+            if !kept.isEmpty {
+                try StateFile.copy(kept, of: path, to: descriptor, path: temporary)
+            }
+            for part in trailingParts {
                 try StateFile.write(part, to: descriptor, path: temporary)
             }
             crashPoints.reach("\(kind)-written")
@@ -166,6 +179,45 @@ enum StateFile {
             throw error
         }
         crashPoints.reach("\(kind)-synced")
+    }
+
+    /// The size of the file at `path`; `nil` when there is none.
+    static func size(of path: String) throws(StateFileError) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .failed(path, .lastError(of: "stat"))
+        }
+        return Int(status.st_size)
+    }
+
+    /// Appends the bytes `range` of the file at `source` to `descriptor` (the file `path`), with
+    /// `copy_file_range`, or through a 1 MiB buffer where the kernel cannot copy.
+    fileprivate static func copy(_ range: Range<Int>, of source: String, to descriptor: Int32, path: String) throws(StateFileError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw .failed(source, .lastError(of: "open")) }
+        defer { close(input) }
+        var offset = Int64(range.lowerBound)
+        var left = range.count
+        while left > 0 {
+            let copied = listsync_copy_file_range(input, &offset, descriptor, UInt(left))
+            if copied > 0 {
+                left -= copied
+                continue
+            }
+            if copied == 0 { throw .failed(source, SystemCallError(call: "copy_file_range", code: EIO)) }
+            if errno == EINTR { continue }
+            guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw .failed(path, .lastError(of: "copy_file_range")) }
+            // The file systems cannot copy between them: through memory, a bounded piece at a time.
+            while left > 0 {
+                guard let piece = try StateFile.read(source, from: Int(offset), count: min(left, 1 << 20)), !piece.isEmpty else {
+                    throw .failed(source, SystemCallError(call: "read", code: EIO))
+                }
+                try StateFile.write(piece, to: descriptor, path: path)
+                offset += Int64(piece.count)
+                left -= piece.count
+            }
+        }
     }
 
     /// Cuts the file at `path` to `length` bytes and `fsync`s it.

@@ -404,7 +404,8 @@ struct WatchStateStore: Sendable {
             try self.extendLog(to: live)
         } catch where error.isOutOfSpace {
             let seq = live.cursor.seq
-            try self.rewriteLog(ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq), appending: nil, seq: seq)
+            let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq)
+            try self.rewriteLog(empty, header: header, appending: nil, seq: seq)
             self.droppedHistory = (seq, error)
         }
     }
@@ -436,13 +437,14 @@ struct WatchStateStore: Sendable {
             // however large.
             let kept = log.newestCount(
                 atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
-            let start = log.start(ofNewest: kept)
-            if let tail = try StateFile.read(self.logPath, from: start, count: log.size - start + 1), tail.count == log.size - start {
-                try self.rewriteLog(log.keepingNewest(kept, tail: tail), appending: record, seq: seq)
+            if try StateFile.size(of: self.logPath) == log.size {
+                let (kept, header) = log.keepingNewest(kept)
+                try self.rewriteLog(kept, header: header, copying: log.start(ofNewest: kept.records.count)..<log.size, appending: record, seq: seq)
                 return
             }
         }
-        try self.rewriteLog(ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: record == nil ? seq : seq - 1), appending: record, seq: seq)
+        let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: record == nil ? seq : seq - 1)
+        try self.rewriteLog(empty, header: header, appending: record, seq: seq)
     }
 
     /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,
@@ -462,14 +464,18 @@ struct WatchStateStore: Sendable {
     }
 
     /// Replaces the log with `start` and `record` (of `seq`) after it.
-    private mutating func rewriteLog(_ start: (log: ChangesetLog, file: [UInt8]), appending record: [UInt8]?, seq: UInt64) throws(StateFileError) {
-        var (log, file) = start
+    /// Replaces the log with `log`: its file is `header`, the bytes `kept` of the current log
+    /// file (copied file to file), and `record` (of `seq`) after them.
+    private mutating func rewriteLog(
+        _ log: ChangesetLog, header: [UInt8], copying kept: Range<Int> = 0..<0, appending record: [UInt8]?, seq: UInt64
+    ) throws(StateFileError) {
+        var log = log
         if let record {
-            file += record
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
-        try StateFile.replace(self.logPath, with: [file], kind: "log-rewrite", crashPoints: self.crashPoints)
+        try StateFile.replace(
+            self.logPath, with: [header], copying: kept, then: record.map { [$0] } ?? [], kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
         self.archive.replace(with: log, at: self.logPath)
     }
