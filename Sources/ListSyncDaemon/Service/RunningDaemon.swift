@@ -61,15 +61,15 @@ final class RunningDaemon: Sendable {
         let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory) = self.configuration.withLock {
             ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory)
         }
-        let store = WatchStateStore(
+        var store = WatchStateStore(
             stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, historyMaxBytes: historyMaxBytes,
             crashPoints: self.crashPoints, isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
         // Memory caches the newest changesets; older ones are read back from the log. Without
         // state on disk, memory holds the whole (byte-bounded) history.
+        let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
+        store.restoredBytes = cacheBytes
         let feed = WatchFeed(
-            watch: watch, epoch: epoch, historyLength: historyLength,
-            cacheBytes: store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes,
-            archive: store.isPersistent ? store.archive : nil)
+            watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil)
         let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)

@@ -31,7 +31,8 @@ struct WatchStateStore: Sendable {
     /// What ``restore(for:)`` found.
     enum Restoration: Sendable {
         /// The last published version, the settings it was read with, and the changesets that
-        /// led to it (oldest first, at most `historyLength`).
+        /// led to it (oldest first, at most `historyLength` and, but for the newest,
+        /// `restoredBytes`; older ones are read from the archive).
         case restored(WatchVersion, watch: WatchConfiguration, changesets: [[UInt8]])
         /// There is no state: the watch is new (or its state was deleted).
         case none
@@ -58,6 +59,9 @@ struct WatchStateStore: Sendable {
     /// The log's changesets as the watch's feed reads them back for clients that resume from a
     /// cursor older than what memory holds; kept up to date with the log.
     let archive = ChangesetArchive()
+    /// The most bytes of the newest changesets ``restore(for:)`` returns (the newest always):
+    /// the feed keeps no more in memory, and reads older ones from ``archive``.
+    var restoredBytes = Int.max
     private let crashPoints: StateCrashPoints
     /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
     /// a new one.
@@ -202,7 +206,14 @@ struct WatchStateStore: Sendable {
         self.live = checkpoint
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         try? self.settleLog()
-        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(self.historyLength).map { $0 }), setAside)
+        var kept = 0
+        var keptBytes = 0
+        for line in changesets.suffix(self.historyLength).reversed() {
+            guard kept == 0 || keptBytes + line.count <= self.restoredBytes else { break }
+            kept += 1
+            keptBytes += line.count
+        }
+        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(kept).map { $0 }), setAside)
     }
 
     /// The version `bytes` make, read with `watch`'s settings, checked against `digest`.

@@ -66,6 +66,16 @@ extension EndToEndTests.Persistence {
         #expect(tooOld.reply?.reason == .historyTrimmed)
         #expect(try tooOld.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
         #expect(try harness.snapshotDocument(of: "whole") == tooOld.mirror?.document)
+
+        // After a restart (memory refilled with the newest only), the same cursors get the same.
+        #expect(try harness.stop() == 0)
+        try harness.start()
+        let afterRestart = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq)])
+        #expect(afterRestart.reply?.mode == .resume)
+        #expect(try afterRestart.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
+        #expect(afterRestart.changesetMessages == fromDisk.changesetMessages)
+        let stillTooOld = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq) - 1])
+        #expect(stillTooOld.reply?.mode == .snapshot && stillTooOld.reply?.reason == .historyTrimmed)
         #expect(try harness.stop() == 0)
     }
 }
