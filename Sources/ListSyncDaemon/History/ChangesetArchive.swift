@@ -16,7 +16,7 @@ import Synchronization
 /// old content, never a mix). Reads and updates take one lock; a read costs one `pread` of the
 /// record.
 final class ChangesetArchive: Sendable {
-    private struct State: @unchecked Sendable {
+    private struct State: Sendable {
         /// The log's file, open for reading; -1 when there is none.
         var descriptor: Int32 = -1
         var log: ChangesetLog?
