@@ -24,7 +24,10 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             any client sees it: after a restart or a crash the watches keep their epochs, clients \
             resume from their cursors with the changesets they missed, and an edit made while the \
             daemon was down is published as the next change. To reset a watch, stop the daemon \
-            and delete its directory there.
+            and delete its directory there. Only one listsyncd may use a state directory: a \
+            second one exits with status 1, naming the lock file (<state_directory>/.lock) and \
+            the pid of the daemon holding it. History is bounded by history_length and \
+            history_max_mib.
 
             Every configuration key is described in listsyncd.toml(5).
             """,

@@ -7,4 +7,9 @@
 /// `_GNU_SOURCE`). A later `fdatasync` then has less left to write. Returns 0, or -1 with `errno`.
 int listsync_start_writeback(int fd);
 
+/// Copies up to `count` bytes from `in_fd` at `*in_offset` (advanced) to `out_fd` at its file
+/// offset, inside the kernel: Linux's `copy_file_range`, hidden like `sync_file_range`. Returns
+/// the bytes copied, or -1 with `errno` (`EXDEV`, `ENOSYS`, `EINVAL`… where it cannot copy).
+long listsync_copy_file_range(int in_fd, long long *in_offset, int out_fd, unsigned long count);
+
 #endif

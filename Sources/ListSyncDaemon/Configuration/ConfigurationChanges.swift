@@ -139,10 +139,12 @@ extension DaemonConfiguration {
         case watcher
         /// ``DaemonConfiguration/heartbeatInterval``.
         case heartbeatInterval
-        /// ``DaemonConfiguration/historyLength``.
+        /// ``DaemonConfiguration/historyLength`` and ``DaemonConfiguration/historyMaxBytes``.
         case historyLength
         /// ``DaemonConfiguration/clientBufferBudget`` and ``DaemonConfiguration/unfinishedLineTimeout``.
         case clientBuffers
+        /// ``DaemonConfiguration/historyCacheBytes``.
+        case historyCache
 
         /// The setting's key at the top of the configuration file, as logs name it (the watcher's
         /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
@@ -155,8 +157,9 @@ extension DaemonConfiguration {
             case .allowedGroups: return "allow_groups"
             case .watcher: return "settle_*_ms,reconcile_interval_ms"
             case .heartbeatInterval: return "heartbeat_interval_ms"
-            case .historyLength: return "history_length"
+            case .historyLength: return "history_length,history_max_mib"
             case .clientBuffers: return "client_buffer_budget_mib,partial_line_timeout_ms"
+            case .historyCache: return "history_cache_mib"
             }
         }
 
@@ -165,7 +168,7 @@ extension DaemonConfiguration {
         /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
@@ -181,9 +184,10 @@ extension DaemonConfiguration {
             case .allowedGroups: return old.allowedGroups == new.allowedGroups
             case .watcher: return old.watcher == new.watcher
             case .heartbeatInterval: return old.heartbeatInterval == new.heartbeatInterval
-            case .historyLength: return old.historyLength == new.historyLength
+            case .historyLength: return old.historyLength == new.historyLength && old.historyMaxBytes == new.historyMaxBytes
             case .clientBuffers:
                 return old.clientBufferBudget == new.clientBufferBudget && old.unfinishedLineTimeout == new.unfinishedLineTimeout
+            case .historyCache: return old.historyCacheBytes == new.historyCacheBytes
             }
         }
     }

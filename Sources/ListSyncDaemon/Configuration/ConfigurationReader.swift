@@ -20,7 +20,7 @@ struct ConfigurationReader {
     static let topLevelKeys: Set<String> = [
         "socket", "state_directory", "allow_uids", "allow_groups", "socket_mode", "settle_after_close_ms",
         "settle_after_modify_ms", "settle_after_disappearance_ms", "settle_max_ms", "settle_while_writing_max_ms",
-        "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "client_buffer_budget_mib",
+        "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "history_max_mib", "history_cache_mib", "client_buffer_budget_mib",
         "partial_line_timeout_ms", "watch",
     ]
     /// The keys of a `[[watch]]` table.
@@ -77,6 +77,8 @@ struct ConfigurationReader {
             heartbeatInterval: self.duration(root, "heartbeat_interval_ms", at: [], in: 1...86_400_000)
                 ?? defaults.heartbeatInterval,
             historyLength: self.integer(root, "history_length", at: [], in: 1...1_000_000) ?? defaults.historyLength,
+            historyMaxBytes: self.integer(root, "history_max_mib", at: [], in: 1...1_048_576).map { $0 << 20 } ?? defaults.historyMaxBytes,
+            historyCacheBytes: self.integer(root, "history_cache_mib", at: [], in: 1...65_536).map { $0 << 20 } ?? defaults.historyCacheBytes,
             clientBufferBudget: self.integer(root, "client_buffer_budget_mib", at: [], in: 1...1_048_576).map { $0 << 20 }
                 ?? defaults.clientBufferBudget,
             unfinishedLineTimeout: self.duration(root, "partial_line_timeout_ms", at: [], in: 1...86_400_000)

@@ -16,6 +16,12 @@ extension DaemonConfiguration {
         public static let heartbeatInterval: Duration = .seconds(15)
         /// 1024 changesets of history per watch.
         public static let historyLength = 1024
+        /// 256 MiB of changesets per watch on disk at most (`history_max_mib`).
+        public static let historyMaxMiB = 256
+        public static let historyMaxBytes = historyMaxMiB << 20
+        /// 16 MiB of each watch's newest changesets in memory at most (`history_cache_mib`).
+        public static let historyCacheMiB = 16
+        public static let historyCacheBytes = historyCacheMiB << 20
         /// 256 MiB buffered for clients at most.
         public static let clientBufferBudget = 256 << 20
         /// A request line must be finished within 10 seconds of its first byte.

@@ -39,6 +39,12 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var heartbeatInterval: Duration
     /// How many recent changesets per watch are kept so a client can resume from its cursor.
     public var historyLength: Int
+    /// The most bytes of changesets each watch keeps on disk (`history_max_mib`); the newest one
+    /// is kept however large.
+    public var historyMaxBytes: Int
+    /// The most bytes of each watch's newest changesets kept in memory (`history_cache_mib`);
+    /// older ones are read back from disk. The newest is kept however large.
+    public var historyCacheBytes: Int
     /// The most bytes buffered for clients (`client_buffer_budget_mib`): unfinished request
     /// lines, replies not yet written and snapshots being sent, each snapshot once.
     public var clientBufferBudget: Int
@@ -59,6 +65,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         watcher: FileWatcher.Configuration = FileWatcher.Configuration(),
         heartbeatInterval: Duration = Defaults.heartbeatInterval,
         historyLength: Int = Defaults.historyLength,
+        historyMaxBytes: Int = Defaults.historyMaxBytes,
+        historyCacheBytes: Int = Defaults.historyCacheBytes,
         clientBufferBudget: Int = Defaults.clientBufferBudget,
         unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
         watches: [WatchConfiguration] = []
@@ -71,6 +79,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.watcher = watcher
         self.heartbeatInterval = heartbeatInterval
         self.historyLength = historyLength
+        self.historyMaxBytes = historyMaxBytes
+        self.historyCacheBytes = historyCacheBytes
         self.clientBufferBudget = clientBufferBudget
         self.unfinishedLineTimeout = unfinishedLineTimeout
         self.watches = watches

@@ -1,71 +1,133 @@
+import ListSyncProtocol
 import NIOCore
 
-/// The ring of one watch's most recent changesets, as the encoded lines sent to subscribers.
+/// The most recent changesets of one watch's history, as the encoded lines sent to subscribers:
+/// the newest in memory, older ones on disk.
 ///
-/// Entry *k* is the changeset that published version ``newestSeq`` − ``count`` + 1 + *k*; the
-/// ring holds at most ``capacity`` of them and drops the oldest first. A client that resumes from
-/// a cursor whose successors are all still here gets exactly those lines (see
-/// ``SubscriptionStart/plan(since:epoch:currentSeq:history:)``); the same `ByteBuffer` is written
-/// to every subscriber, so the ring costs one copy of each line, however many subscribers there are.
+/// Memory holds a cache of the newest lines — at most ``capacity`` of them and at most
+/// ``cacheBytes`` together, but always the newest one, however large — and drops the oldest
+/// first. Older changesets are read back from the watch's ``ChangesetArchive`` (its log on disk,
+/// bounded by `history_length` and `history_max_mib`) when a client resumes from them. A client
+/// whose cursor's successors are all kept gets exactly those lines (see
+/// ``SubscriptionStart/plan(since:epoch:currentSeq:history:)``); a line in memory is one
+/// `ByteBuffer` written to every subscriber, so it costs one copy however many there are.
 struct ChangesetHistory {
     /// The most changesets kept.
     private(set) var capacity: Int
+    /// The most bytes the lines in memory take, but for the newest.
+    let cacheBytes: Int
+    /// The history the changesets belong to, to tell the archive's log from another epoch's.
+    let epoch: Epoch?
+    /// Where older changesets are read back from; `nil` when there is no state on disk.
+    let archive: ChangesetArchive?
     private var lines: CircularBuffer<ByteBuffer>
+    /// The bytes of ``lines``.
+    private(set) var bytes = 0
     /// The `seq` the newest entry published; `nil` until the first changeset.
     private(set) var newestSeq: UInt64?
 
-    /// An empty ring for up to `capacity` changesets (at least 1).
-    init(capacity: Int) {
+    /// An empty history of `epoch` for up to `capacity` changesets (at least 1), of which memory
+    /// holds at most `cacheBytes`, the others read from `archive`.
+    init(capacity: Int, cacheBytes: Int = .max, epoch: Epoch? = nil, archive: ChangesetArchive? = nil) {
         self.capacity = max(1, capacity)
+        self.cacheBytes = cacheBytes
+        self.epoch = epoch
+        self.archive = archive
         self.lines = CircularBuffer(initialCapacity: min(self.capacity, 64))
     }
 
-    /// How many changesets are kept.
+    /// The same bounds and archive, empty, for history `epoch`.
+    func emptied(epoch: Epoch) -> ChangesetHistory {
+        ChangesetHistory(capacity: self.capacity, cacheBytes: self.cacheBytes, epoch: epoch, archive: self.archive)
+    }
+
+    /// How many changesets memory holds.
     var count: Int { self.lines.count }
 
-    /// The `seq` the oldest kept changeset published; `nil` when the ring is empty.
-    var oldestSeq: UInt64? {
+    /// The `seq` the oldest changeset in memory published.
+    private var oldestInMemory: UInt64? {
         self.newestSeq.map { $0 - UInt64(self.lines.count) + 1 }
     }
 
-    /// Adds the changeset that published `seq`, which must follow ``newestSeq`` when there is one.
+    /// The `seq` the oldest kept changeset published, in memory or on disk; `nil` when none is
+    /// kept. The archive counts only when it leads without a gap to what memory holds.
+    ///
+    /// - Complexity: O(1).
+    var oldestSeq: UInt64? {
+        guard let newestSeq = self.newestSeq, let inMemory = self.oldestInMemory, !self.lines.isEmpty else { return nil }
+        guard let epoch = self.epoch, let onDisk = self.archive?.seqs(of: epoch), onDisk.upperBound + 1 >= inMemory,
+            onDisk.lowerBound < inMemory
+        else { return inMemory }
+        // ``capacity`` bounds memory and disk together (memory alone never holds more).
+        let countBound = newestSeq >= UInt64(self.capacity) ? newestSeq - UInt64(self.capacity) + 1 : 1
+        return max(onDisk.lowerBound, countBound)
+    }
+
+    /// Adds the changeset that published `seq`, which must follow ``newestSeq`` when there is one,
+    /// and drops the oldest lines from memory past the bounds.
     ///
     /// - Complexity: O(1) amortised.
     mutating func append(_ line: ByteBuffer, seq: UInt64) {
         if let newestSeq = self.newestSeq {
             precondition(seq == newestSeq + 1, "changeset \(seq) does not follow \(newestSeq)")
         }
-        if self.lines.count == self.capacity {
-            self.lines.removeFirst()
-        }
         self.lines.append(line)
+        self.bytes += line.readableBytes
         self.newestSeq = seq
-        self._checkInvariants()
+        self.trim()
     }
 
-    /// The line of the changeset that published `seq`, if it is still kept.
+    /// Where the changeset that published `seq` is kept.
+    enum Kept {
+        case inMemory(ByteBuffer)
+        /// On disk: read it with ``ChangesetArchive/line(publishing:of:)``, outside any lock.
+        case onDisk(ChangesetArchive, epoch: Epoch)
+    }
+
+    /// Where the changeset that published `seq` is kept, if it is.
     ///
     /// - Complexity: O(1).
-    func line(publishing seq: UInt64) -> ByteBuffer? {
+    func kept(publishing seq: UInt64) -> Kept? {
         guard let oldestSeq = self.oldestSeq, let newestSeq = self.newestSeq, (oldestSeq...newestSeq).contains(seq) else {
             return nil
         }
-        return self.lines[self.lines.index(self.lines.startIndex, offsetBy: Int(seq - oldestSeq))]
+        if let inMemory = self.oldestInMemory, seq >= inMemory {
+            return .inMemory(self.lines[self.lines.index(self.lines.startIndex, offsetBy: Int(seq - inMemory))])
+        }
+        guard let archive = self.archive, let epoch = self.epoch else { return nil }
+        return .onDisk(archive, epoch: epoch)
+    }
+
+    /// The line of the changeset that published `seq`, if it is still kept (read from disk if
+    /// it is only there).
+    func line(publishing seq: UInt64) -> ByteBuffer? {
+        switch self.kept(publishing: seq) {
+        case .inMemory(let line): return line
+        case .onDisk(let archive, let epoch): return archive.line(publishing: seq, of: epoch).map { ByteBuffer(bytes: $0) }
+        case nil: return nil
+        }
     }
 
     /// Keeps at most `capacity` changesets from now on, dropping the oldest if there are more.
     mutating func resize(capacity: Int) {
         self.capacity = max(1, capacity)
-        while self.lines.count > self.capacity {
-            self.lines.removeFirst()
+        self.trim()
+    }
+
+    /// Drops the oldest lines from memory while there are more than ``capacity`` or they take
+    /// more than ``cacheBytes``; the newest stays.
+    private mutating func trim() {
+        while self.lines.count > self.capacity || (self.lines.count > 1 && self.bytes > self.cacheBytes) {
+            self.bytes -= self.lines.removeFirst().readableBytes
         }
         self._checkInvariants()
     }
 
-    /// Checks that the ring respects its capacity and knows its newest `seq` when it has entries.
+    /// Checks that memory respects its bounds and knows its newest `seq` when it has entries.
     func _checkInvariants() {
         #if DEBUG
         precondition(self.lines.count <= self.capacity, "\(self.lines.count) changesets kept, capacity \(self.capacity)")
+        precondition(self.lines.count <= 1 || self.bytes <= self.cacheBytes, "\(self.bytes) bytes cached, bound \(self.cacheBytes)")
         precondition(self.lines.isEmpty || self.newestSeq != nil, "entries without a newest seq")
         if let newestSeq = self.newestSeq {
             precondition(UInt64(self.lines.count) <= newestSeq, "more changesets than versions after 0")

@@ -42,14 +42,17 @@ final class WatchFeed: Sendable {
 
     private let state: Mutex<State>
 
-    /// A feed for a watch that has not been read yet.
-    init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int) {
+    /// A feed for a watch that has not been read yet, keeping `historyLength` changesets, of
+    /// which memory holds at most `cacheBytes` (but always the newest), the others read back
+    /// from `archive`.
+    init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: ChangesetArchive? = nil) {
         self.name = watch.name
         self.epoch = epoch
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
-                format: watch.format, key: watch.key, path: watch.path, history: ChangesetHistory(capacity: historyLength), status: status,
+                format: watch.format, key: watch.key, path: watch.path, history: ChangesetHistory(capacity: historyLength, cacheBytes: cacheBytes, epoch: epoch, archive: archive),
+                status: status,
                 statusLine: ByteBuffer(bytes: ServerMessage.status(status).encoded())))
     }
 
@@ -68,7 +71,7 @@ final class WatchFeed: Sendable {
                     // A new history: no changeset leads to it, so every subscriber's position
                     // finds none and gets a snapshot; cursors of the old one resume no more.
                     precondition(version.seq > current.seq, "a new epoch that does not follow the last version")
-                    state.history = ChangesetHistory(capacity: state.history.capacity)
+                    state.history = state.history.emptied(epoch: version.epoch)
                 } else {
                     precondition(state.version.map { $0.seq == version.seq } ?? (version.seq == 0), "a new version without its changeset")
                 }
@@ -92,6 +95,7 @@ final class WatchFeed: Sendable {
     func restore(_ version: WatchVersion, changesets: [[UInt8]]) {
         let subscribers = self.state.withLock { state in
             precondition(state.version == nil, "restoring over a published version")
+            state.history = state.history.emptied(epoch: version.epoch)
             for (offset, line) in changesets.enumerated() {
                 state.history.append(ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset))
             }
@@ -175,18 +179,28 @@ final class WatchFeed: Sendable {
     /// changed since the last one sent. Reading both under one lock keeps a status from
     /// overtaking the changeset published with it.
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1) for a changeset in memory; a `pread` of its line, outside the lock, for
+    ///   one read back from disk.
     func next(after position: Position) -> Next {
-        self.state.withLock { state in
+        let found = self.state.withLock { state -> (next: Next?, onDisk: (ChangesetArchive, Epoch, current: WatchVersion)?) in
             if let current = state.version, position.nextSeq <= current.seq {
-                guard let line = state.history.line(publishing: position.nextSeq) else { return .snapshot(current) }
-                return .changeset(line)
+                switch state.history.kept(publishing: position.nextSeq) {
+                case .inMemory(let line): return (.changeset(line), nil)
+                case .onDisk(let archive, let epoch): return (nil, (archive, epoch, current))
+                case nil: return (.snapshot(current), nil)
+                }
             }
             if position.statusGeneration != state.statusGeneration {
-                return .status(state.statusLine, generation: state.statusGeneration, removed: state.status.state == .removed)
+                return (.status(state.statusLine, generation: state.statusGeneration, removed: state.status.state == .removed), nil)
             }
-            return .upToDate
+            return (.upToDate, nil)
         }
+        if let next = found.next { return next }
+        guard let (archive, epoch, current) = found.onDisk else { return .upToDate }
+        // Read outside the lock: an older changeset, evicted from memory, read back from the
+        // log. Gone meanwhile (the log was trimmed), the subscriber resynchronises.
+        guard let line = archive.line(publishing: position.nextSeq, of: epoch) else { return .snapshot(current) }
+        return .changeset(ByteBuffer(bytes: line))
     }
 
     /// The snapshot of `version`, shared with every subscription sending it: the one being sent

@@ -179,10 +179,15 @@ final class ConnectionHandler: ChannelInboundHandler {
                         budget: self.server.budget))
                 self.state = .open(subscriptions)
                 let mode: ReplyResult.Subscription.Mode
-                if case .resume = start { mode = .resume } else { mode = .snapshot }
+                var reason: ReplyResult.Subscription.SnapshotReason?
+                switch start {
+                case .resume: mode = .resume
+                case .snapshot(let why): (mode, reason) = (.snapshot, why)
+                case .awaitingFirstVersion: mode = .snapshot
+                }
                 let cursor = version?.cursor
                 self.logger.debug("subscribed", metadata: ["watch": "\(watch)", "mode": "\(mode.rawValue)", "since": "\(since?.description ?? "-")"])
-                self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor)))), context: context)
+                self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor, reason: reason)))), context: context)
                 self.server.connectionsDidChange()
                 self.pump()
             }

@@ -42,6 +42,9 @@ public final class ListSyncService: Service {
     }
 
     public func run() async throws {
+        // Before anything in the state directory is read or written: a second daemon on it stops here.
+        let stateLock = try StateDirectoryLock(stateDirectory: self.initialConfiguration.stateDirectory)
+        defer { withExtendedLifetime(stateLock) {} }
         // Trap SIGHUP first: its default action would end the process.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -70,7 +73,8 @@ public final class ListSyncService: Service {
                 }
             }
             for watch in self.initialConfiguration.watches {
-                try running.startWatch(watch, epoch: running.serverContext.epoch, in: &group)
+                // Each watch a history of its own: a cursor of one watch never resumes another.
+                try running.startWatch(watch, epoch: Epoch.random(), in: &group)
             }
             running.publishWatchList()
             // Clients connect (or are queued by socket activation) only once every watch has its

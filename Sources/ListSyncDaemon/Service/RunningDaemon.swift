@@ -52,17 +52,24 @@ final class RunningDaemon: Sendable {
     /// Starts following `watch`: a feed, a tracker running in `group` (which first restores the
     /// watch's saved state), and the watcher's watch.
     ///
-    /// - Parameter epoch: The history a watch without saved state starts: the server's for the
-    ///   watches it starts with; a fresh one for a watch a reload adds, so cursors of an earlier
-    ///   watch of the same name are never resumed against it.
+    /// - Parameter epoch: The history a watch without saved state starts: a fresh one for every
+    ///   watch, so a cursor of one watch (or of an earlier watch of the same name) is never
+    ///   resumed against another.
     func startWatch(
         _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) throws(FileWatcherError) {
-        let (historyLength, stateDirectory) = self.configuration.withLock { ($0.historyLength, $0.stateDirectory) }
-        let feed = WatchFeed(watch: watch, epoch: epoch, historyLength: historyLength)
-        let store = WatchStateStore(
-            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, crashPoints: self.crashPoints,
-            isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory) = self.configuration.withLock {
+            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory)
+        }
+        var store = WatchStateStore(
+            stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, historyMaxBytes: historyMaxBytes,
+            crashPoints: self.crashPoints, isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+        // Memory caches the newest changesets; older ones are read back from the log. Without
+        // state on disk, memory holds the whole (byte-bounded) history.
+        let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
+        store.restoredBytes = cacheBytes
+        let feed = WatchFeed(
+            watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil)
         let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
@@ -187,7 +194,7 @@ final class RunningDaemon: Sendable {
         for watch in new.watches {
             guard let tracker = self.trackers.tracker(named: watch.name)?.tracker else { continue }
             tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
-            tracker.keepHistory(new.historyLength)
+            tracker.keepHistory(new.historyLength, maxBytes: new.historyMaxBytes)
         }
         self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {

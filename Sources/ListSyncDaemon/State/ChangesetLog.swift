@@ -43,6 +43,42 @@ struct ChangesetLog: Sendable {
         return StateWriter.frame(payload.bytes)
     }
 
+    /// The bytes of the record of `seq`, frame included; `nil` when the log does not hold it.
+    ///
+    /// - Complexity: O(1).
+    private func recordRange(of seq: UInt64) -> Range<Int>? {
+        guard seq > self.baseSeq, seq <= self.lastSeq else { return nil }
+        let index = Int(seq - self.baseSeq - 1)
+        let start = index == 0 ? self.headerEnd : self.records[index - 1].end
+        return start..<self.records[index].end
+    }
+
+    /// Where the `changeset` line of `seq` lies in the file (after the record's frame header and
+    /// its `seq`); `nil` when the log does not hold it.
+    func lineRange(publishing seq: UInt64) -> Range<Int>? {
+        self.recordRange(of: seq).map { ($0.lowerBound + Self.lineOffset)..<$0.upperBound }
+    }
+
+    /// The bytes before a record's line: its frame's length and checksum, and its `seq`.
+    private static let lineOffset = 24
+
+    /// The bytes the records take (the log's size without its header).
+    var recordBytes: Int { self.size - self.headerEnd }
+
+    /// How many of the newest records, at most `count`, take at most `bytes` together.
+    ///
+    /// - Complexity: O(*k*) in the records kept.
+    func newestCount(atMost count: Int, fittingIn bytes: Int) -> Int {
+        var kept = 0
+        while kept < min(count, self.records.count) {
+            let index = self.records.count - 1 - kept
+            let start = index == 0 ? self.headerEnd : self.records[index - 1].end
+            guard self.size - start <= bytes else { break }
+            kept += 1
+        }
+        return kept
+    }
+
     /// Notes that `record` (see ``record(seq:line:)``) of `seq` was appended.
     mutating func appended(seq: UInt64, count: Int) {
         precondition(seq == self.lastSeq + 1, "changeset \(seq) does not follow \(self.lastSeq)")
@@ -55,16 +91,23 @@ struct ChangesetLog: Sendable {
         return self.size
     }
 
-    /// The log with only the newest `count` records, and its file, made from `file` (this log's).
-    func keepingNewest(_ count: Int, of file: [UInt8]) -> (log: ChangesetLog, file: [UInt8]) {
+    /// Where the newest `count` records start in the file.
+    func start(ofNewest count: Int) -> Int {
         let dropped = self.records.count - min(count, self.records.count)
-        let start = dropped == 0 ? self.headerEnd : self.records[dropped - 1].end
-        var (log, newFile) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
-        newFile += file[start..<self.size]
+        return dropped == 0 ? self.headerEnd : self.records[dropped - 1].end
+    }
+
+    /// The log with only the newest `count` records, and its file's header: the file is that
+    /// header followed by this log's file from ``start(ofNewest:)`` to its end, which the caller
+    /// copies (file to file, never through memory).
+    func keepingNewest(_ count: Int) -> (log: ChangesetLog, header: [UInt8]) {
+        let dropped = self.records.count - min(count, self.records.count)
+        let start = self.start(ofNewest: count)
+        var (log, header) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
         for record in self.records[dropped...] {
             log.records.append((record.seq, record.end - start + log.headerEnd))
         }
-        return (log, newFile)
+        return (log, header)
     }
 
     /// Reads the log of history `epoch` that must lead to version `lastSeq` (the newest
@@ -102,7 +145,7 @@ struct ChangesetLog: Sendable {
             guard seq <= lastSeq else {
                 throw .inconsistent("the log holds version \(seq), past the newest readable checkpoint's \(lastSeq)")
             }
-            lines.append(file[(start + 24)..<reader.offset])
+            lines.append(file[(start + Self.lineOffset)..<reader.offset])
             log.records.append((seq, reader.offset))
         }
         guard log.lastSeq + 1 >= lastSeq else {

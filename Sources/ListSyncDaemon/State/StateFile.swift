@@ -48,12 +48,25 @@ enum StateFile {
     /// Replaces the file at `path` with `parts`, atomically: they are written to `path.tmp`,
     /// `fsync`ed, renamed over `path`, and the directory is `fsync`ed. A crash at any instant
     /// leaves either the old file or the new one (and perhaps a stale `.tmp`).
-    static func replace(_ path: String, with parts: [[UInt8]], kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+    ///
+    /// With a `copying` range, the file is `parts`, then those bytes of the file now at `path`
+    /// (copied by the kernel, file to file, never through memory: a log's kept history may be
+    /// hundreds of MiB), then `trailingParts`.
+    static func replace(
+        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [], kind: String,
+        crashPoints: StateCrashPoints
+    ) throws(StateFileError) {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
         do throws(StateFileError) {
             for part in parts {
+                try StateFile.write(part, to: descriptor, path: temporary)
+            }
+            if !kept.isEmpty {
+                try StateFile.copy(kept, of: path, to: descriptor, path: temporary)
+            }
+            for part in trailingParts {
                 try StateFile.write(part, to: descriptor, path: temporary)
             }
             crashPoints.reach("\(kind)-written")
@@ -83,19 +96,31 @@ enum StateFile {
         private let descriptor: Int32
         /// How many bytes the first parts took.
         private let written: Int
+        /// Whether the file was created here: its directory entry must be made durable.
+        private let created: Bool
 
         /// Starts overwriting the file at `path` (created when missing) with `parts`, and asks the
-        /// kernel to start writing them to the disk, without waiting.
+        /// kernel to start writing them to the disk, without waiting. When that fails the file is
+        /// removed: what it held is overwritten already, and a torn file left behind would read
+        /// as damage at the next start (and hold space a full disk needs).
         init(of path: String, writing parts: [[UInt8]]) throws(StateFileError) {
             self.path = path
-            self.descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-            guard self.descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
+            var descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            var created = false
+            if descriptor < 0, errno == ENOENT {
+                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                created = true
+            }
+            guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
+            self.descriptor = descriptor
+            self.created = created
             do throws(StateFileError) {
                 for part in parts {
                     try StateFile.write(part, to: self.descriptor, path: path)
                 }
             } catch {
                 close(self.descriptor)
+                unlink(path)
                 throw error
             }
             self.written = parts.reduce(0) { $0 + $1.count }
@@ -103,27 +128,37 @@ enum StateFile {
         }
 
         /// Writes the last `parts`, cuts the file after them, and flushes it with one
-        /// `fdatasync` (and its directory with an `fsync`, when `newEntry`: the file may have
-        /// been created).
+        /// `fdatasync` (and its directory with an `fsync`, when `newEntry` — its entry may not be
+        /// durable yet — or the file was created). When that fails the file is removed, as
+        /// ``abandon()`` does.
         func finish(writing parts: [[UInt8]], newEntry: Bool, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
             defer { close(self.descriptor) }
-            crashPoints.reach("\(kind)-started")
-            for part in parts {
-                try StateFile.write(part, to: self.descriptor, path: self.path)
+            do throws(StateFileError) {
+                crashPoints.reach("\(kind)-started")
+                for part in parts {
+                    try StateFile.write(part, to: self.descriptor, path: self.path)
+                }
+                let length = parts.reduce(self.written) { $0 + $1.count }
+                guard ftruncate(self.descriptor, off_t(length)) == 0 else { throw .failed(self.path, .lastError(of: "ftruncate")) }
+                crashPoints.reach("\(kind)-written")
+                guard fdatasync(self.descriptor) == 0 else { throw .failed(self.path, .lastError(of: "fdatasync")) }
+            } catch {
+                unlink(self.path)
+                throw error
             }
-            let length = parts.reduce(self.written) { $0 + $1.count }
-            guard ftruncate(self.descriptor, off_t(length)) == 0 else { throw .failed(self.path, .lastError(of: "ftruncate")) }
-            crashPoints.reach("\(kind)-written")
-            guard fdatasync(self.descriptor) == 0 else { throw .failed(self.path, .lastError(of: "fdatasync")) }
-            if newEntry {
+            if newEntry || self.created {
                 try StateFile.syncDirectory(of: self.path)
             }
             crashPoints.reach("\(kind)-synced")
         }
 
-        /// Gives up: the file is left as far as it was written (torn, which its reader detects).
+        /// Gives up: the version is not saved. The file is removed rather than left torn: it held
+        /// the older of the two versions, overwritten already, so nothing is lost, and a clean
+        /// restart finds no damage to report. (A crash before this leaves it torn, which its
+        /// reader detects.)
         func abandon() {
             close(self.descriptor)
+            unlink(self.path)
         }
     }
 
@@ -144,6 +179,45 @@ enum StateFile {
             throw error
         }
         crashPoints.reach("\(kind)-synced")
+    }
+
+    /// The size of the file at `path`; `nil` when there is none.
+    static func size(of path: String) throws(StateFileError) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .failed(path, .lastError(of: "stat"))
+        }
+        return Int(status.st_size)
+    }
+
+    /// Appends the bytes `range` of the file at `source` to `descriptor` (the file `path`), with
+    /// `copy_file_range`, or through a 1 MiB buffer where the kernel cannot copy.
+    fileprivate static func copy(_ range: Range<Int>, of source: String, to descriptor: Int32, path: String) throws(StateFileError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw .failed(source, .lastError(of: "open")) }
+        defer { close(input) }
+        var offset = Int64(range.lowerBound)
+        var left = range.count
+        while left > 0 {
+            let copied = listsync_copy_file_range(input, &offset, descriptor, UInt(left))
+            if copied > 0 {
+                left -= copied
+                continue
+            }
+            if copied == 0 { throw .failed(source, SystemCallError(call: "copy_file_range", code: EIO)) }
+            if errno == EINTR { continue }
+            guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw .failed(path, .lastError(of: "copy_file_range")) }
+            // The file systems cannot copy between them: through memory, a bounded piece at a time.
+            while left > 0 {
+                guard let piece = try StateFile.read(source, from: Int(offset), count: min(left, 1 << 20)), !piece.isEmpty else {
+                    throw .failed(source, SystemCallError(call: "read", code: EIO))
+                }
+                try StateFile.write(piece, to: descriptor, path: path)
+                offset += Int64(piece.count)
+                left -= piece.count
+            }
+        }
     }
 
     /// Cuts the file at `path` to `length` bytes and `fsync`s it.
@@ -170,12 +244,16 @@ enum StateFile {
     }
 
     /// Renames the file at `path` to `path.damaged`, replacing an earlier one, so a damaged file
-    /// can be examined but never accumulates. Missing files are left alone.
-    static func moveAside(_ path: String) throws(StateFileError) {
-        guard rename(path, path + ".damaged") == 0 || errno == ENOENT else {
+    /// can be examined but never accumulates. Returns whether it moved: `false` when there is no
+    /// such file.
+    @discardableResult
+    static func moveAside(_ path: String) throws(StateFileError) -> Bool {
+        guard rename(path, path + ".damaged") == 0 else {
+            if errno == ENOENT { return false }
             throw .failed(path, .lastError(of: "rename"))
         }
         try self.syncDirectory(of: path)
+        return true
     }
 
     /// Removes the file at `path`; a missing one is fine.

@@ -20,8 +20,9 @@ import ListSyncProtocol
 /// after the flush leaves a whole new slot, restored whether or not its version was sent. Hence
 /// a cursor never names two different changesets, whenever the daemon dies.
 ///
-/// **Bounded.** The log holds at most `historyLength` changesets (when it would hold more, it is
-/// rewritten with the newest three quarters), and the directory two copies of the list (the
+/// **Bounded.** The log holds at most `historyLength` changesets and `historyMaxBytes` of them
+/// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
+/// the newest changeset is kept however large), and the directory two copies of the list (the
 /// slots).
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
@@ -30,14 +31,16 @@ struct WatchStateStore: Sendable {
     /// What ``restore(for:)`` found.
     enum Restoration: Sendable {
         /// The last published version, the settings it was read with, and the changesets that
-        /// led to it (oldest first, at most `historyLength`).
+        /// led to it (oldest first, at most `historyLength` and, but for the newest,
+        /// `restoredBytes`; older ones are read from the archive).
         case restored(WatchVersion, watch: WatchConfiguration, changesets: [[UInt8]])
         /// There is no state: the watch is new (or its state was deleted).
         case none
         /// The state belongs to a watch with another path, format, key or section_by.
         case identityChanged(Set<WatchConfiguration.Field>)
-        /// The state is damaged; the damaged file was moved aside to `<file>.damaged`.
-        case damaged(StateDamage)
+        /// The state is damaged; the damaged file was moved aside to `<file>.damaged` (or, when
+        /// that failed, left in place: the file says which).
+        case damaged(DamagedStateFile)
     }
 
     /// The watch's name, and its directory.
@@ -50,6 +53,15 @@ struct WatchStateStore: Sendable {
     static let benchmarkSwitch = "LISTSYNCD_BENCHMARK_NO_STATE"
     /// The most changesets the log keeps.
     var historyLength: Int
+    /// The most bytes the log's changesets take (`history_max_mib`); the newest one is kept
+    /// even when it alone takes more.
+    var historyMaxBytes: Int
+    /// The log's changesets as the watch's feed reads them back for clients that resume from a
+    /// cursor older than what memory holds; kept up to date with the log.
+    let archive = ChangesetArchive()
+    /// The most bytes of the newest changesets ``restore(for:)`` returns (the newest always):
+    /// the feed keeps no more in memory, and reads older ones from ``archive``.
+    var restoredBytes = Int.max
     private let crashPoints: StateCrashPoints
     /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
     /// a new one.
@@ -63,13 +75,19 @@ struct WatchStateStore: Sendable {
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
     private var durableEntries = [false, false]
+    /// See ``takeDroppedHistory()``.
+    private var droppedHistory: (seq: UInt64, error: StateFileError)?
 
     /// The state of the watch called `name`, under `stateDirectory`.
-    init(stateDirectory: String, name: String, historyLength: Int, crashPoints: StateCrashPoints, isPersistent: Bool = true) {
+    init(
+        stateDirectory: String, name: String, historyLength: Int, historyMaxBytes: Int = DaemonConfiguration.Defaults.historyMaxMiB << 20,
+        crashPoints: StateCrashPoints, isPersistent: Bool = true
+    ) {
         self.name = name
         self.directory = stateDirectory + "/" + name
         self.isPersistent = isPersistent
         self.historyLength = max(1, historyLength)
+        self.historyMaxBytes = max(1, historyMaxBytes)
         self.crashPoints = crashPoints
     }
 
@@ -84,14 +102,16 @@ struct WatchStateStore: Sendable {
     /// its changesets.
     ///
     /// A slot that does not read whole (torn by a crash mid-write, or damaged) is moved aside and
-    /// reported in `setAside`; the other slot serves. Damaged state is moved aside, never
+    /// reported in `setAside`, with whether the move worked; the other slot serves. A log
+    /// without any slot that reads is damage of the log. Damaged state is moved aside, never
     /// deleted; state of another identity is left to be replaced. Either way the next save
     /// starts afresh. State left by the builds before the slots is converted into a slot first
     /// (``convertLegacyCheckpoint()``), so an upgrade keeps the history.
     ///
     /// - Complexity: O(*n*) in the size of the list and the log (read, parse, digest).
-    mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [StateDamage]) {
+    mutating func restore(for watch: WatchConfiguration) -> (restoration: Restoration, setAside: [DamagedStateFile]) {
         self.log = nil
+        self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.newestSlot = nil
         self.generation = 1
@@ -99,7 +119,7 @@ struct WatchStateStore: Sendable {
         guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
         try? StateFile.remove(self.logPath + ".tmp")
-        var setAside: [StateDamage] = []
+        var unusable: [StateDamage] = []
         var headers: [(slot: Int, checkpoint: Checkpoint)] = []
         for slot in 0..<2 {
             do throws(StateDamage) {
@@ -107,7 +127,7 @@ struct WatchStateStore: Sendable {
                 self.generation = max(self.generation, checkpoint.generation + 1)
                 headers.append((slot, checkpoint))
             } catch {
-                setAside.append(error)
+                unusable.append(error)
             }
         }
         var newest: (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])?
@@ -115,13 +135,11 @@ struct WatchStateStore: Sendable {
             do throws(StateDamage) {
                 newest = (slot, checkpoint, try self.readBytes(of: slot, described: checkpoint))
             } catch {
-                setAside.append(error)
+                unusable.append(error)
             }
         }
-        for damage in setAside {
-            try? StateFile.moveAside(damage.path)
-        }
-        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !setAside.contains(where: { $0.path == self.slotPath(slot) }) {
+        let setAside = unusable.map(DamagedStateFile.setAside)
+        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !unusable.contains(where: { $0.path == self.slotPath(slot) }) {
             self.durableEntries[slot] = true
         }
         // Entries found in the directory may not be durable yet (the daemon was killed before
@@ -146,7 +164,8 @@ struct WatchStateStore: Sendable {
         }
         guard let newest else {
             if logFile == nil { return (.none, setAside) }
-            return (self.damaged(setAside.first ?? StateDamage(path: self.slotPath(0), reason: .missing)), setAside)
+            let found = setAside.isEmpty ? "there is no checkpoint" : "no checkpoint reads"
+            return (self.damaged(StateDamage(path: self.logPath, reason: .inconsistent("\(found), so the log leads to no version"))), setAside)
         }
         let (slot, checkpoint, bytes) = newest
         let changed = checkpoint.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
@@ -166,6 +185,7 @@ struct WatchStateStore: Sendable {
                     }
                 }
                 self.log = decoded.log
+                self.archive.replace(with: decoded.log, at: self.logPath)
                 changesets = decoded.lines.map(Array.init)
             } else if checkpoint.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
@@ -186,7 +206,14 @@ struct WatchStateStore: Sendable {
         self.live = checkpoint
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         try? self.settleLog()
-        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(self.historyLength).map { $0 }), setAside)
+        var kept = 0
+        var keptBytes = 0
+        for line in changesets.suffix(self.historyLength).reversed() {
+            guard kept == 0 || keptBytes + line.count <= self.restoredBytes else { break }
+            kept += 1
+            keptBytes += line.count
+        }
+        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(kept).map { $0 }), setAside)
     }
 
     /// The version `bytes` make, read with `watch`'s settings, checked against `digest`.
@@ -377,26 +404,58 @@ struct WatchStateStore: Sendable {
     /// starts a new log for a new epoch (or when the log on disk is in doubt). The tracker calls
     /// it once the version is published, off the path to subscribers; ``save(_:changeset:watch:staged:)``
     /// calls it first in case it failed.
+    ///
+    /// When the disk has no room for the changeset, the log starts afresh at the saved version
+    /// (which carries the changeset in its slot), so the next version can still be saved once
+    /// the disk has room for it: the epoch and the history in memory are kept, but the history
+    /// on disk now starts at that version (``takeDroppedHistory()`` says so, once).
     mutating func settleLog() throws(StateFileError) {
         guard self.isPersistent, !self.logIsSettled, let live = self.live else { return }
+        do throws(StateFileError) {
+            try self.extendLog(to: live)
+        } catch where error.isOutOfSpace {
+            let seq = live.cursor.seq
+            let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq)
+            try self.rewriteLog(empty, header: header, appending: nil, seq: seq)
+            self.droppedHistory = (seq, error)
+        }
+    }
+
+    /// The version at which the log last started afresh for want of space, and the error that
+    /// made it; `nil` once taken (so it is reported once).
+    mutating func takeDroppedHistory() -> (seq: UInt64, error: StateFileError)? {
+        defer { self.droppedHistory = nil }
+        return self.droppedHistory
+    }
+
+    /// Appends the changeset of `live` to the log, or rewrites the log to make room or for a new epoch.
+    private mutating func extendLog(to live: Checkpoint) throws(StateFileError) {
         let seq = live.cursor.seq
         let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
         if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
-            if log.records.count < self.historyLength {
+            if log.records.count < self.historyLength, log.recordBytes + record.count <= self.historyMaxBytes {
                 // `nil` while the log on disk is in doubt (a write failed half-way): the next
                 // settle replaces it.
                 self.log = nil
                 try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
                 log.appended(seq: seq, count: record.count)
                 self.log = log
+                self.archive.update(log)
                 return
             }
-            if let file = try StateFile.read(self.logPath), file.count == log.size {
-                try self.rewriteLog(log.keepingNewest(self.historyLength - 1 - self.historyLength / 4, of: file), appending: record, seq: seq)
+            // Over a bound: keep the newest changesets that fill three quarters of each, so the
+            // log is rewritten once in a while, not at every append. The new changeset is kept
+            // however large.
+            let kept = log.newestCount(
+                atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
+            if try StateFile.size(of: self.logPath) == log.size {
+                let (kept, header) = log.keepingNewest(kept)
+                try self.rewriteLog(kept, header: header, copying: log.start(ofNewest: kept.records.count)..<log.size, appending: record, seq: seq)
                 return
             }
         }
-        try self.rewriteLog(ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: record == nil ? seq : seq - 1), appending: record, seq: seq)
+        let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: record == nil ? seq : seq - 1)
+        try self.rewriteLog(empty, header: header, appending: record, seq: seq)
     }
 
     /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,
@@ -416,25 +475,30 @@ struct WatchStateStore: Sendable {
     }
 
     /// Replaces the log with `start` and `record` (of `seq`) after it.
-    private mutating func rewriteLog(_ start: (log: ChangesetLog, file: [UInt8]), appending record: [UInt8]?, seq: UInt64) throws(StateFileError) {
-        var (log, file) = start
+    /// Replaces the log with `log`: its file is `header`, the bytes `kept` of the current log
+    /// file (copied file to file), and `record` (of `seq`) after them.
+    private mutating func rewriteLog(
+        _ log: ChangesetLog, header: [UInt8], copying kept: Range<Int> = 0..<0, appending record: [UInt8]?, seq: UInt64
+    ) throws(StateFileError) {
+        var log = log
         if let record {
-            file += record
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
-        try StateFile.replace(self.logPath, with: [file], kind: "log-rewrite", crashPoints: self.crashPoints)
+        try StateFile.replace(
+            self.logPath, with: [header], copying: kept, then: record.map { [$0] } ?? [], kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
+        self.archive.replace(with: log, at: self.logPath)
     }
 
     /// Moves the file `damage` names aside and forgets the log: the watch starts a new epoch.
     private mutating func damaged(_ damage: StateDamage) -> Restoration {
         self.log = nil
+        self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false
         }
-        try? StateFile.moveAside(damage.path)
-        return .damaged(damage)
+        return .damaged(DamagedStateFile.setAside(damage))
     }
 }

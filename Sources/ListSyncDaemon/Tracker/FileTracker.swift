@@ -17,8 +17,8 @@ final class FileTracker: Sendable {
     /// Where the tracker publishes.
     let feed: WatchFeed
     /// The watch as configured, the history a reload asked the next read to start, and how many
-    /// changesets the state keeps.
-    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?, historyLength: Int)>
+    /// changesets (and bytes of them) the state keeps.
+    private let configuration: Mutex<(watch: WatchConfiguration, newEpoch: Epoch?, historyLength: Int, historyMaxBytes: Int)>
     /// Where the watch's versions are made durable before they are published; moved into
     /// ``run(pool:)``, which owns it from then on.
     private let initialStore: WatchStateStore
@@ -41,7 +41,7 @@ final class FileTracker: Sendable {
     /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
     init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, logger: Logger) {
         self.feed = feed
-        self.configuration = Mutex((watch, nil, store.historyLength))
+        self.configuration = Mutex((watch, nil, store.historyLength, store.historyMaxBytes))
         self.initialStore = store
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.restored = Signal()
@@ -103,9 +103,13 @@ final class FileTracker: Sendable {
         return startsEpoch
     }
 
-    /// Keeps at most `historyLength` changesets in the watch's state from the next save on.
-    func keepHistory(_ historyLength: Int) {
-        self.configuration.withLock { $0.historyLength = historyLength }
+    /// Keeps at most `historyLength` changesets, and `maxBytes` of them, in the watch's state
+    /// from the next save on.
+    func keepHistory(_ historyLength: Int, maxBytes: Int) {
+        self.configuration.withLock {
+            $0.historyLength = historyLength
+            $0.historyMaxBytes = maxBytes
+        }
     }
 
     /// Ends ``run(pool:)`` after the read in progress, if any; with `removingState`, the watch
@@ -138,7 +142,7 @@ final class FileTracker: Sendable {
         guard var (machine, store) = await self.restore(pool: pool) else { return }
         self.restored.fire()
         for await request in self.requests {
-            let (watch, newEpoch, historyLength) = self.configuration.withLock { configuration in
+            let (watch, newEpoch, historyLength, historyMaxBytes) = self.configuration.withLock { configuration in
                 defer { configuration.newEpoch = nil }
                 return configuration
             }
@@ -162,6 +166,7 @@ final class FileTracker: Sendable {
                 machine.startEpoch(newEpoch)
             }
             store.historyLength = max(1, historyLength)
+            store.historyMaxBytes = max(1, historyMaxBytes)
             do {
                 let read: Result<FileSnapshot, FileReadError>
                 let (attempt, checkedRead) = try await pool.runIfActive {
@@ -212,6 +217,7 @@ final class FileTracker: Sendable {
                     return (machine: ingested.machine, store: store, publication: ingested.publication, failure: failure)
                 }
                 store = step.store
+                self.reportDroppedHistory(of: &store)
                 if case .failure(let error) = step.failure {
                     // Not durable, so not published: the machine stays at the last durable version.
                     self.noteStorageProblem(error, machine: &machine)
@@ -228,6 +234,7 @@ final class FileTracker: Sendable {
                     }
                     if publication.version != nil {
                         store = try await self.settleLog(of: store, pool: pool)
+                        self.reportDroppedHistory(of: &store)
                     }
                 }
             } catch is CancellationError {
@@ -266,12 +273,20 @@ final class FileTracker: Sendable {
         return settled.store
     }
 
+    /// Logs that the log on disk started afresh for want of space, if it did.
+    private func reportDroppedHistory(of store: inout WatchStateStore) {
+        guard let (seq, error) = store.takeDroppedHistory() else { return }
+        self.logger.warning(
+            "the disk has no room for the history: the log on disk now starts at version \(seq) (same epoch); after a restart, clients with an older cursor get a snapshot",
+            metadata: ["error": "\(error)"])
+    }
+
     /// Reads the watch's state back: the machine carries on from the restored version, or starts
     /// the feed's epoch when there is nothing to restore. `nil` when the pool refused the work.
     private func restore(pool: NIOThreadPool) async -> (StateMachine, WatchStateStore)? {
         let watch = self.watch
         let store = self.initialStore
-        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [StateDamage])
+        let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [DamagedStateFile])
         do {
             outcome = try await pool.runIfActive { [store] in
                 var store = store
@@ -281,10 +296,10 @@ final class FileTracker: Sendable {
         } catch {
             return nil
         }
-        for damage in outcome.setAside {
+        for file in outcome.setAside {
             self.logger.notice(
-                "a checkpoint that does not read whole (torn by a crash while it was written, or damaged) was moved aside to \(damage.path).damaged",
-                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
+                "a checkpoint does not read whole; \(file.handlingDescription)",
+                metadata: ["file": "\(file.damage.path)", "problem": "\(file.damage.reason)"])
         }
         let fresh = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         switch outcome.restoration {
@@ -297,10 +312,10 @@ final class FileTracker: Sendable {
         case .identityChanged(let fields):
             self.logger.notice(
                 "the watch's \(WatchConfiguration.Field.configurationKeys(fields)) changed since its state was saved: a new history starts")
-        case .damaged(let damage):
+        case .damaged(let file):
             self.logger.error(
-                "damaged state moved aside to \(damage.path).damaged; a new history starts",
-                metadata: ["file": "\(damage.path)", "problem": "\(damage.reason)"])
+                "damaged state: \(file.damage.path) cannot be used; \(file.handlingDescription); a new history starts",
+                metadata: ["file": "\(file.damage.path)", "problem": "\(file.damage.reason)"])
         }
         return (fresh, outcome.store)
     }

@@ -101,7 +101,8 @@ extension Reply {
                 ReplyResult.Subscription(
                     watch: try fields.string("watch"),
                     mode: try fields.parsed("mode", as: "a subscription mode") { ReplyResult.Subscription.Mode(rawValue: $0) },
-                    cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init)
+                    cursor: try fields.optionalParsed("cursor", as: "a cursor", Cursor.init),
+                    reason: try fields.optionalString("reason").flatMap(ReplyResult.Subscription.SnapshotReason.init(rawValue:))
                 ))
         case "unsubscribe":
             result = .unsubscribed(watch: try fields.string("watch"))

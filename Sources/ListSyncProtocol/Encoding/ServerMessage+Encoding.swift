@@ -24,6 +24,9 @@ extension ServerMessage {
                 writer.member("watch", subscription.watch)
                 writer.member("mode", subscription.mode.rawValue)
                 writer.cursor("cursor", subscription.cursor)
+                if let reason = subscription.reason {
+                    writer.member("reason", reason.rawValue)
+                }
             case .unsubscribed(let watch):
                 writer.member("watch", watch)
             case .pong:

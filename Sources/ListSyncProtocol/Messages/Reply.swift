@@ -44,12 +44,29 @@ public enum ReplyResult: Hashable, Sendable {
         /// changeset's; `nil` when the watch has no valid version yet (the snapshot follows its
         /// first one).
         public var cursor: Cursor?
+        /// Why a subscription that gave a cursor (`since`) starts with a snapshot instead of
+        /// resuming; `nil` otherwise, and from servers before this field (an addition to
+        /// version 1). A reason this build does not know decodes as `nil`.
+        public var reason: SnapshotReason?
 
         /// A subscription start.
-        public init(watch: String, mode: Mode, cursor: Cursor?) {
+        public init(watch: String, mode: Mode, cursor: Cursor?, reason: SnapshotReason? = nil) {
             self.watch = watch
             self.mode = mode
             self.cursor = cursor
+            self.reason = reason
+        }
+
+        /// Why the cursor a client gave cannot be resumed from (the reply's `reason`).
+        public enum SnapshotReason: String, Hashable, Sendable, CaseIterable {
+            /// The cursor's epoch is not the watch's history (another watch's, or a history the
+            /// watch no longer has).
+            case otherHistory = "other_history"
+            /// The cursor names a `seq` the watch never published.
+            case unknownSeq = "unknown_seq"
+            /// The cursor is older than the history the server keeps (`history_length`,
+            /// `history_max_mib`): the changesets after it are gone.
+            case historyTrimmed = "history_trimmed"
         }
 
         /// What follows the reply.

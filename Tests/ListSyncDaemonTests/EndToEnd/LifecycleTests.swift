@@ -153,7 +153,10 @@ extension EndToEndTests.Lifecycle {
 
     @Test func refusesToStealTheSocketOfARunningDaemon() throws {
         let (harness, _, _) = try EndToEndTests.Subscribers.start()
-        let second = try DaemonProcess(config: harness.configPath, logPath: harness.path("second.log"))
+        // A state directory of its own, or it would stop at the state directory's lock first.
+        let original = String(decoding: try EndToEndTests.Persistence.contents(of: harness.configPath), as: UTF8.self)
+        try FileOperations.write(original.replacingOccurrences(of: harness.path("state"), with: harness.path("state2")), to: harness.path("second.toml"))
+        let second = try DaemonProcess(config: harness.path("second.toml"), logPath: harness.path("second.log"))
         #expect(try second.waitForExit() == 1)
         #expect(second.log.contains("another process is listening on this socket"))
         // The first daemon still serves.

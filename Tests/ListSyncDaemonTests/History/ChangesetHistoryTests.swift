@@ -64,9 +64,9 @@ import Testing
 
     @Test func noCursorAnotherEpochOrAnUnpublishedSeqGetsASnapshot() {
         let history = Self.history(1...5)
-        #expect(SubscriptionStart.plan(since: nil, epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot)
-        #expect(SubscriptionStart.plan(since: Cursor(epoch: Epoch(rawValue: 43), seq: 4), epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot)
-        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 6), epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot)
+        #expect(SubscriptionStart.plan(since: nil, epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot(reason: nil))
+        #expect(SubscriptionStart.plan(since: Cursor(epoch: Epoch(rawValue: 43), seq: 4), epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot(reason: .otherHistory))
+        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 6), epoch: Self.epoch, currentSeq: 5, history: history) == .snapshot(reason: .unknownSeq))
     }
 
     @Test func aCursorStillInTheHistoryResumesRightAfterIt() {
@@ -78,12 +78,60 @@ import Testing
 
     @Test func aCursorOlderThanTheHistoryGetsASnapshot() {
         let history = Self.history(3...9, capacity: 7)
-        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 1), epoch: Self.epoch, currentSeq: 9, history: history) == .snapshot)
-        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 0), epoch: Self.epoch, currentSeq: 9, history: history) == .snapshot)
+        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 1), epoch: Self.epoch, currentSeq: 9, history: history) == .snapshot(reason: .historyTrimmed))
+        #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 0), epoch: Self.epoch, currentSeq: 9, history: history) == .snapshot(reason: .historyTrimmed))
     }
 
     @Test func theFirstVersionResumesOnlyAtItself() {
         let empty = Self.history(nil)
         #expect(SubscriptionStart.plan(since: Cursor(epoch: Self.epoch, seq: 0), epoch: Self.epoch, currentSeq: 0, history: empty) == .resume(firstSeq: 1))
+    }
+}
+
+@Suite struct ChangesetHistoryByteBoundTests {
+    static func line(_ seq: UInt64, bytes: Int) -> ByteBuffer {
+        ByteBuffer(string: String(repeating: "x", count: bytes))
+    }
+
+    /// Memory never holds more than its byte bound, but for the newest line, which stays however
+    /// large; the count bound holds too.
+    @Test func memoryHoldsAtMostItsBytesButAlwaysTheNewest() {
+        var history = ChangesetHistory(capacity: 100, cacheBytes: 1000)
+        let sizes = [300, 300, 300, 300, 5000, 200, 200, 900, 100]
+        for (offset, size) in sizes.enumerated() {
+            history.append(Self.line(UInt64(offset + 1), bytes: size), seq: UInt64(offset + 1))
+            #expect(history.bytes <= 1000 || history.count == 1, "after \(offset + 1): \(history.bytes) bytes in \(history.count) lines")
+            #expect(history.line(publishing: UInt64(offset + 1))?.readableBytes == size, "the newest is kept")
+        }
+        // 900 + 100 fit; 200 more would not.
+        #expect(history.count == 2 && history.oldestSeq == 8)
+        #expect(history.line(publishing: 7) == nil)
+    }
+
+    /// Lines evicted from memory are read back from the archive (the log on disk) while it holds
+    /// them without a gap; a line it does not hold is not kept.
+    @Test func evictedLinesAreReadBackFromTheLog() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 9)
+        let watch = WatchStateStoreTests.watch
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 100, historyMaxBytes: 1 << 20, crashPoints: .none)
+        var history = ChangesetHistory(capacity: 100, cacheBytes: 250, epoch: epoch, archive: store.archive)
+        try store.save(try WatchStateStoreTests.version(0, seq: 0, epoch: epoch), changeset: nil, watch: watch)
+        try store.settleLog()
+        for seq in UInt64(1)...6 {
+            let line = Array(String(repeating: "\(seq)", count: 100).utf8)
+            try store.save(try WatchStateStoreTests.version(Int(seq), seq: seq, epoch: epoch), changeset: line, watch: watch)
+            history.append(ByteBuffer(bytes: line), seq: seq)
+            try store.settleLog()
+        }
+        #expect(history.count == 2, "memory holds 2 lines of 100 bytes")
+        #expect(history.oldestSeq == 1)
+        for seq in UInt64(1)...6 {
+            #expect(history.line(publishing: seq) == ByteBuffer(bytes: Array(String(repeating: "\(seq)", count: 100).utf8)))
+        }
+        if case .onDisk = history.kept(publishing: 1) {} else { Issue.record("seq 1 is not read from disk") }
+        // Another epoch's archive serves nothing.
+        let other = ChangesetHistory(capacity: 100, cacheBytes: 250, epoch: Epoch(rawValue: 10), archive: store.archive)
+        #expect(other.line(publishing: 1) == nil)
     }
 }

@@ -97,7 +97,7 @@ struct LegacyCheckpointTests {
         try EndToEndTests.Persistence.write(legacy, to: store.legacyCheckpointPath)
 
         let (restoration, setAside) = store.restore(for: Store.watch)
-        #expect(setAside.map(\.path) == (slotIsWhole ? [] : [store.slotPath(0)]))
+        #expect(setAside.map(\.damage.path) == (slotIsWhole ? [] : [store.slotPath(0)]))
         guard case .restored(let version, _, let changesets) = restoration else {
             Issue.record("not restored: \(restoration)")
             return
@@ -122,7 +122,7 @@ struct LegacyCheckpointTests {
             Issue.record("not damaged: \(restoration)")
             return
         }
-        #expect(damage.path == store.legacyCheckpointPath)
+        #expect(damage.damage.path == store.legacyCheckpointPath)
         #expect(try Store.files(in: store.directory) == ["checkpoint.damaged", "log"])
     }
 }

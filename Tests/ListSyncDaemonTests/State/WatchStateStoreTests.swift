@@ -145,15 +145,15 @@ struct WatchStateStoreTests {
 
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         let (restoration, setAside) = restarted.restore(for: Self.watch)
-        #expect(setAside.map(\.path) == [store.slotPath(0)])
+        #expect(setAside.map(\.damage.path) == [store.slotPath(0)])
         #expect(access(store.slotPath(0) + ".damaged", F_OK) == 0, "moved aside")
         switch restoration {
         case .restored(let version, _, let changesets) where !logHasItsChangeset:
             #expect(version.cursor == Cursor(epoch: epoch, seq: 1))
             #expect(version.digest == (try Self.version(1, seq: 1, epoch: epoch)).digest)
             #expect(changesets == [Array("one".utf8)])
-        case .damaged(let damage) where logHasItsChangeset:
-            #expect(damage.path == store.logPath)
+        case .damaged(let file) where logHasItsChangeset:
+            #expect(file.damage.path == store.logPath)
         default:
             Issue.record("unexpected: \(restoration)")
         }
@@ -188,5 +188,31 @@ struct WatchStateStoreTests {
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
+    }
+}
+
+extension WatchStateStoreTests {
+    /// The log holds at most `historyMaxBytes` of changesets, dropping the oldest; the newest is
+    /// kept even when it alone is larger; and what it keeps restores.
+    @Test func theLogKeepsAtMostHistoryMaxBytesButAlwaysTheNewest() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 12)
+        let bound = 10_000
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, historyMaxBytes: bound, crashPoints: .none)
+        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
+        let sizes = [3000, 3000, 3000, 3000, 3000, 25_000, 2000, 2000, 2000, 2000, 2000, 2000]
+        func line(_ seq: UInt64) -> [UInt8] { Array(String(repeating: "\(seq % 10)", count: sizes[Int(seq) - 1]).utf8) }
+        for seq in UInt64(1)...UInt64(sizes.count) {
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: line(seq), watch: Self.watch)
+            try store.settleLog()
+            let file = try EndToEndTests.Persistence.contents(of: store.logPath)
+            let (log, lines) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
+            #expect(log.lastSeq == seq)
+            #expect(lines.last.map(Array.init) == line(seq), "the newest is kept")
+            #expect(log.recordBytes <= bound || log.records.count == 1, "after \(seq): \(log.recordBytes) bytes in \(log.records.count) changesets")
+        }
+        let (version, changesets) = try Self.restored(from: scratch)
+        #expect(version.cursor == Cursor(epoch: epoch, seq: UInt64(sizes.count)))
+        #expect(!changesets.isEmpty && changesets.last == line(UInt64(sizes.count)))
     }
 }
