@@ -31,7 +31,9 @@ struct MirrorCommand: AsyncParsableCommand {
 
             The format is --output-format, or FILE's extension. A CSV mirror of a JSON object of \
             arrays keeps each record's section in a first column, --section-column (default: \
-            section).
+            section); while the records have a member of that name, the sections go to the \
+            first of NAME_2, NAME_3, … that they do not have, said on standard error, and the \
+            mirror goes on.
 
             One mirror keeps FILE: it holds a lock on .FILE.listsync-lock beside FILE (and on \
             STATE.lock with --state) while it runs, and a second `mirror` on the same FILE or \
@@ -88,9 +90,18 @@ struct MirrorCommand: AsyncParsableCommand {
             defer { withExtendedLifetime((outputLock, stateLock)) {} }
             var state = ClientState(file: stateFile, kind: .list)
             let output = MirrorOutput(format: format, sectionColumn: self.sections)
+            /// The section column in use when it is not --section-column's: said on standard
+            /// error each time it changes.
+            var renamedColumn: String?
             /// FILE with `mirror`'s list.
             func write(_ mirror: MirroredList) throws {
-                let bytes = try output.bytes(of: mirror)
+                let (bytes, renamed) = output.mirrorBytes(of: mirror)
+                if renamed != renamedColumn {
+                    renamedColumn = renamed
+                    OutputWriter.writeStandardError(
+                        renamed.map { "listsync: warning: the records now have a member \"\(self.sections.sectionColumn)\": \(self.output) keeps the sections in column \"\($0)\" (read it back with --section-by \($0), or choose the column with --section-column NAME)\n" }
+                            ?? "listsync: \(self.output) keeps the sections in column \"\(self.sections.sectionColumn)\" again\n")
+                }
                 do {
                     try writer.write(bytes)
                 } catch {
