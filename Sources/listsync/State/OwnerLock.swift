@@ -20,15 +20,15 @@ final class OwnerLock {
     enum Failure: Error, CustomStringConvertible {
         /// Another process holds it; its id as it wrote it, when readable.
         case held(path: String, owner: String?)
-        /// The lock file cannot be opened or locked.
-        case system(path: String, reason: String)
+        /// The lock file cannot be opened or created (`doing` is what failed), or locked.
+        case system(path: String, doing: String, reason: String)
 
         var description: String {
             switch self {
             case .held(let path, let owner):
                 "held by \(owner.map { "process \($0)" } ?? "another process") (lock \(path))"
-            case .system(let path, let reason):
-                "\(path): cannot lock: \(reason)"
+            case .system(let path, let doing, let reason):
+                "\(path): cannot \(doing): \(reason)"
             }
         }
     }
@@ -39,12 +39,12 @@ final class OwnerLock {
     /// - Throws: ``Failure/held(path:owner:)`` when another process holds it.
     init(path: String) throws(Failure) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .system(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .system(path: path, doing: "create the lock file", reason: String(cString: strerror(errno))) }
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             guard code == EINTR else {
                 defer { close(descriptor) }
-                guard code == EWOULDBLOCK else { throw .system(path: path, reason: String(cString: strerror(code))) }
+                guard code == EWOULDBLOCK else { throw .system(path: path, doing: "lock", reason: String(cString: strerror(code))) }
                 throw .held(path: path, owner: Self.owner(in: descriptor))
             }
         }
