@@ -104,6 +104,11 @@ public enum ListFormatError: Error, Hashable, Sendable {
 
     /// A record has no value for a key or `section_by` field.
     case missingField(String, at: SourcePosition)
+
+    /// Two different `section_by` values (`"1"` and `1`, `"true"` and `true`, `""` and `null`)
+    /// have the same text, which names a section in a JSON rendering (an object of arrays) and
+    /// in JSON Patch paths: as two members of one name, one section would hide the other.
+    case sectionNameCollision(String, at: SourcePosition, first: SourcePosition)
 }
 
 extension ListFormatError {
@@ -120,7 +125,7 @@ extension ListFormatError {
             .unescapedControlCharacter(let at), .duplicateMemberName(_, let at, _),
             .unexpectedTopLevelValue(_, let at), .sectionNotArray(_, let at), .arrayRecord(let at),
             .nestingTooDeep(_, let at), .trailingContent(let at), .recordSpansLines(let at),
-            .missingField(_, let at):
+            .missingField(_, let at), .sectionNameCollision(_, let at, _):
             at
         }
     }
@@ -184,6 +189,8 @@ extension ListFormatError {
             "an NDJSON record must fit on one line"
         case .missingField(let name, _):
             "record has no field \"\(name)\""
+        case .sectionNameCollision(let name, _, let first):
+            "section_by value names the section \"\(name)\" like a different value first at \(first) (a section is named by its value's text, so \"1\" and 1, \"true\" and true, \"\" and null name one section): make them one value"
         }
     }
 }

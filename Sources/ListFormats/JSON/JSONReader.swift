@@ -86,6 +86,9 @@ private struct ReadState: ~Copyable {
     let options: ReadOptions
     /// Canonical key and section bytes.
     var canonical = ByteScratch(capacity: 256)
+    /// Where each `section_by` section's name was first met: the name a JSON rendering gives
+    /// the section (``SectionModel/name``) must be the only section's of that name.
+    var sectionNames: [String: SourcePosition] = [:]
 
     /// The state of a read of `bytes` (not empty) into `assembler`.
     init(
@@ -408,7 +411,19 @@ private struct ReadState: ~Copyable {
             canonical.truncate(to: 0)
             scanner.appendCanonical(value, to: &canonical)
             let bytes = scanner.lexer.buffer(value.start, value.end)
-            section = assembler.section(forCanonical: canonical.bytes()) { JSONValueDecoder.value(of: bytes) }.index
+            var newModel: SectionModel?
+            section = assembler.section(forCanonical: canonical.bytes()) {
+                let model = JSONValueDecoder.value(of: bytes)
+                newModel = SectionModel(value: model)
+                return model
+            }.index
+            if let newModel {
+                let position = scanner.lexer.position(of: value.start)
+                if let first = sectionNames[newModel.name] {
+                    throw .sectionNameCollision(newModel.name, at: position, first: first)
+                }
+                sectionNames[newModel.name] = position
+            }
         }
         switch keySlots.count {
         case 0:

@@ -32,6 +32,11 @@ public struct ReadOptions: Hashable, Sendable {
     /// refuses the file (a guard against stack exhaustion).
     public var maxNestingDepth: Int
 
+    /// ``maxNestingDepth``'s default: what the daemon accepts in a watched file. The protocol's
+    /// decoder allows this plus the depth of a message's envelope
+    /// (`MessageParser.envelopeDepth`), so that every client decodes whatever the daemon publishes.
+    public static let defaultMaxNestingDepth = 512
+
     /// The largest file any reader accepts: 4 GiB − 1, so that record offsets
     /// and lengths fit in 32 bits.
     public static let maximumSizeLimit = Int(UInt32.max)
@@ -44,7 +49,7 @@ public struct ReadOptions: Hashable, Sendable {
         ignore: [String] = [],
         raggedRows: RaggedRowPolicy = .error,
         sizeLimit: Int = ReadOptions.maximumSizeLimit,
-        maxNestingDepth: Int = 512
+        maxNestingDepth: Int = ReadOptions.defaultMaxNestingDepth
     ) {
         self.format = format
         self.key = key

@@ -40,7 +40,17 @@ public enum MessageParser {
         return try ServerMessage(decoding: value)
     }
 
+    /// How much deeper a record's value sits in a message than in a watched file, at most: in a
+    /// changeset, message → `stages` → stage → `section_inserted` → section → `records` →
+    /// record is 7 levels (a snapshot's is 5), and one to spare.
+    public static let envelopeDepth = 8
+
+    /// How deep a message may nest: whatever a watched file may hold
+    /// (``ReadOptions/defaultMaxNestingDepth``, the daemon's limit) inside the deepest envelope,
+    /// so that a client decodes every record the daemon publishes.
+    public static let maxNestingDepth = ReadOptions.defaultMaxNestingDepth + envelopeDepth
+
     /// A line is one NDJSON record: the NDJSON reader parses it with positions, rejects duplicate
     /// member names and anything after the value.
-    private static let reader = ListReader(options: ReadOptions(format: .ndjson))
+    private static let reader = ListReader(options: ReadOptions(format: .ndjson, maxNestingDepth: maxNestingDepth))
 }

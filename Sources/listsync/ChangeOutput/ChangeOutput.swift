@@ -65,7 +65,7 @@ struct ChangeOutput {
             self.previous = mirror.sections
             return self.format == .jsonPatch
                 ? JSONPatchLines.changeset(edits)
-                : self.events.changeset(edits, sectioned: mirror.isSectioned, cursor: changeset.cursor)
+                : self.events.changeset(edits, from: previous, to: mirror.sections, sectioned: mirror.isSectioned, cursor: changeset.cursor)
         case (_, .status), (_, .subscribed), (_, .resyncing), (_, .disconnected):
             return nil
         }

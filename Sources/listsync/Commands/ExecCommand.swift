@@ -19,7 +19,10 @@ struct ExecCommand: AsyncParsableCommand {
 
             A command that exits with a status other than 0 or is killed by a signal has failed: \
             it is reported on standard error, and with --on-error continue (the default) the \
-            stream goes on; with --on-error stop, `exec` exits with status 4.
+            stream goes on; with --on-error stop, `exec` exits with status 4. With --timeout \
+            DURATION (500ms, 30s, 2m), a command still running after DURATION gets SIGTERM, and \
+            SIGKILL 5 s later if it has not exited; that run has failed, whatever its status. A \
+            command that runs longer than a minute is reported on standard error (once per run).
 
             The first snapshot runs nothing. A later one (a new epoch, or the data had to be \
             resynchronized) runs the command with the whole list as a "snapshot" message: replace \
@@ -61,6 +64,14 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What the command gets on standard input.", valueName: "format"))
     var format: ChangeOutput.Format = .ndjson
 
+    @Option(help: ArgumentHelp("Stop a command that runs longer than this (500ms, 30s, 2m): SIGTERM, then SIGKILL 5 s later; that run has failed.", valueName: "duration"))
+    var timeout: DurationArgument?
+
+    /// How long a run may go on before it is reported on standard error: a minute (a hidden
+    /// option, for the tests).
+    @Option(name: .customLong("warn-after"), help: ArgumentHelp(visibility: .private))
+    var warnAfter: DurationArgument = ExecutedCommand.Limits.defaultWarnAfter
+
     @Option(help: ArgumentHelp("Keep the cursor of the last changeset done in this file, and resume after it when started again.", valueName: "file"))
     var state: String?
 
@@ -71,6 +82,11 @@ struct ExecCommand: AsyncParsableCommand {
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
+
+    /// The time limit and long-run warning of each run.
+    private var limits: ExecutedCommand.Limits {
+        ExecutedCommand.Limits(timeout: self.timeout, warnAfter: self.warnAfter)
+    }
 
     /// What `exec` does after a command failed.
     enum FailurePolicy: String, CaseIterable, ExpressibleByArgument {
@@ -85,7 +101,7 @@ struct ExecCommand: AsyncParsableCommand {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             if let recordedRun {
                 guard let state = self.state else { throw ClientFailure.usage("--recorded-run needs --state") }
-                guard try await recordedRun.perform(command, watch: self.name, state: StateFile(path: state)) else {
+                guard try await recordedRun.perform(command, watch: self.name, state: StateFile(path: state), limits: self.limits) else {
                     throw ExitCode(RecordedRun.commandFailedStatus)
                 }
                 return
@@ -115,14 +131,16 @@ struct ExecCommand: AsyncParsableCommand {
             func run(_ line: [UInt8], for update: MirrorUpdate, at cursor: Cursor) async throws -> Bool {
                 let kind: RecordedRun.Kind
                 if case .snapshot = update.event { kind = .snapshot } else { kind = .changeset }
-                guard let stateFile, let recorded = RecordedRun(kind: kind, cursor: cursor, inputBytes: line.count).process(running: command, watch: self.name, state: stateFile) else {
-                    let outcome = try await command.run(input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description])
+                guard let stateFile, let recorded = RecordedRun(kind: kind, cursor: cursor, inputBytes: line.count).process(running: command, watch: self.name, state: stateFile, limits: self.limits) else {
+                    let outcome = try await command.run(
+                        input: line, environment: ["LISTSYNC_WATCH": self.name, "LISTSYNC_CURSOR": cursor.description], limits: self.limits, cursor: cursor.description)
                     if let report = outcome.report(of: command, cursor: cursor.description) {
                         OutputWriter.writeStandardError(report)
                     }
                     return outcome.isSuccess
                 }
-                let outcome = try await recorded.run(input: line, environment: [:])
+                // The run's process applies the limits to the command itself.
+                let outcome = try await recorded.run(input: line, environment: [:], limits: .none, cursor: cursor.description)
                 switch outcome.status {
                 case .exited(0): return true
                 case .exited(RecordedRun.commandFailedStatus): return false

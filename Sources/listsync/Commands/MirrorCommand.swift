@@ -31,9 +31,16 @@ struct MirrorCommand: AsyncParsableCommand {
 
             The format is --output-format, or FILE's extension. A CSV mirror of a JSON object of \
             arrays keeps each record's section in a first column, --section-column (default: \
-            section).
+            section); while the records have a member of that name, the sections go to the \
+            first of NAME_2, NAME_3, … that they do not have, said on standard error, and the \
+            mirror goes on.
 
-            Exit status: 0 after --once, 1 usage or configuration error (no such watch), 2 daemon \
+            One mirror keeps FILE: it holds a lock on .FILE.listsync-lock beside FILE (and on \
+            STATE.lock with --state) while it runs, and a second `mirror` on the same FILE or \
+            state exits at once with status 1, naming the process that holds it.
+
+            Exit status: 0 after --once, 1 usage or configuration error (no such watch, FILE or \
+            its state mirrored by another process), 2 daemon \
             unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
             not verify).
             """
@@ -58,17 +65,43 @@ struct MirrorCommand: AsyncParsableCommand {
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
     var once = false
 
+    /// Takes the lock at `path`, for what `what` says is locked.
+    ///
+    /// - Throws: ``ClientFailure/usage(_:)`` when another process holds it.
+    private static func lock(_ path: String, of what: String) throws(ClientFailure) -> OwnerLock {
+        do {
+            return try OwnerLock(path: path)
+        } catch {
+            guard case .held = error else { throw .data("\(error)") }
+            throw .usage("\(what) already: \(error)")
+        }
+    }
+
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
             let writer = AtomicFileWriter(path: self.output)
-            var state = ClientState(file: self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output), kind: .list)
+            let stateFile = self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output)
+            // One mirror per output and per state, held before either is read or written.
+            let outputLock = try Self.lock(OwnerLock.path(forOutput: writer), of: "\(self.output) is mirrored")
+            let stateLock = try self.state.map { try Self.lock($0 + ".lock", of: "\($0) is the state of a mirror") }
+            defer { withExtendedLifetime((outputLock, stateLock)) {} }
+            var state = ClientState(file: stateFile, kind: .list)
             let output = MirrorOutput(format: format, sectionColumn: self.sections)
+            /// The section column in use when it is not --section-column's: said on standard
+            /// error each time it changes.
+            var renamedColumn: String?
             /// FILE with `mirror`'s list.
             func write(_ mirror: MirroredList) throws {
-                let bytes = try output.bytes(of: mirror)
+                let (bytes, renamed) = output.mirrorBytes(of: mirror)
+                if renamed != renamedColumn {
+                    renamedColumn = renamed
+                    OutputWriter.writeStandardError(
+                        renamed.map { "listsync: warning: the records now have a member \"\(self.sections.sectionColumn)\": \(self.output) keeps the sections in column \"\($0)\" (read it back with --section-by \($0), or choose the column with --section-column NAME)\n" }
+                            ?? "listsync: \(self.output) keeps the sections in column \"\(self.sections.sectionColumn)\" again\n")
+                }
                 do {
                     try writer.write(bytes)
                 } catch {

@@ -19,7 +19,9 @@ struct SubscribeCommand: AsyncParsableCommand {
             (`snapshot --output-format json`) into the next (a snapshot replaces the whole \
             document); --format events prints one line per changed record, Debezium-style: op \
             c, u, d (r for each record of a snapshot), before, after, key, source and ts_ms \
-            (docs/PROTOCOL.md, *Change-event output*). Connection events, and in these two \
+            (docs/PROTOCOL.md, *Change-event output*); the second and later records of one key \
+            (identical rows without a key) have "occurrence": N in their key, so replaying the \
+            events by key rebuilds every version exactly. Connection events, and in these two \
             formats statuses, go to standard error.
 
             Every snapshot and changeset is verified against the daemon's digest first. With \

@@ -20,4 +20,13 @@ struct MirrorOutput {
             throw .usage("\(error)")
         }
     }
+
+    /// The bytes of `mirror`'s list for a running `mirror`, which must not stop on a record that
+    /// gains a member named like the section column: the sections then go to another column
+    /// (``SectionColumnOption/writeAvoidingConflict(_:format:columns:)``), named in the second
+    /// value. O(*n*).
+    func mirrorBytes(of mirror: MirroredList) -> (bytes: [UInt8], renamedColumn: String?) {
+        let columns = mirror.schema.columns
+        return self.sectionColumn.writeAvoidingConflict(mirror.document, format: self.format, columns: columns.isEmpty ? nil : columns)
+    }
 }

@@ -32,10 +32,27 @@ struct ExecutedCommand {
         self.arguments = Arguments(Array(commandLine.dropFirst()))
     }
 
+    /// How long a run may take, and when it is reported as long.
+    struct Limits: Sendable {
+        /// When the command gets `SIGTERM` (and ``killGrace`` later `SIGKILL`); `nil`: never.
+        var timeout: DurationArgument?
+        /// When a run still going is reported on standard error (once); `nil`: never.
+        var warnAfter: DurationArgument?
+
+        /// How long a command has to exit after `SIGTERM` before it gets `SIGKILL`.
+        static let killGrace = Duration.seconds(5)
+        /// ``warnAfter``'s default: a minute.
+        static let defaultWarnAfter = DurationArgument(milliseconds: 60_000, description: "1m")
+        /// No limit and no warning: for a run made by a process of its own, which applies them.
+        static let none = Limits(timeout: nil, warnAfter: nil)
+    }
+
     /// How a run ended.
     struct Outcome {
         /// How the command terminated.
         let status: TerminationStatus
+        /// The time limit the command ran over, when it was stopped for that.
+        var timedOut: DurationArgument? = nil
         /// The bytes of input the command did not take because it stopped reading before the
         /// end (0 when it took all of it). Not a failure by itself: a command may want only the
         /// start of its input.
@@ -43,28 +60,39 @@ struct ExecutedCommand {
         /// The input's size.
         let inputBytes: Int
 
-        /// Whether the command exited with status 0.
-        var isSuccess: Bool { self.status.isSuccess }
+        /// Whether the command exited with status 0 within its time limit.
+        var isSuccess: Bool { self.status.isSuccess && self.timedOut == nil }
     }
 
     /// Runs the command once with `input` on its standard input and `environment` added to
     /// `listsync`'s own, and waits for it to terminate. Its standard output and error are
-    /// `listsync`'s.
+    /// `listsync`'s. A run still going after `limits.warnAfter` is reported on standard error
+    /// (as on changeset `cursor`); one still going after `limits.timeout` gets `SIGTERM`, and
+    /// `SIGKILL` ``Limits/killGrace`` later if it has not exited by then.
     ///
     /// - Throws: ``ClientFailure/usage(_:)`` when the command cannot be started.
-    func run(input: [UInt8], environment: [Environment.Key: String?]) async throws(ClientFailure) -> Outcome {
+    func run(input: [UInt8], environment: [Environment.Key: String?], limits: Limits, cursor: String) async throws(ClientFailure) -> Outcome {
         let result: ExecutionResult<Int, FileDescriptorOutput, FileDescriptorOutput>
+        let watchdog = RunWatchdog()
         do {
             result = try await Subprocess.run(
                 self.executable, arguments: self.arguments, environment: .inherit.updating(environment),
                 input: .inputWriter, output: .currentStandardOutput, error: .currentStandardError
             ) { execution in
-                await Self.write(input, to: execution.standardInputWriter)
+                watchdog.start(watching: execution, limits: limits, warning: self.longRunWarning(after: limits.warnAfter, cursor: cursor))
+                return await Self.write(input, to: execution.standardInputWriter)
             }
         } catch {
+            watchdog.stop()
             throw ClientFailure.usage("cannot run \(self.commandLine.joined(separator: " ")): \(error)")
         }
-        return Outcome(status: result.terminationStatus, untakenBytes: input.count - result.closureResult, inputBytes: input.count)
+        let timedOut = watchdog.stop() ? limits.timeout : nil
+        return Outcome(status: result.terminationStatus, timedOut: timedOut, untakenBytes: input.count - result.closureResult, inputBytes: input.count)
+    }
+
+    /// The line that reports a run still going after `warnAfter`.
+    private func longRunWarning(after warnAfter: DurationArgument?, cursor: String) -> String {
+        "listsync: warning: \(self.commandLine.first ?? "the command") has been running for more than \(warnAfter?.description ?? "") on changeset \(cursor)\n"
     }
 
     /// Writes `input` block by block until the end or until the command stops taking it (the
@@ -89,19 +117,26 @@ extension ExecutedCommand.Outcome {
     /// and exited 0.
     ///
     ///     listsync: ./load failed on changeset 5f0c2a4e19b7d3a8:12: killed by signal 9 (Killed)
+    ///     listsync: ./load failed on changeset 5f0c2a4e19b7d3a8:12: timed out after 30s, killed by signal 15 (Terminated)
     ///     listsync: ./load stopped reading its input on changeset 5f0c2a4e19b7d3a8:13 after 65536 of 1048576 bytes
     func report(of command: ExecutedCommand, cursor: String) -> String? {
         let name = command.commandLine.first ?? ""
         var lines = ""
         switch self.status {
-        case .exited(0): break
-        case .exited(let code): lines += "listsync: \(name) failed on changeset \(cursor): exited with status \(code)\n"
+        case .exited(0) where self.timedOut == nil: break
+        case .exited(let code):
+            lines += "listsync: \(name) failed on changeset \(cursor): \(self.timeoutNote)exited with status \(code)\n"
         case .signaled(let signal):
-            lines += "listsync: \(name) failed on changeset \(cursor): killed by signal \(signal) (\(String(cString: strsignal(signal))))\n"
+            lines += "listsync: \(name) failed on changeset \(cursor): \(self.timeoutNote)killed by signal \(signal) (\(String(cString: strsignal(signal))))\n"
         }
         if self.untakenBytes > 0 {
             lines += "listsync: \(name) stopped reading its input on changeset \(cursor) after \(self.inputBytes - self.untakenBytes) of \(self.inputBytes) bytes\n"
         }
         return lines.isEmpty ? nil : lines
+    }
+
+    /// `timed out after 500ms, ` when the command was stopped for running over its limit.
+    private var timeoutNote: String {
+        self.timedOut.map { "timed out after \($0), " } ?? ""
     }
 }

@@ -55,9 +55,13 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
 
     var description: String { "\(self.kind.rawValue)/\(self.cursor)/\(self.inputBytes)" }
 
-    /// The `listsync` process that makes this run of `command` for `watch`, recording in `state`.
-    func process(running command: ExecutedCommand, watch: String, state: StateFile) -> ExecutedCommand? {
-        ExecutedCommand(commandLine: [Self.executable, "exec", watch, "--state", state.path, "--recorded-run", self.description, "--"] + command.commandLine)
+    /// The `listsync` process that makes this run of `command` for `watch`, recording in `state`,
+    /// under `limits` (which that process applies to the command).
+    func process(running command: ExecutedCommand, watch: String, state: StateFile, limits: ExecutedCommand.Limits) -> ExecutedCommand? {
+        var options = ["--state", state.path, "--recorded-run", self.description]
+        if let timeout = limits.timeout { options += ["--timeout", timeout.description] }
+        if let warnAfter = limits.warnAfter { options += ["--warn-after", warnAfter.description] }
+        return ExecutedCommand(commandLine: [Self.executable, "exec", watch] + options + ["--"] + command.commandLine)
     }
 
     /// Exit statuses of the run's process beside 0 (the command succeeded, or was done before)
@@ -65,12 +69,13 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
     static let commandFailedStatus: Int32 = 4
 
     /// Makes the run in this process: takes the input from standard input, runs `command` for
-    /// `watch` unless done, and records it in `state`'s `.done` file when it succeeds.
+    /// `watch` unless done, under `limits`, and records it in `state`'s `.done` file when it
+    /// succeeds (a command stopped for its time limit has failed).
     ///
     /// - Returns: whether the command succeeded (or had succeeded before).
     /// - Throws: ``ClientFailure/data(_:)`` when the input ends short or the record cannot be
     ///   written; ``ClientFailure/usage(_:)`` when the command cannot be started.
-    func perform(_ command: ExecutedCommand, watch: String, state: StateFile) async throws(ClientFailure) -> Bool {
+    func perform(_ command: ExecutedCommand, watch: String, state: StateFile, limits: ExecutedCommand.Limits) async throws(ClientFailure) -> Bool {
         let input: [UInt8]
         do {
             input = try FileDescriptorIO.readAll(from: 0)
@@ -88,7 +93,8 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
             OutputWriter.writeStandardError("listsync: changeset \(self.cursor) was done before exec restarted; not run again\n")
             return true
         }
-        let outcome = try await command.run(input: input, environment: ["LISTSYNC_WATCH": watch, "LISTSYNC_CURSOR": self.cursor.description])
+        let outcome = try await command.run(
+            input: input, environment: ["LISTSYNC_WATCH": watch, "LISTSYNC_CURSOR": self.cursor.description], limits: limits, cursor: self.cursor.description)
         if let report = outcome.report(of: command, cursor: self.cursor.description) {
             OutputWriter.writeStandardError(report)
         }

@@ -31,4 +31,18 @@ struct SectionColumnOption: ParsableArguments {
         }
         return writer.write(document)
     }
+
+    /// The bytes of `document` as ``write(_:format:columns:)`` makes them, but where the section
+    /// column's name is one of the columns already, the sections are kept in the first of
+    /// `NAME_2`, `NAME_3`, … that is not: a `mirror` goes on mirroring when a record gains a
+    /// member of that name. Also returns the column used when it is not the one asked for.
+    func writeAvoidingConflict(_ document: ListDocument, format: ListFormat, columns: [String]?) -> (bytes: [UInt8], renamedColumn: String?) {
+        var writer = ListWriter(format: format, columns: columns, sectionColumn: self.sectionColumn)
+        guard writer.addedSectionColumn(for: document) != nil else { return (writer.write(document), nil) }
+        let taken = Set(columns ?? document.memberNames)
+        guard taken.contains(self.sectionColumn) else { return (writer.write(document), nil) }
+        let free = (2...).lazy.map { "\(self.sectionColumn)_\($0)" }.first { !taken.contains($0) } ?? self.sectionColumn
+        writer.sectionColumn = free
+        return (writer.write(document), free)
+    }
 }

@@ -129,9 +129,21 @@ import Testing
         #expect(list.sections.map(\.model.name) == ["eu", "us", "asia"])
         #expect(list.sections.map { $0.elements.map { list.keyComponents(of: $0)[0] } } == [["1", "3"], ["2", "5"], ["4"]])
 
-        let json = try read(#"[{"id":1,"r":5},{"id":2,"r":"5"},{"id":3,"r":5}]"#, .json, key: ["id"], sectionBy: "r")
-        #expect(json.sections.map(\.model.value) == [.number("5"), .string("5")])
+        let json = try read(#"[{"id":1,"r":5},{"id":2,"r":"6"},{"id":3,"r":5}]"#, .json, key: ["id"], sectionBy: "r")
+        #expect(json.sections.map(\.model.value) == [.number("5"), .string("6")])
         #expect(json.sections.map(\.elements.count) == [2, 1])
+    }
+
+    /// A section is named by its value's text (a JSON rendering's member name), so values that
+    /// differ but read alike are a positioned error rather than two sections of one name.
+    @Test(arguments: [(#""1""#, "1", "1"), ("true", #""true""#, "true"), ("null", #""""#, ""), (#"{"a":1}"#, #""{\"a\":1}""#, #"{"a":1}"#)])
+    func sectionValuesThatReadAlikeAreAPositionedError(first: String, second: String, name: String) {
+        let text = #"[{"r":"#+first+#"},{"r":"a"},\#n{"r":"#+second+"}]"
+        guard case .sectionNameCollision(let collided, let at, let firstAt) = readError(text, .json, sectionBy: "r") else {
+            Issue.record("expected sectionNameCollision for \(text)"); return
+        }
+        #expect(collided == name)
+        #expect(at.line == 2 && at.column == 6 && firstAt.line == 1 && firstAt.column == 7)
     }
 
     @Test func aMissingSectionFieldIsAPositionedError() {

@@ -38,7 +38,8 @@ final class EndToEndHarness {
         self.watches = watches
         let body = watches.map { watch in
             var lines = ["[[watch]]", "name = \"\(watch.name)\"", "path = \"\(self.path(watch.file))\""]
-            lines.append("key = [" + watch.key.map { "\"\($0)\"" }.joined(separator: ", ") + "]")
+            // No key: records are identified by their content (the daemon refuses `key = []`).
+            if !watch.key.isEmpty { lines.append("key = [" + watch.key.map { "\"\($0)\"" }.joined(separator: ", ") + "]") }
             if let sectionBy = watch.sectionBy { lines.append("section_by = \"\(sectionBy)\"") }
             if !watch.ignore.isEmpty { lines.append("ignore = [" + watch.ignore.map { "\"\($0)\"" }.joined(separator: ", ") + "]") }
             return lines.joined(separator: "\n")
