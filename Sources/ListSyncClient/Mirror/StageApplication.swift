@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// Applies one stage of a changeset to a mirror's sections, in place, as one batch update
 /// (UIKit's `performBatchUpdates` reading of docs/PROTOCOL.md, *Changeset encoding*):

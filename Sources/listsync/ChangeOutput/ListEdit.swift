@@ -1,4 +1,5 @@
 import ListFormats
+import ListSyncProtocol
 import ListSyncClient
 
 /// One step of a changeset as edits of the list's JSON rendering (`listsync snapshot
