@@ -26,20 +26,17 @@ package struct BatchUpdate {
     /// The operations of `changeset`, the stage at offset `stage`.
     @inlinable
     init<Collection>(_ changeset: Changeset<Collection>, stage: Int) {
-        self.stage = stage
-        sectionDeleted = changeset.sectionDeleted
-        sectionInserted = changeset.sectionInserted
-        sectionUpdated = changeset.sectionUpdated
-        sectionMoved = changeset.sectionMoved
-        elementDeleted = changeset.elementDeleted
-        elementInserted = changeset.elementInserted
-        elementUpdated = changeset.elementUpdated
-        elementMoved = changeset.elementMoved
+        self.init(
+            stage: stage, sectionDeleted: changeset.sectionDeleted, sectionInserted: changeset.sectionInserted,
+            sectionUpdated: changeset.sectionUpdated, sectionMoved: changeset.sectionMoved,
+            elementDeleted: changeset.elementDeleted, elementInserted: changeset.elementInserted,
+            elementUpdated: changeset.elementUpdated, elementMoved: changeset.elementMoved)
     }
 
     /// The operations of a stage given as lists, the stage at offset `stage`: for stages that
     /// are not a ``Changeset`` (a client's decoded wire stages), which are checked against the
     /// same rules with ``check(sectionSizes:)``.
+    @usableFromInline
     package init(
         stage: Int, sectionDeleted: [Int], sectionInserted: [Int], sectionUpdated: [Int],
         sectionMoved: [(source: Int, target: Int)], elementDeleted: [ElementPath], elementInserted: [ElementPath],
