@@ -107,13 +107,19 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        // Wire protocol v1 (docs/PROTOCOL.md): messages, cursors, line framing, digest, snapshot
-        // chunks. No NIO: the client library and the daemon both use it.
+        // Wire protocol v1 (docs/PROTOCOL.md): messages, cursors, line framing, the changeset
+        // encoding, digest, snapshot chunks. No NIO: the client library and the daemon both use it.
         .target(
             name: "ListSyncProtocol",
             dependencies: ["ListDiff", "ListFormats", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "ListSyncProtocolTests", dependencies: ["ListSyncProtocol", "ListFormats", "ListDiff"]),
+        .testTarget(
+            name: "ListSyncProtocolTests",
+            dependencies: [
+                "ListSyncProtocol", "ListFormats", "ListDiff",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         // The client library: connection, resume, mirrored lists (docs/PROTOCOL.md).
         .target(
             name: "ListSyncClient",

@@ -53,6 +53,12 @@ public struct BatchUpdateViolation: Error, Hashable, Sendable {
 
 extension BatchUpdateViolation: CustomStringConvertible {
     public var description: String {
+        "stage \(stage): \(reason)"
+    }
+
+    /// What is wrong, without the stage's number: for messages that name the stage their own way
+    /// (a mirror names the changeset too).
+    package var reason: String {
         let message: String
         switch kind {
         case .sectionOutOfRange(let operation, let section, let count):
@@ -81,7 +87,7 @@ extension BatchUpdateViolation: CustomStringConvertible {
         case .elementMismatch(let path):
             message = "element \(path.element) of section \(path.section) after the update is not the element the operations put there"
         }
-        return "stage \(stage): \(message)"
+        return message
     }
 }
 

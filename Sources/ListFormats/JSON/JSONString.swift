@@ -73,7 +73,7 @@ enum JSONString {
     }
 
     /// Appends `value` (UTF-8) as a JSON string literal, quotes included.
-    static func appendQuoted(_ value: UnsafeRawBufferPointer, to output: inout ByteScratch) {
+    static func appendQuoted<Output: JSONOutput & ~Copyable>(_ value: UnsafeRawBufferPointer, to output: inout Output) {
         output.append(ASCII.quote)
         var runStart = 0
         for (index, byte) in value.enumerated() where byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash {
@@ -85,7 +85,7 @@ enum JSONString {
         output.append(ASCII.quote)
     }
 
-    private static func appendEscape(for byte: UInt8, to output: inout ByteScratch) {
+    private static func appendEscape<Output: JSONOutput & ~Copyable>(for byte: UInt8, to output: inout Output) {
         output.append(ASCII.backslash)
         switch byte {
         case ASCII.quote, ASCII.backslash: output.append(byte)

@@ -4,7 +4,7 @@
 /// taken of.
 enum JSONValueEncoder {
     /// Appends `value` to `output`; `sortsMembers` writes the canonical text.
-    static func append(_ value: ListValue, sortsMembers: Bool = false, to output: inout ByteScratch) {
+    static func append<Output: JSONOutput & ~Copyable>(_ value: ListValue, sortsMembers: Bool = false, to output: inout Output) {
         switch value {
         case .null:
             appendASCII("null", to: &output)
@@ -35,18 +35,18 @@ enum JSONValueEncoder {
     }
 
     /// Appends `string` as a JSON string literal.
-    static func appendString(_ string: String, to output: inout ByteScratch) {
+    static func appendString<Output: JSONOutput & ~Copyable>(_ string: String, to output: inout Output) {
         var string = string
         string.withUTF8 { JSONString.appendQuoted(UnsafeRawBufferPointer($0), to: &output) }
     }
 
     /// Appends the UTF-8 bytes of `text` unchanged.
-    static func appendUTF8(_ text: String, to output: inout ByteScratch) {
+    static func appendUTF8<Output: JSONOutput & ~Copyable>(_ text: String, to output: inout Output) {
         var text = text
         text.withUTF8 { output.append(UnsafeRawBufferPointer($0)) }
     }
 
-    private static func appendASCII(_ text: StaticString, to output: inout ByteScratch) {
-        output.append(text.utf8Start, count: text.utf8CodeUnitCount)
+    private static func appendASCII<Output: JSONOutput & ~Copyable>(_ text: StaticString, to output: inout Output) {
+        output.append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

@@ -25,20 +25,21 @@ extension ParsedList {
     /// The values of the key fields of `record`, one of this list's records, in key order (CSV:
     /// the fields' strings; JSON: the values, `null` where the record has none); `nil` when the
     /// list has no key. O(record length).
-    public func key(of record: ListRecord) -> ChangesetStage.RecordKey? {
+    public func key(of record: ListRecord) -> [ListValue]? {
         guard storage.encoding.isKeyed else { return nil }
         return key(decodedFrom: storage.decodedValue(of: record))
     }
 
     /// The published value and the key of `record`, one of this list's records, from one decoding
-    /// of its bytes. O(record length).
-    func valueAndKey(of record: ListRecord) -> (value: ListValue, key: ChangesetStage.RecordKey?) {
+    /// of its bytes, as ``value(of:)`` and ``key(of:)`` give them (the changeset encoding names
+    /// both for each record it carries). O(record length).
+    public func valueAndKey(of record: ListRecord) -> (value: ListValue, key: [ListValue]?) {
         let decoded = storage.decodedValue(of: record)
         return (storage.publishedValue(decoded), storage.encoding.isKeyed ? key(decodedFrom: decoded) : nil)
     }
 
     /// The key fields' values in `value`, a record's whole decoded value.
-    private func key(decodedFrom value: ListValue) -> ChangesetStage.RecordKey {
+    private func key(decodedFrom value: ListValue) -> [ListValue] {
         switch storage.encoding {
         case .csv(let layout):
             return layout.key.map { column in

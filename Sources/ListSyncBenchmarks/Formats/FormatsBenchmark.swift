@@ -1,6 +1,7 @@
 import Foundation
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// ListFormats' readers against Foundation's `JSONSerialization` and
 /// CSV.swift on the same generated files, in the same run: median times,

@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// What applying a changeset replaced, newest last, so that a changeset that turns out to be
 /// wrong (a stage that does not fit, a digest that does not match) can be taken back.

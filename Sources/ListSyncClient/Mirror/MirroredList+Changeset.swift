@@ -1,3 +1,4 @@
+import ListDiff
 import ListSyncProtocol
 
 extension MirroredList {
@@ -53,11 +54,12 @@ extension MirrorContent {
     mutating func apply(_ changeset: ChangesetMessage) throws(MirrorError) {
         var undo = MirrorUndoLog()
         for (number, stage) in changeset.stages.enumerated() {
-            do throws(StageFailure) {
-                if !self.sectioned, stage.hasSectionOperations {
-                    throw StageFailure("a linear list has no sections to change")
-                }
-                try StageApplication.apply(stage, to: &self.sections, undo: &undo)
+            guard self.sectioned || !stage.hasSectionOperations else {
+                undo.rollBack(&self.sections)
+                throw .invalidStage(changeset: changeset.cursor, stage: number, reason: "a linear list has no sections to change")
+            }
+            do throws(BatchUpdateViolation) {
+                try StageApplication.apply(stage, number: number, to: &self.sections, undo: &undo)
             } catch {
                 undo.rollBack(&self.sections)
                 throw .invalidStage(changeset: changeset.cursor, stage: number, reason: error.reason)

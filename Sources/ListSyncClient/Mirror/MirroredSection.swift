@@ -1,4 +1,5 @@
 import ListFormats
+import ListSyncProtocol
 
 /// One section of a mirrored list: the model that names it and its records, each with the value
 /// and content hash the daemon sent.

@@ -1,41 +1,53 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// Applies one stage of a changeset to a mirror's sections, in place, as one batch update
-/// (UIKit's `performBatchUpdates` reading of docs/PROTOCOL.md, *Changeset encoding*):
+/// (UIKit's `performBatchUpdates` reading of docs/PROTOCOL.md, *Changeset encoding*).
 ///
-/// 1. updates replace records at their positions before the stage;
+/// The stage is first checked against ListDiff's batch-update rules — the ones its `validate`,
+/// `apply` and sequential operations use — looking only at what it names; a stage that names a
+/// position the list does not have, or one position twice, throws that
+/// ``BatchUpdateViolation`` and changes nothing. Then, every position being valid:
+///
+/// 1. updates replace records, and updated sections get their new model, at their positions
+///    before the stage;
 /// 2. deleted records and the sources of moved records leave their sections (positions before
 ///    the stage);
 /// 3. deleted sections and the sources of moved sections leave; inserted and moved sections take
-///    their indices after the stage, the others keep their order in the remaining places;
+///    their indices after the stage, the others keep their order in the remaining places (the
+///    places the batch-update check worked out);
 /// 4. inserted records and the targets of moved records take their positions after the stage,
-///    the others keep their order in the remaining places;
-/// 5. updated sections get their new model.
+///    the others keep their order in the remaining places.
 ///
-/// Every position is checked before it is used; a stage that names a position the list does not
-/// have, or one position twice, throws a ``StageFailure``, and the ``MirrorUndoLog`` has what is
-/// needed to undo the steps already taken.
+/// The ``MirrorUndoLog`` has what is needed to undo the steps taken.
 ///
-/// - Complexity: O(changes), plus, for each section that loses or gains records, one shift of
-///   its records per record removed or inserted when they are at most ``inPlaceLimit`` (no copy,
-///   no reference counting: a small changeset to a long list costs a few `memmove`s), else
-///   O(size) to rebuild it from slices of the old one (which the undo log keeps).
+/// - Complexity: O(changes + sections), plus, for each section that loses or gains records, one
+///   shift of its records per record removed or inserted when they are at most ``inPlaceLimit``
+///   (no copy, no reference counting: a small changeset to a long list costs a few `memmove`s),
+///   else O(size) to rebuild it from slices of the old one (which the undo log keeps).
 enum StageApplication {
     /// Up to this many records leaving or arriving in one section are removed or inserted one
     /// by one in place; more, and the section is rebuilt in one pass.
     static let inPlaceLimit = 8
 
+    /// Applies `stage`, the stage at offset `number` of its changeset (which violations name).
     static func apply(
-        _ stage: ChangesetStage, to sections: inout [MirroredSection], undo: inout MirrorUndoLog
-    ) throws(StageFailure) {
-        try self.updateRecords(stage.elementUpdated, in: &sections, undo: &undo)
-        let movedRecords = try stage.elementMoved.map { move throws(StageFailure) in
-            try Self.check(move.source, in: sections, "moved")
-            return sections[move.source.section].records[move.source.element]
+        _ stage: ChangesetStage, number: Int, to sections: inout [MirroredSection], undo: inout MirrorUndoLog
+    ) throws(BatchUpdateViolation) {
+        let checked = try stage.batchUpdate(number: number).check(sectionSizes: sections.map(\.records.count))
+        // Every position the stage names is valid from here on.
+        for update in stage.elementUpdated {
+            undo.record(.record(update.path, sections[update.path.section].records[update.path.element]))
+            sections[update.path.section].records[update.path.element] = update.record
         }
-        try self.removeRecords(stage, from: &sections, undo: &undo)
-        let insertedSections = try self.placeSections(stage, in: &sections, undo: &undo)
+        for updated in stage.sectionUpdated {
+            undo.record(.model(section: updated.index, sections[updated.index].model))
+            sections[updated.index].model = updated.section
+        }
+        let movedRecords = stage.elementMoved.map { sections[$0.source.section].records[$0.source.element] }
+        self.removeRecords(stage, from: &sections, undo: &undo)
+        self.placeSections(stage, checked, in: &sections, undo: &undo)
         var arrivals: [Int: [(index: Int, record: ChangesetStage.Record)]] = [:]
         for inserted in stage.elementInserted {
             arrivals[inserted.path.section, default: []].append((inserted.path.element, inserted.record))
@@ -44,56 +56,22 @@ enum StageApplication {
             arrivals[move.target.section, default: []].append((move.target.element, record))
         }
         for (section, records) in arrivals {
-            guard sections.indices.contains(section), !insertedSections.contains(section) else {
-                throw StageFailure("a record arrives in section \(section), which is not a kept section after the stage")
-            }
-            try Self.insert(records, into: &sections, section: section, undo: &undo)
-        }
-        for updated in stage.sectionUpdated {
-            guard sections.indices.contains(updated.index) else { throw StageFailure("no section \(updated.index) to update") }
-            undo.record(.model(section: updated.index, sections[updated.index].model))
-            sections[updated.index].model = updated.section
-        }
-    }
-
-    private static func check(_ path: ElementPath, in sections: [MirroredSection], _ role: String) throws(StageFailure) {
-        guard sections.indices.contains(path.section), sections[path.section].records.indices.contains(path.element) else {
-            throw StageFailure("no record at [\(path.section), \(path.element)] to be \(role)")
-        }
-    }
-
-    private static func updateRecords(
-        _ updates: [ChangesetStage.PlacedRecord], in sections: inout [MirroredSection], undo: inout MirrorUndoLog
-    ) throws(StageFailure) {
-        for update in updates {
-            try self.check(update.path, in: sections, "updated")
-            undo.record(.record(update.path, sections[update.path.section].records[update.path.element]))
-            sections[update.path.section].records[update.path.element] = update.record
+            Self.insert(records, into: &sections, section: section, undo: &undo)
         }
     }
 
     /// Step 2: deleted records and move sources leave their sections.
-    private static func removeRecords(
-        _ stage: ChangesetStage, from sections: inout [MirroredSection], undo: inout MirrorUndoLog
-    ) throws(StageFailure) {
+    private static func removeRecords(_ stage: ChangesetStage, from sections: inout [MirroredSection], undo: inout MirrorUndoLog) {
         var removals: [Int: [Int]] = [:]
         for path in stage.elementDeleted {
-            try self.check(path, in: sections, "deleted")
             removals[path.section, default: []].append(path.element)
         }
         for move in stage.elementMoved {
             removals[move.source.section, default: []].append(move.source.element)
         }
-        let deletedSections = Set(stage.sectionDeleted)
         for (section, var elements) in removals {
-            guard !deletedSections.contains(section) else {
-                throw StageFailure("records leave section \(section), which the same stage deletes")
-            }
             elements.sort()
             if elements.count <= Self.inPlaceLimit {
-                for (element, next) in zip(elements, elements.dropFirst()) where element == next {
-                    throw StageFailure("record [\(section), \(element)] leaves twice")
-                }
                 // From the last, so that the positions before it stay valid.
                 for element in elements.reversed() {
                     undo.record(.removed(ElementPath(element: element, section: section), sections[section].records.remove(at: element)))
@@ -105,7 +83,6 @@ enum StageApplication {
             after.reserveCapacity(before.count - elements.count)
             var start = 0
             for element in elements {
-                guard element >= start else { throw StageFailure("record [\(section), \(element)] leaves twice") }
                 after.append(contentsOf: before[start..<element])
                 start = element + 1
             }
@@ -115,43 +92,25 @@ enum StageApplication {
         }
     }
 
-    /// Step 3: deleted and moved sections leave, inserted and moved ones take their places.
-    ///
-    /// - Returns: The indices of the inserted sections, which no record may arrive in.
+    /// Step 3: deleted and moved sections leave, inserted and moved ones take their places, as
+    /// the batch-update check placed them.
     private static func placeSections(
-        _ stage: ChangesetStage, in sections: inout [MirroredSection], undo: inout MirrorUndoLog
-    ) throws(StageFailure) -> Set<Int> {
-        guard !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty || !stage.sectionMoved.isEmpty else { return [] }
-        var leaving = Set<Int>()
-        for index in stage.sectionDeleted + stage.sectionMoved.map(\.source) {
-            guard sections.indices.contains(index), leaving.insert(index).inserted else {
-                throw StageFailure("section \(index) cannot leave: it is not there, or leaves twice")
+        _ stage: ChangesetStage, _ checked: BatchUpdate.Checked, in sections: inout [MirroredSection], undo: inout MirrorUndoLog
+    ) {
+        guard !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty || !stage.sectionMoved.isEmpty else { return }
+        var inserted: [Int: ChangesetStage.InsertedSection] = [:]
+        for section in stage.sectionInserted { inserted[section.index] = section }
+        var after: [MirroredSection] = []
+        after.reserveCapacity(checked.sectionCountAfter)
+        for index in 0..<checked.sectionCountAfter {
+            if let source = checked.source(ofSection: index) {
+                after.append(sections[source])
+            } else if let section = inserted[index] {
+                after.append(MirroredSection(model: section.section, records: section.records))
             }
         }
-        let count = sections.count - stage.sectionDeleted.count + stage.sectionInserted.count
-        var placed = [MirroredSection?](repeating: nil, count: count)
-        for inserted in stage.sectionInserted {
-            guard placed.indices.contains(inserted.index), placed[inserted.index] == nil else {
-                throw StageFailure("section \(inserted.index) cannot be inserted: out of range or taken")
-            }
-            placed[inserted.index] = MirroredSection(model: inserted.section, records: inserted.records)
-        }
-        for move in stage.sectionMoved {
-            guard placed.indices.contains(move.target), placed[move.target] == nil else {
-                throw StageFailure("section \(move.source) cannot move to \(move.target): out of range or taken")
-            }
-            placed[move.target] = sections[move.source]
-        }
-        var staying = sections.indices.lazy.filter { !leaving.contains($0) }.makeIterator()
-        for index in placed.indices where placed[index] == nil {
-            guard let next = staying.next() else { throw StageFailure("too few sections to fill index \(index)") }
-            placed[index] = sections[next]
-        }
-        let after = placed.compactMap { $0 }
-        guard staying.next() == nil, after.count == count else { throw StageFailure("the section counts do not add up") }
         undo.record(.sections(sections))
         sections = after
-        return Set(stage.sectionInserted.map(\.index))
     }
 
     /// Step 4: `arrivals` take their positions after the stage in `section`; the records that
@@ -160,42 +119,30 @@ enum StageApplication {
     private static func insert(
         _ arrivals: [(index: Int, record: ChangesetStage.Record)], into sections: inout [MirroredSection], section: Int,
         undo: inout MirrorUndoLog
-    ) throws(StageFailure) {
+    ) {
+        let arrivals = arrivals.sorted { $0.index < $1.index }
         guard arrivals.count <= Self.inPlaceLimit else {
             let before = sections[section].records
-            let after = try Self.inserting(arrivals, into: before, section: section)
             undo.record(.records(section: section, before))
-            sections[section].records = after
+            sections[section].records = Self.inserting(arrivals, into: before)
             return
         }
-        var previous = -1
-        for arrival in arrivals.sorted(by: { $0.index < $1.index }) {
-            // Positions rise strictly, and each is within the records placed so far: exactly the
-            // positions a rebuild accepts.
-            guard arrival.index > previous, arrival.index <= sections[section].records.count else {
-                throw StageFailure("no position [\(section), \(arrival.index)] for a record to arrive at, or it is taken twice")
-            }
+        for arrival in arrivals {
             sections[section].records.insert(arrival.record, at: arrival.index)
             undo.record(.inserted(ElementPath(element: arrival.index, section: section)))
-            previous = arrival.index
         }
     }
 
-    /// The records of a section rebuilt with `arrivals` at their positions after the stage and
-    /// the records that stay in the other positions, in order.
+    /// The records of a section rebuilt with `arrivals` (in ascending order) at their positions
+    /// after the stage and the records that stay in the other positions, in order.
     private static func inserting(
-        _ arrivals: [(index: Int, record: ChangesetStage.Record)], into staying: [ChangesetStage.Record], section: Int
-    ) throws(StageFailure) -> [ChangesetStage.Record] {
-        let arrivals = arrivals.sorted { $0.index < $1.index }
-        let count = staying.count + arrivals.count
+        _ arrivals: [(index: Int, record: ChangesetStage.Record)], into staying: [ChangesetStage.Record]
+    ) -> [ChangesetStage.Record] {
         var after: [ChangesetStage.Record] = []
-        after.reserveCapacity(count)
+        after.reserveCapacity(staying.count + arrivals.count)
         var next = 0
         for arrival in arrivals {
             let before = arrival.index - after.count
-            guard before >= 0, before <= staying.count - next, arrival.index < count else {
-                throw StageFailure("no position [\(section), \(arrival.index)] for a record to arrive at, or it is taken twice")
-            }
             after.append(contentsOf: staying[next..<next + before])
             next += before
             after.append(arrival.record)
@@ -205,31 +152,19 @@ enum StageApplication {
     }
 }
 
-/// Why a stage could not be applied: a position the list does not have, or one named twice.
-public struct StageFailure: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What is wrong, with the position.
-    public let reason: String
-
-    init(_ reason: String) {
-        self.reason = reason
-    }
-
-    /// The reason.
-    public var description: String { self.reason }
-}
-
 extension ChangesetStage {
     /// Applies this stage to `sections` as one batch update, the way a ``MirroredList`` does: for
     /// consumers that replay a changeset stage by stage (to show what each stage removes, or to
     /// drive a batch-updating view).
     ///
-    /// - Throws: ``StageFailure`` when the stage names a position `sections` do not have; the
-    ///   sections may then be partly changed (a ``MirroredList`` rolls back, this does not).
-    /// - Complexity: O(changes), plus a few shifts or a rebuild of each section that loses or
-    ///   gains records (see ``StageApplication``).
-    public func apply(to sections: inout [MirroredSection]) throws(StageFailure) {
+    /// - Parameter number: The stage's offset in its changeset, which a violation names.
+    /// - Throws: `BatchUpdateViolation` (ListDiff's) when the stage names a position `sections`
+    ///   do not have, or one position twice; `sections` are then unchanged.
+    /// - Complexity: O(changes + sections), plus a few shifts or a rebuild of each section that
+    ///   loses or gains records (see ``StageApplication``).
+    public func apply(to sections: inout [MirroredSection], number: Int = 0) throws(BatchUpdateViolation) {
         var undo = MirrorUndoLog()
-        try StageApplication.apply(self, to: &sections, undo: &undo)
+        try StageApplication.apply(self, number: number, to: &sections, undo: &undo)
     }
 
     /// Whether the stage deletes, inserts, moves or updates sections.

@@ -366,11 +366,3 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.state = .open([])
     }
 }
-
-extension TimeAmount {
-    /// The same length of time, in nanoseconds.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

@@ -2,8 +2,9 @@ import ListFormats
 
 /// Writes one protocol line: a JSON object built member by member, ended by `\n`.
 ///
-/// The writer tracks where a comma is due, so encoders read as a list of members. Strings are
-/// escaped as RFC 8259 requires (control characters, `"` and `\`), so no line ever contains a raw
+/// The writer tracks where a comma is due, so encoders read as a list of members. Strings and
+/// values are written by ListFormats' JSON writer (``JSONText``), the one that list files and
+/// record hashes use: control characters, `"` and `\` escaped, so no line ever contains a raw
 /// newline. Pre-encoded JSON — a changeset's `stages`, a record's value — is appended as is with
 /// ``rawValue(_:)``, which is how a changeset is encoded once and reused.
 struct JSONLineWriter {
@@ -37,7 +38,7 @@ struct JSONLineWriter {
 
     mutating func member(_ name: String, _ value: String) {
         self.key(name)
-        Self.appendString(value, to: &self.bytes)
+        JSONText.appendString(value, to: &self.bytes)
     }
 
     mutating func member(_ name: String, _ value: Bool) {
@@ -104,7 +105,7 @@ struct JSONLineWriter {
 
     mutating func element(_ value: String) {
         self.separate()
-        Self.appendString(value, to: &self.bytes)
+        JSONText.appendString(value, to: &self.bytes)
     }
 
     mutating func element(_ value: some BinaryInteger) {
@@ -120,38 +121,17 @@ struct JSONLineWriter {
 
     // MARK: - Values
 
-    /// Appends `value` as compact JSON, numbers as their literal text.
+    /// Appends `value` as compact JSON, numbers as their literal text, as ListFormats writes it
+    /// (``JSONText``).
     mutating func value(_ value: ListValue) {
-        switch value {
-        case .null:
-            self.bytes.append(contentsOf: "null".utf8)
-        case .bool(let bool):
-            self.bytes.append(contentsOf: (bool ? "true" : "false").utf8)
-        case .number(let literal):
-            self.bytes.append(contentsOf: literal.utf8)
-        case .string(let string):
-            Self.appendString(string, to: &self.bytes)
-        case .array(let elements):
-            self.nested(open: "[", close: "]") { writer in
-                for element in elements {
-                    writer.separate()
-                    writer.value(element)
-                }
-            }
-        case .object(let members):
-            self.nested(open: "{", close: "}") { writer in
-                for member in members {
-                    writer.member(member.name, member.value)
-                }
-            }
-        }
+        JSONText.append(value, to: &self.bytes)
     }
 
     // MARK: - Structure
 
     private mutating func key(_ name: String) {
         self.separate()
-        Self.appendString(name, to: &self.bytes)
+        JSONText.appendString(name, to: &self.bytes)
         self.bytes.append(UInt8(ascii: ":"))
     }
 
@@ -169,36 +149,5 @@ struct JSONLineWriter {
         body(&self)
         self.hasElement.removeLast()
         self.bytes.append(UInt8(ascii: close))
-    }
-
-    /// Appends `string` as a JSON string: `"`, `\` and control characters escaped (`\n`, `\t`…
-    /// by name, others as `\u00XX`), everything else as UTF-8. Runs without escapes are copied
-    /// whole. O(*n*).
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        var string = string
-        bytes.append(UInt8(ascii: "\""))
-        string.withUTF8 { utf8 in
-            var runStart = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                Self.appendEscape(for: byte, to: &bytes)
-                runStart = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func appendEscape(for byte: UInt8, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-        }
     }
 }

@@ -18,8 +18,8 @@ extension SinkList {
         }
         var changes = Changes()
         var sectionsChanged = false
-        for stage in changeset.stages {
-            try self.apply(stage, to: &changes)
+        for (number, stage) in changeset.stages.enumerated() {
+            try self.apply(stage, number: number, to: &changes)
             sectionsChanged = sectionsChanged || !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty
                 || !stage.sectionMoved.isEmpty || !stage.sectionUpdated.isEmpty
         }
@@ -64,7 +64,7 @@ extension SinkList {
         var marksValid = true
     }
 
-    private mutating func apply(_ stage: ChangesetStage, to changes: inout Changes) throws(SinkError) {
+    private mutating func apply(_ stage: ChangesetStage, number: Int, to changes: inout Changes) throws(SinkError) {
         let movesSections = !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty || !stage.sectionMoved.isEmpty
         let movesElements = movesSections || !stage.elementDeleted.isEmpty || !stage.elementInserted.isEmpty || !stage.elementMoved.isEmpty
         if (movesElements && !changes.marks.isEmpty) || (movesSections && !changes.markedSections.isEmpty) { changes.marksValid = false }
@@ -89,7 +89,7 @@ extension SinkList {
             .init(index: inserted.index, section: inserted.section, records: inserted.records.map { self.arrive($0, in: &changes) })
         }
         do {
-            try tagged.apply(to: &self.sections)
+            try tagged.apply(to: &self.sections, number: number)
         } catch {
             throw .diverged("\(error)")
         }

@@ -1,4 +1,6 @@
+import ListDiff
 import ListFormats
+import ListSyncProtocol
 import ListSyncClient
 
 /// One step of a changeset as edits of the list's JSON rendering (`listsync snapshot
@@ -28,17 +30,17 @@ enum ListEdit {
     /// sections that arrive; records that arrive, in ascending position. A moved section keeps
     /// its name, so it needs no edit (an object's members have no order in JSON).
     ///
-    /// - Throws: ``StageFailure`` when a stage does not apply to the list.
+    /// - Throws: `BatchUpdateViolation` when a stage does not apply to the list.
     /// - Complexity: O(changes), plus O(size) of each section that loses or gains records.
     static func edits(
         of stages: [ChangesetStage], from previous: [MirroredSection], sectioned: Bool
-    ) throws(StageFailure) -> [ListEdit] {
+    ) throws(BatchUpdateViolation) -> [ListEdit] {
         var edits: [ListEdit] = []
         var sections = previous
-        for stage in stages {
+        for (number, stage) in stages.enumerated() {
             var after = sections
             // Applying first checks every position the stage names.
-            try stage.apply(to: &after)
+            try stage.apply(to: &after, number: number)
             func name(_ index: Int, in list: [MirroredSection]) -> String? {
                 sectioned ? list[index].model.model.text : nil
             }

@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// Writes a change between two versions of a list for people: one line per change, `+`
 /// inserted, `−` deleted, `~` updated, `→` moved, colored when the style says so. `diff` renders

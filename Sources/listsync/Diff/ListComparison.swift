@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// Two versions of a list and what changed between them: the staged
 /// changeset of their records, as ``ChangesetStage`` values, and the change of

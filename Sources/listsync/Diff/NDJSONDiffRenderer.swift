@@ -1,4 +1,5 @@
 import ListFormats
+import ListSyncProtocol
 
 /// Writes a comparison for programs, one JSON object per line: first, when
 /// the columns changed, `{"schema": {...}}` in the shape of the protocol's

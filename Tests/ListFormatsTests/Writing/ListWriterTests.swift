@@ -120,4 +120,13 @@ import Testing
             }
         }
     }
+
+    @Test func jsonRecordHashesAreTheirValuesHashes() async {
+        await propertyCheck(count: 200, input: Generators.record.array(of: 1...5)) { records in
+            #expect(throws: Never.self) {
+                let list = try ListReader(options: ReadOptions(format: .json)).read(bytes: ListWriter(format: .json).write(.records(records)))
+                #expect(list.records.map(\.contentHash) == records.map(\.contentHash))
+            }
+        }
+    }
 }

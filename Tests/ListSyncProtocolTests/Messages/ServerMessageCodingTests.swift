@@ -106,6 +106,28 @@ import Testing
         #expect(decoded.stages == [ChangesetStage(elementDeleted: [ElementPath(element: 0, section: 0)])])
     }
 
+    /// Strings go on the wire escaped as ListFormats writes list files and hashes records (issue 18
+    /// item 2: one escaper): a record's value is the bytes `ListValue.jsonText` gives, with `\b` and
+    /// `\f` by name, and a message's own strings are escaped the same way.
+    @Test func escapesStringsAsListFormatsWritesThem() throws {
+        let awkward = String(String.UnicodeScalarView((0..<0x20).compactMap { Unicode.Scalar($0) })) + "\"\\/é😀"
+        let value = ListValue.object([.init(name: awkward, value: .string(awkward))])
+        let chunk = ServerMessage.snapshot(SnapshotChunk(
+            watch: awkward, cursor: Cursor(epoch: Self.epoch, seq: 1), chunk: 0, last: true, fresh: true, sectioned: false,
+            schema: ListSchema(columns: [awkward]),
+            sections: [SnapshotSection(index: 0, section: .init(model: .null, hash: ContentHash(low: 1, high: 2)), records: [.init(value: value, hash: ContentHash(low: 3, high: 4))])],
+            digest: Self.digest))
+        let text = String(decoding: chunk.encoded(), as: UTF8.self)
+        #expect(text.contains(#""value":\#(value.jsonText)}"#), "\(text)")
+        #expect(text.contains(#""watch":\#(ListValue.string(awkward).jsonText)"#), "\(text)")
+        #expect(text.contains(#"\u0007\b\t\n\u000b\f\r"#), "\(text)")
+        #expect(!text.contains(#"\u0008"#) && !text.contains(#"\u000c"#), "\(text)")
+        #expect(try Lines.decodeServer(chunk.encoded()) == chunk)
+        let error = ServerMessage.error(ErrorMessage(id: .string(awkward), code: .badRequest, message: awkward))
+        #expect(String(decoding: error.encoded(), as: UTF8.self).contains(#""message":\#(ListValue.string(awkward).jsonText)"#))
+        #expect(try Lines.decodeServer(error.encoded()) == error)
+    }
+
     @Test func reportsAMalformedChangesetAsABadRequest() {
         let line = #"{"type":"changeset","watch":"w","cursor":"0000000000000001:2","prev_seq":1,"digest":"\#(Self.digest)","stages":[{"element_deleted":[[0]]}]}"#
         #expect(throws: ProtocolError(.badRequest, #"field "stages" is not a valid changeset: stages[0].element_deleted[0]: expected an array of two"#)) {

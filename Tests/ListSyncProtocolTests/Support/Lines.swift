@@ -38,6 +38,18 @@ enum Lines {
 
     /// Reads a small list from CSV text.
     static func csv(_ text: String, key: [String] = ["id"], sectionBy: String? = nil) throws -> ParsedList {
-        try ListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: key, sectionBy: sectionBy)).read(bytes: Array(text.utf8))
+        try read(text, ListSyncProtocolTests.csv, key: key, sectionBy: sectionBy)
     }
+}
+
+/// Reads a small list from `text`.
+func read(_ text: String, _ format: ListFormat, key: [String] = [], sectionBy: String? = nil) throws(ListFormatError) -> ParsedList {
+    try ListReader(options: ReadOptions(format: format, key: key, sectionBy: sectionBy)).read(bytes: Array(text.utf8))
+}
+
+let csv = ListFormat.csv(delimiter: .comma)
+
+/// A JSON object with members in the given order.
+func object(_ pairs: KeyValuePairs<String, ListValue>) -> ListValue {
+    .object(pairs.map { ListValue.Member(name: $0.key, value: $0.value) })
 }

@@ -1,4 +1,5 @@
 import ListDiff
+import ListFormats
 
 /// Reads the JSON encoding of a staged changeset (*Changeset encoding* in
 /// docs/PROTOCOL.md) back into ``ChangesetStage``s. Members it does not know

@@ -1,4 +1,5 @@
 import ListDiff
+import ListFormats
 
 /// Turns the staged changesets `ListDiff` computes between two parsed lists
 /// into ``ChangesetStage``s and into their JSON encoding (*Changeset
@@ -106,9 +107,10 @@ public enum ChangesetEncoder {
     /// The JSON encoding of stages: a compact JSON array, one object per
     /// stage. O(output size).
     public static func encode(_ stages: [ChangesetStage]) -> [UInt8] {
-        var output = ByteScratch(capacity: 4096)
-        JSONValueEncoder.append(value(of: stages), to: &output)
-        return output.array()
+        var output: [UInt8] = []
+        output.reserveCapacity(4096)
+        JSONText.append(value(of: stages), to: &output)
+        return output
     }
 
     /// The encoding of stages as a value (a JSON array).

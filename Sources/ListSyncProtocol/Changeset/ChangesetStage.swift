@@ -1,4 +1,5 @@
 import ListDiff
+import ListFormats
 
 /// One stage of a staged changeset as values: its operations, and the values
 /// and hashes of the records and sections it inserts or updates. This is what

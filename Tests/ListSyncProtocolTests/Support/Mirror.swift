@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 
 /// A mirror of a list that only knows decoded ``ChangesetStage``s, as a
 /// remote client does: it checks that the encoding carries everything needed.

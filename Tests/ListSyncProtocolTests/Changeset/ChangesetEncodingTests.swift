@@ -1,5 +1,6 @@
 import ListDiff
 import ListFormats
+import ListSyncProtocol
 import PropertyBased
 import Testing
 
@@ -31,7 +32,7 @@ import Testing
         let new = try read(#"[{"id":3},{"id":1,"x":true}]"#, .json, key: ["id"])
         let stages = ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), source: old, target: new)
         #expect(stages.flatMap(\.elementDeleted) == [ElementPath(element: 1, section: 0)])
-        #expect(stages.flatMap(\.elementUpdated).map(\.record.value) == [object(["id": 1, "x": .bool(true)])])
+        #expect(stages.flatMap(\.elementUpdated).map(\.record.value) == [object(["id": .number("1"), "x": .bool(true)])])
         #expect(stages.flatMap(\.elementMoved).count == 1)
         let bytes = ChangesetEncoder.encode(StagedChangeset(source: old.records, target: new.records), source: old, target: new)
         #expect(try ChangesetDecoder.decode(bytes) == stages)
@@ -129,15 +130,6 @@ import Testing
                     linearMirror.apply(stage)
                 }
                 #expect(linearMirror == Mirror(newLinear))
-            }
-        }
-    }
-
-    @Test func jsonRecordHashesAreTheirValuesHashes() async {
-        await propertyCheck(count: 200, input: Generators.record.array(of: 1...5)) { records in
-            #expect(throws: Never.self) {
-                let list = try ListReader(options: ReadOptions(format: .json)).read(bytes: ListWriter(format: .json).write(.records(records)))
-                #expect(list.records.map(\.contentHash) == records.map(\.contentHash))
             }
         }
     }
