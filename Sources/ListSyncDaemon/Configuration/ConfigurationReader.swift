@@ -67,7 +67,11 @@ struct ConfigurationReader {
             allowedGroups: self.list(root, "allow_groups", at: [], expected: "an array of group names or ids") {
                 reader, value, path in
                 if let name = value.string {
-                    return reader.nonEmpty(name, key: "allow_groups", at: path).map { .name($0) }
+                    guard let name = reader.nonEmpty(name, key: "allow_groups", at: path) else { return nil }
+                    guard let id = PeerAccess.groupID(named: name) else {
+                        return reader.reject("allow_groups", at: path, because: "no group named \"\(name)\" in the group database")
+                    }
+                    return .name(name, id: id)
                 }
                 return reader.id(value, key: "allow_groups", at: path).map { .id(gid_t($0)) }
             } ?? [],

@@ -312,6 +312,15 @@ final class ConnectionHandler: ChannelInboundHandler {
         return closed
     }
 
+    /// Closes the connection of a peer no longer allowed, after `error` `not_permitted`: its
+    /// subscriptions end, whatever they had not sent yet is dropped.
+    func revoke() {
+        guard let context else { return }
+        if case .closing = self.state { return }
+        self.logger.notice("the peer is no longer allowed to connect; closing")
+        self.answer(ProtocolError(.notPermitted, "this user may no longer connect"), context: context)
+    }
+
     /// Cuts the connection off for the client-buffer budget: `goodbye` `slow_consumer` goes out
     /// if it fits in the socket behind what is queued, and the connection closes at once, freeing
     /// what it holds.

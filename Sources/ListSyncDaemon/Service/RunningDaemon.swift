@@ -189,7 +189,7 @@ final class RunningDaemon: Sendable {
             tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
             tracker.keepHistory(new.historyLength)
         }
-        self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
+        await self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {
             self.logger.warning("a changed setting takes effect only after a restart", metadata: ["setting": "\(setting.configurationKey)"])
         }

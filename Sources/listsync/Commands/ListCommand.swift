@@ -14,7 +14,8 @@ struct ListCommand: AsyncParsableCommand {
             --format ndjson one JSON object per watch, as the protocol's watch summaries (name, \
             format, sectioned, state, cursor, rows, and warnings when there are any).
 
-            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable.
+            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable, 5 the \
+            daemon does not permit this user.
             """
     )
 

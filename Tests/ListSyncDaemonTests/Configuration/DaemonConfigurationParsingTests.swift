@@ -12,7 +12,7 @@ struct DaemonConfigurationParsingTests {
             socket = "/run/listsyncd/listsyncd.sock"   # default; $XDG_RUNTIME_DIR/listsyncd.sock when not root
             state_directory = "/var/lib/listsyncd"    # used by later work; create it if missing
             allow_uids = [1000]                       # peer-credential allowlist
-            allow_groups = ["listsync"]
+            allow_groups = ["daemon"]
             socket_mode = "0660"
 
             [[watch]]
@@ -32,7 +32,7 @@ struct DaemonConfigurationParsingTests {
                     stateDirectory: "/var/lib/listsyncd",
                     socketMode: 0o660,
                     allowedUserIDs: [1000],
-                    allowedGroups: [.name("listsync")],
+                    allowedGroups: [.name("daemon", id: 1)],
                     watches: [
                         WatchConfiguration(
                             name: "products",
@@ -157,7 +157,7 @@ struct DaemonConfigurationParsingTests {
         let configuration = try parse(
             """
             allow_uids = [0, 1000, 4294967294]
-            allow_groups = ["listsync", 1001]
+            allow_groups = ["daemon", 1001]
             [[watch]]
             name = "one"
             path = "/d/one.csv"
@@ -171,7 +171,7 @@ struct DaemonConfigurationParsingTests {
             """
         ).configuration
         #expect(configuration.allowedUserIDs == [0, 1000, 4_294_967_294])
-        #expect(configuration.allowedGroups == [.name("listsync"), .id(1001)])
+        #expect(configuration.allowedGroups == [.name("daemon", id: 1), .id(1001)])
         #expect(configuration.watches.map(\.key) == [["sku"], ["region", "sku"]])
         #expect(configuration.watches.map(\.ignore) == [["updated_at"], ["a", "b"]])
     }
