@@ -68,19 +68,16 @@ final class RunningDaemon: Sendable {
         self.trackers.add(tracker, watchedPath: watchedPath)
         let pool = self.pool
         group.addTask { await tracker.run(pool: pool) }
+        group.addTask {
+            await tracker.waitUntilRestored()
+            feed.finishRestoring()
+        }
     }
 
     /// Offers the trackers' watches to clients, in configuration order.
     func publishWatchList() {
         self.directory.replace(with: self.trackers.all.map(\.feed))
         self.status.report()
-    }
-
-    /// Returns once every one of `trackers` has restored its saved state.
-    func waitUntilRestored(_ trackers: [FileTracker]) async {
-        for tracker in trackers {
-            await tracker.waitUntilRestored()
-        }
     }
 
     /// Returns once every one of `trackers` has read its file once.

@@ -78,7 +78,8 @@ extension WatchSummary {
             rows: try fields.optionalInteger("rows"),
             key: fields.optional("key") == nil ? [] : try fields.strings("key"),
             warnings: try fields.warnings(),
-            path: try fields.optionalString("path")
+            path: try fields.optionalString("path"),
+            error: fields.optional("error") == nil ? nil : try WatchProblem(decoding: fields.object("error"))
         )
     }
 }

@@ -60,6 +60,7 @@ extension JSONLineWriter {
                     }
                     object.warnings(watch.warnings)
                     if let path = watch.path { object.member("path", path) }
+                    if let error = watch.error { object.problem(error) }
                 }
             }
         }

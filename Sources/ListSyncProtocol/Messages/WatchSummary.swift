@@ -21,11 +21,14 @@ public struct WatchSummary: Hashable, Sendable {
     /// The watched file's path, as the configuration names it; `nil` from a server that does not
     /// tell it. Change events name it as their source.
     public var path: String?
+    /// Why the file is invalid or could not be read (the status's ``StatusMessage/error``);
+    /// `nil` when it reads, and from a server that does not tell it.
+    public var error: WatchProblem?
 
     /// Describes a watch.
     public init(
         name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
-        warnings: [WatchProblem] = [], path: String? = nil
+        warnings: [WatchProblem] = [], path: String? = nil, error: WatchProblem? = nil
     ) {
         self.name = name
         self.format = format
@@ -36,5 +39,6 @@ public struct WatchSummary: Hashable, Sendable {
         self.key = key
         self.warnings = warnings
         self.path = path
+        self.error = error
     }
 }
