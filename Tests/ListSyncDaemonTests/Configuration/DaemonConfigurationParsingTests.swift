@@ -311,6 +311,32 @@ struct DaemonConfigurationParsingTests {
         #expect(watches.map(\.raggedRows) == [.pad, .truncate, .error, .error])
         #expect(watches.map(\.readOptions.format) == [.csv(delimiter: .semicolon), .csv(delimiter: .tab), .csv(delimiter: .pipe), .json])
         #expect(watches.map(\.readOptions.raggedRows) == [.pad, .truncate, .error, .error])
+        // The character itself, as every CSV tool takes it, is the same as its name.
+        let characters = try parse(
+            """
+            [[watch]]
+            name = "a"
+            path = "/d/a.csv"
+            delimiter = ";"
+            [[watch]]
+            name = "b"
+            path = "/d/b.csv"
+            delimiter = "\\t"
+            [[watch]]
+            name = "c"
+            path = "/d/c.csv"
+            delimiter = '\\t'
+            [[watch]]
+            name = "d"
+            path = "/d/d.csv"
+            delimiter = "|"
+            [[watch]]
+            name = "e"
+            path = "/d/e.tsv"
+            delimiter = ","
+            """
+        ).configuration.watches
+        #expect(characters.map(\.delimiter) == [.semicolon, .tab, .tab, .pipe, .comma])
         // A delimiter equal to the format's default is the same watch as none.
         #expect(WatchConfiguration(name: "a", path: "/a.csv", format: .csv, delimiter: .comma) == WatchConfiguration(name: "a", path: "/a.csv", format: .csv))
     }
@@ -318,7 +344,7 @@ struct DaemonConfigurationParsingTests {
     @Test(
         "delimiter and ragged_rows reject unknown values and JSON watches, at their lines",
         arguments: [
-            ("path = \"/d/a.csv\"\ndelimiter = \";\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': \";\" is none of \"comma\", \"semicolon\", \"tab\", \"pipe\""),
+            ("path = \"/d/a.csv\"\ndelimiter = \":\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': \":\" is none of \"comma\", \",\", \"semicolon\", \";\", \"tab\", \"\\t\", \"pipe\", \"|\""),
             ("path = \"/d/a.csv\"\nragged_rows = \"skip\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': \"skip\" is none of \"error\", \"pad\", \"truncate\""),
             ("path = \"/d/a.json\"\ndelimiter = \"tab\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': it applies to csv and tsv watches only, and this one is json"),
             ("path = \"/d/a.ndjson\"\nragged_rows = \"pad\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': it applies to csv and tsv watches only, and this one is ndjson"),
