@@ -12,3 +12,7 @@ _Static_assert(offsetof(struct ucred, gid) == offsetof(listsync_peer_credentials
 int listsync_peer_credentials_option(void) {
     return SO_PEERCRED;
 }
+
+int listsync_peer_groups_option(void) {
+    return SO_PEERGROUPS;
+}

@@ -13,9 +13,10 @@ import Darwin
 ///
 /// Exit status. The file commands (`parse`, `diff`) follow diff(1): 0 success,
 /// 1 different, 2 trouble (a bad file, bad options, a usage error). The daemon
-/// commands (`list`, `subscribe`, `snapshot`, `mirror`, `exec`): 0 ok, 1 usage
+/// commands (`list`, `subscribe`, `snapshot`, `mirror`, `exec`, `sink`): 0 ok, 1 usage
 /// or configuration error, 2 daemon unreachable, 3 data error, 4 (`exec`) the
-/// command failed and `--on-error` is `stop`.
+/// command failed and `--on-error` is `stop`, 5 the daemon does not permit this
+/// user. Any other usage error (no or an unknown subcommand) exits 1.
 @main
 struct ListSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,8 +40,9 @@ struct ListSyncCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     /// Parses the command line, runs the command and maps failures to exit
-    /// statuses: ``CommandFailure`` and usage errors exit 2 with a message on
-    /// standard error; an ``ExitCode`` a command throws is its status.
+    /// statuses: ``CommandFailure`` exits 2 with a message on standard error, a
+    /// usage error 1 or 2 (``usageErrorStatus(arguments:)``); an ``ExitCode`` a
+    /// command throws is its status.
     ///
     /// `SIGPIPE` is ignored, so that writing to a command `exec` runs that stopped reading
     /// fails with `EPIPE` instead of killing `listsync`; ``OutputWriter`` ends the program as
@@ -81,12 +83,15 @@ struct ListSyncCommand: AsyncParsableCommand {
         ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self,
     ]
 
-    /// The status of a usage error: 1 for the daemon commands, 2 (diff(1)'s
-    /// trouble) for the file commands and the root. `arguments` follow the
-    /// program's name.
+    /// The commands that follow diff(1), whose usage errors exit 2 ("trouble").
+    static let fileCommands: [ParsableCommand.Type] = [ParseCommand.self, DiffCommand.self]
+
+    /// The status of a usage error: 2 (diff(1)'s trouble) for the file commands, 1 for
+    /// everything else — the daemon commands, the root, a mistyped subcommand. `arguments`
+    /// follow the program's name.
     static func usageErrorStatus(arguments: [String]) -> ExitCode {
         let subcommand = arguments.first { !$0.hasPrefix("-") }
-        let isDaemonCommand = daemonCommands.contains { $0.configuration.commandName == subcommand }
-        return isDaemonCommand ? ExitCode(1) : CommandFailure.exitStatus
+        let isFileCommand = fileCommands.contains { $0.configuration.commandName == subcommand }
+        return isFileCommand ? CommandFailure.exitStatus : ExitCode(1)
     }
 }

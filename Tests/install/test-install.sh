@@ -72,6 +72,18 @@ sink_arguments_are_accepted() {
     [[ $count -ge 3 ]]
 }
 check "the sink's example settings name options listsync sink accepts" sink_arguments_are_accepted
+for page in usr/share/man/man1/listsync.1 usr/share/man/man1/listsyncd.1 usr/share/man/man5/listsyncd.toml.5; do
+    for section in FILES "SEE ALSO"; do
+        check "$page has $section" grep -q "^$section\$" <(MANWIDTH=80 man -l "$stage/$page" 2>/dev/null)
+    done
+    check "$page names the socket" grep -q "/run/listsyncd/listsyncd.sock" <(MANWIDTH=200 man -l "$stage/$page" 2>/dev/null)
+done
+check "listsync.1 lists every exit status, 5 included" \
+    bash -c 'page=$(MANWIDTH=80 man -l "$1" 2>/dev/null | sed -n "/^EXIT STATUS/,/^SEE ALSO/p"); for status in 0 1 2 3 4 5 130; do grep -qE "^     $status " <<<"$page" || exit 1; done' _ "$stage/usr/share/man/man1/listsync.1"
+check "listsyncd.1 lists its exit statuses" \
+    bash -c 'page=$(MANWIDTH=80 man -l "$1" 2>/dev/null | sed -n "/^EXIT STATUS/,/^SEE ALSO/p"); for status in 0 1 64; do grep -qE "^     $status " <<<"$page" || exit 1; done' _ "$stage/usr/share/man/man1/listsyncd.1"
+check "listsyncd.1 names the configuration and the state directory" \
+    bash -c 'page=$(MANWIDTH=200 man -l "$1" 2>/dev/null); grep -q /etc/listsyncd/listsyncd.toml <<<"$page" && grep -q /var/lib/listsyncd <<<"$page"' _ "$stage/usr/share/man/man1/listsyncd.1"
 check "the system unit starts the installed binary" grep -q "^ExecStart=/usr/bin/listsyncd " "$stage/usr/lib/systemd/system/listsyncd.service"
 
 # Another prefix: the units follow the binaries.

@@ -107,6 +107,19 @@ struct ParseCommandTests {
         #expect(try JSONText.value(result.standardOutput) as? [[String: String]] == [["a": "1", "b": "2"]])
     }
 
+    @Test(
+        "--delimiter takes the character itself as well as its name",
+        arguments: [("a;b\n1;2\n", ";"), ("a\tb\n1\t2\n", "\t"), ("a\tb\n1\t2\n", "\\t"), ("a|b\n1|2\n", "|"), ("a,b\n1,2\n", ","), ("a|b\n1|2\n", "PIPE")])
+    func delimiterCharacters(contents: String, delimiter: String) throws {
+        let files = try ScratchFiles()
+        try files.write("export.txt", contents)
+        let result = try files.listsync("parse", "export.txt", "--input-format", "csv", "--delimiter", delimiter)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try JSONText.value(result.standardOutput) as? [[String: String]] == [["a": "1", "b": "2"]])
+        let wrong = try files.listsync("parse", "export.txt", "--input-format", "csv", "--delimiter", ":")
+        #expect(wrong.status == 2)
+    }
+
     @Test("--ragged-rows pad fills short rows; the default refuses them with a position")
     func raggedRows() throws {
         let files = try ScratchFiles()

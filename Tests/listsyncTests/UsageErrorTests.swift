@@ -1,14 +1,33 @@
 import Testing
 
 /// Usage errors exit as each family of commands says: 2 for the file commands
-/// (diff(1)'s trouble), 1 for the commands that talk to the daemon (whose 2
-/// means "daemon unreachable").
+/// (diff(1)'s trouble), 1 for everything else — the commands that talk to the
+/// daemon (whose 2 means "daemon unreachable"), the root and a mistyped subcommand.
 @Suite struct UsageErrorTests {
-    @Test("a usage error of a daemon command exits 1", arguments: ["list", "subscribe", "snapshot", "mirror", "exec"])
-    func daemonCommandUsageError(command: String) throws {
+    @Test(
+        "a usage error of a daemon command exits 1",
+        arguments: [
+            ["list"], ["subscribe"], ["snapshot"], ["mirror"], ["exec"], ["sink"], ["sink", "sqlite"], ["sink", "postgres"],
+        ])
+    func daemonCommandUsageError(command: [String]) throws {
         let files = try ScratchFiles()
-        let result = try files.listsync(command, "--no-such-option")
+        let result = try ListSyncProcess.run(command + ["--no-such-option"], in: files.directory)
         #expect(result.status == 1)
+        #expect(result.standardError.contains("Error:"))
+    }
+
+    @Test("a missing argument of a daemon command exits 1", arguments: ["subscribe", "snapshot", "mirror", "exec"])
+    func daemonCommandMissingArgument(command: String) throws {
+        let files = try ScratchFiles()
+        let result = try files.listsync(command)
+        #expect(result.status == 1, "\(result.standardError)")
+    }
+
+    @Test("a mistyped subcommand or a bad root option exits 1", arguments: [["subscrib", "x"], ["lst"], ["--no-such-option"]])
+    func rootUsageError(arguments: [String]) throws {
+        let files = try ScratchFiles()
+        let result = try ListSyncProcess.run(arguments, in: files.directory)
+        #expect(result.status == 1, "\(result.standardError)")
         #expect(result.standardError.contains("Error:"))
     }
 

@@ -16,4 +16,8 @@ typedef struct listsync_peer_credentials {
 /// `SO_PEERCRED`, the socket option that reports `listsync_peer_credentials`.
 int listsync_peer_credentials_option(void);
 
+/// `SO_PEERGROUPS`, the socket option that reports the supplementary groups of the process at the
+/// other end of a Unix socket, as an array of `gid_t` sorted in ascending order.
+int listsync_peer_groups_option(void);
+
 #endif

@@ -41,6 +41,9 @@ public struct ListSyncClient: Sendable {
                     try await connection.send(.hello(ClientHello(client: self.configuration.clientName)))
                     try await connection.send(.list(id: list))
                 } catch {
+                    // The daemon may have answered and closed before the request left (a
+                    // refusal): its answer explains the failure better.
+                    _ = try await connection.nextAnswer()
                     throw .connectionLost(reason: error.reason)
                 }
                 while true {

@@ -197,6 +197,14 @@ struct SubscriberStateMachine {
 
     /// A message from the daemon.
     mutating func received(_ message: ServerMessage) -> [Action] {
+        // The daemon refuses this user, at connect or when a reload revoked its access; it
+        // closes the connection, and trying again would be refused the same way.
+        if case .error(let error) = message, error.code == .notPermitted {
+            switch self.state {
+            case .handshaking, .streaming, .resyncing: return [.disconnect] + self.close(.refused(error))
+            case .connecting, .backingOff, .closed: return []
+            }
+        }
         switch self.state {
         case .handshaking(.awaitingHello, let failures):
             return self.handshake(message, failures: failures)

@@ -61,12 +61,19 @@ struct WatchSubscriber {
         on connection: inout DaemonConnection, delivering handoff: UpdateHandoff<MirrorUpdate>
     ) async throws -> [SubscriberStateMachine.Action] {
         var actions = self.machine.connected()
+        // A send that failed because the daemon closed first: what it sent before closing (a
+        // refusal) is read and given to the machine before the failure is reported.
+        var sendFailure: ConnectionFailure?
         while true {
             while !actions.isEmpty {
                 let action = actions.removeFirst()
                 switch action {
                 case .send(let message):
-                    try await connection.send(message)
+                    do {
+                        try await connection.send(message)
+                    } catch {
+                        sendFailure = sendFailure ?? error
+                    }
                 case .emit(let update):
                     if await !handoff.send(update) {
                         return self.machine.cancel()
@@ -83,7 +90,7 @@ struct WatchSubscriber {
             case .undecodable(let error):
                 actions = self.machine.receivedUndecodable(error)
             case nil:
-                return self.machine.connectionFailed(reason: "the daemon closed the connection")
+                return self.machine.connectionFailed(reason: sendFailure?.reason ?? "the daemon closed the connection")
             }
         }
     }

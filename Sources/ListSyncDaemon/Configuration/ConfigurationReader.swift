@@ -27,8 +27,11 @@ struct ConfigurationReader {
     static let watchKeys: Set<String> = [
         "name", "path", "format", "key", "section_by", "ignore", "delimiter", "ragged_rows", "publish_while_writing",
     ]
-    /// The values of `delimiter`, named as `listsync parse --delimiter` names them.
-    static let delimiters: [(name: String, value: CSVDelimiter)] = CSVDelimiter.allCases.map { ("\($0)", $0) }
+    /// The values of `delimiter`, spelled as `listsync parse --delimiter` takes them: a name or
+    /// the character itself (``CSVDelimiter/spellings``).
+    static let delimiters: [(name: String, value: CSVDelimiter)] = CSVDelimiter.allCases.flatMap { delimiter in
+        delimiter.spellings.map { ($0, delimiter) }
+    }
     /// The values of `ragged_rows`, named as `listsync parse --ragged-rows` names them.
     static let raggedRowPolicies: [(name: String, value: RaggedRowPolicy)] = [RaggedRowPolicy.error, .pad, .truncate].map { ("\($0)", $0) }
 
@@ -69,7 +72,11 @@ struct ConfigurationReader {
             allowedGroups: self.list(root, "allow_groups", at: [], expected: "an array of group names or ids") {
                 reader, value, path in
                 if let name = value.string {
-                    return reader.nonEmpty(name, key: "allow_groups", at: path).map { .name($0) }
+                    guard let name = reader.nonEmpty(name, key: "allow_groups", at: path) else { return nil }
+                    guard let id = PeerAccess.groupID(named: name) else {
+                        return reader.reject("allow_groups", at: path, because: "no group named \"\(name)\" in the group database")
+                    }
+                    return .name(name, id: id)
                 }
                 return reader.id(value, key: "allow_groups", at: path).map { .id(gid_t($0)) }
             } ?? [],
@@ -211,7 +218,12 @@ struct ConfigurationReader {
         guard let name = self.string(table, key, at: tablePath) else { return nil }
         let keyPath = tablePath + [.key(key)]
         guard let choice = choices.first(where: { $0.name == name.lowercased() }) else {
-            let names = choices.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            var shown: [String] = []
+            for choice in choices {
+                let spelling = "\"\(choice.name == "\t" ? "\\t" : choice.name)\""
+                if !shown.contains(spelling) { shown.append(spelling) }
+            }
+            let names = shown.joined(separator: ", ")
             return self.reject(key, at: keyPath, because: "\"\(name)\" is none of \(names)")
         }
         if let format, format.defaultDelimiter == nil {

@@ -14,13 +14,21 @@ import Musl
 /// the components at `init`; a SIGHUP builds a new value and ``ConfigurationChanges`` says what
 /// differs. All paths are absolute and lexically normalised.
 public struct DaemonConfiguration: Sendable, Hashable {
-    /// A group allowed to connect, by name (resolved when a peer connects, so a group created
-    /// later still works) or by numeric id.
+    /// A group allowed to connect, as `allow_groups` names it: by name, resolved to its id when
+    /// the configuration is loaded or reloaded (an unknown name is a configuration error, and a
+    /// group created later takes a reload), or by numeric id.
     public enum GroupReference: Sendable, Hashable {
-        /// A group name, looked up with `getgrnam`.
-        case name(String)
+        /// A group name and the id the group database gave it at load time.
+        case name(String, id: gid_t)
         /// A numeric group id.
         case id(gid_t)
+
+        /// The group's id.
+        public var groupID: gid_t {
+            switch self {
+            case .name(_, let id), .id(let id): return id
+            }
+        }
     }
 
     /// The path of the Unix socket the daemon binds when it is not socket-activated.

@@ -36,6 +36,9 @@ final class WatchFeed: Sendable {
         var statusGeneration: UInt64 = 0
         var statusLine: ByteBuffer
         var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
+        /// Whether the watch's saved state is still being read back: until then no subscription
+        /// can be planned (a cursor from before a restart could not resume yet).
+        var isRestoring = true
         /// The snapshot being sent of some version, while a subscription sends it.
         weak var snapshot: EncodedSnapshot?
     }
@@ -108,6 +111,29 @@ final class WatchFeed: Sendable {
         }
     }
 
+    /// The watch's saved state is back (restored, or there was none): subscriptions can be
+    /// planned; the subscribers that waited are woken to start theirs.
+    func finishRestoring() {
+        let subscribers = self.state.withLock { state in
+            state.isRestoring = false
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers {
+            subscriber.feedDidChange()
+        }
+    }
+
+    /// Whether the watch's saved state is still being read back (see ``finishRestoring()``).
+    var isRestoring: Bool {
+        self.state.withLock { $0.isRestoring }
+    }
+
+    /// Wakes `subscriber` when the feed changes, before it subscribes: a connection whose
+    /// `subscribe` waits for the restore to end.
+    func wake(_ subscriber: any WatchFeedSubscriber) {
+        self.state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] = subscriber }
+    }
+
     /// Ends the feed: the watch left the configuration. Subscribers get what they have not read,
     /// then a `removed` status, and their subscriptions end.
     func remove() {
@@ -133,7 +159,7 @@ final class WatchFeed: Sendable {
                 name: self.name, format: state.format.rawValue, sectioned: state.version?.list.isSectioned ?? false,
                 state: state.status.state, cursor: state.version?.cursor,
                 rows: state.version?.rowCount, key: state.key, warnings: state.status.warnings, path: state.path,
-                since: state.status.since)
+                since: state.status.since, error: state.status.error)
         }
     }
 

@@ -28,11 +28,16 @@ final class ConnectionHandle: WatchFeedSubscriber {
     /// Set once the connection closed: nothing is charged any more.
     private let released = Atomic<Bool>(false)
 
-    /// A handle for a connection served on `eventLoop` whose buffers count against `budget`; its
-    /// handler attaches itself when added.
-    init(eventLoop: any EventLoop, budget: ClientBufferBudget?) {
+    /// The credentials of the connected process, when the server checked them; a reload checks
+    /// them again (``revoke()``).
+    let peer: PeerAccess.Peer?
+
+    /// A handle for `peer`'s connection served on `eventLoop` whose buffers count against
+    /// `budget`; its handler attaches itself when added.
+    init(eventLoop: any EventLoop, budget: ClientBufferBudget?, peer: PeerAccess.Peer? = nil) {
         self.handler = NIOLoopBoundBox(nil, eventLoop: eventLoop)
         self.budget = budget
+        self.peer = peer
     }
 
     var eventLoop: any EventLoop { self.handler.eventLoop }
@@ -58,6 +63,14 @@ final class ConnectionHandle: WatchFeedSubscriber {
     func sayGoodbye(_ reason: GoodbyeReason) -> EventLoopFuture<Void> {
         self.eventLoop.flatSubmit {
             self.handler.value?.sayGoodbye(reason) ?? self.eventLoop.makeSucceededVoidFuture()
+        }
+    }
+
+    /// The peer is no longer allowed to connect (a reload changed `allow_uids` or
+    /// `allow_groups`): sends `error` `not_permitted` and closes the connection.
+    func revoke() {
+        self.eventLoop.execute {
+            self.handler.value?.revoke()
         }
     }
 

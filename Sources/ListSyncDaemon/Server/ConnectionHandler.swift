@@ -30,6 +30,16 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private var state = State.handshaking
+    /// A `subscribe` to a watch whose saved state is still being read back (right after the
+    /// daemon started): it is answered once the state is back, so that a cursor from before the
+    /// restart resumes.
+    private struct PendingSubscription {
+        var id: RequestID
+        var feed: WatchFeed
+        var since: Cursor?
+    }
+    /// The subscribes waiting for their watch's restore, in the order they came.
+    private var pendingSubscriptions: [PendingSubscription] = []
     /// Whether ``pump()`` is running, and whether something asked for another round meanwhile.
     private var isPumping = false
     private var pumpAgain = false
@@ -162,6 +172,11 @@ final class ConnectionHandler: ChannelInboundHandler {
                     self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
+                // A subscribe still waiting for the restore is dropped unanswered.
+                for pending in self.pendingSubscriptions where pending.feed.name == watch {
+                    pending.feed.unsubscribe(self.handle)
+                }
+                self.pendingSubscriptions.removeAll { $0.feed.name == watch }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
             case .subscribe(let id, let watch, let since):
                 guard let feed = self.server.watches.feed(named: watch) else {
@@ -171,26 +186,56 @@ final class ConnectionHandler: ChannelInboundHandler {
                 // Subscribing again restarts the subscription.
                 if let index = subscriptions.firstIndex(where: { $0.feed === feed }) {
                     subscriptions.remove(at: index)
+                    self.state = .open(subscriptions)
                 }
-                let (start, version) = feed.subscribe(self.handle, since: since)
-                subscriptions.append(
-                    Subscription(
-                        feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize,
-                        budget: self.server.budget))
-                self.state = .open(subscriptions)
-                let mode: ReplyResult.Subscription.Mode
-                var reason: ReplyResult.Subscription.SnapshotReason?
-                switch start {
-                case .resume: mode = .resume
-                case .snapshot(let why): (mode, reason) = (.snapshot, why)
-                case .awaitingFirstVersion: mode = .snapshot
+                self.pendingSubscriptions.removeAll { $0.feed === feed }
+                guard !feed.isRestoring else {
+                    feed.wake(self.handle)
+                    self.pendingSubscriptions.append(PendingSubscription(id: id, feed: feed, since: since))
+                    // The restore may have ended between the check and the wake-up call.
+                    if !feed.isRestoring { self.pump() }
+                    return
                 }
-                let cursor = version?.cursor
-                self.logger.debug("subscribed", metadata: ["watch": "\(watch)", "mode": "\(mode.rawValue)", "since": "\(since?.description ?? "-")"])
-                self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor, reason: reason)))), context: context)
-                self.server.connectionsDidChange()
-                self.pump()
+                self.subscribe(id: id, to: feed, since: since, context: context)
             }
+        }
+    }
+
+    /// Starts a subscription to `feed` from `since` and answers `subscribe` `id`.
+    private func subscribe(id: RequestID, to feed: WatchFeed, since: Cursor?, context: ChannelHandlerContext) {
+        guard case .open(var subscriptions) = self.state else { return }
+        let watch = feed.name
+        let (start, version) = feed.subscribe(self.handle, since: since)
+        subscriptions.append(
+            Subscription(
+                feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize,
+                budget: self.server.budget))
+        self.state = .open(subscriptions)
+        let mode: ReplyResult.Subscription.Mode
+        var reason: ReplyResult.Subscription.SnapshotReason?
+        switch start {
+        case .resume: mode = .resume
+        case .snapshot(let why): (mode, reason) = (.snapshot, why)
+        case .awaitingFirstVersion: mode = .snapshot
+        }
+        let cursor = version?.cursor
+        self.logger.debug("subscribed", metadata: ["watch": "\(watch)", "mode": "\(mode.rawValue)", "since": "\(since?.description ?? "-")"])
+        self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor, reason: reason)))), context: context)
+        self.server.connectionsDidChange()
+        self.pump()
+    }
+
+    /// Starts the subscriptions whose watch's restore has ended, in the order they were asked.
+    private func startRestoredSubscriptions(context: ChannelHandlerContext) {
+        guard self.pendingSubscriptions.contains(where: { !$0.feed.isRestoring }) else { return }
+        var ready: [PendingSubscription] = []
+        var waiting: [PendingSubscription] = []
+        for pending in self.pendingSubscriptions {
+            if pending.feed.isRestoring { waiting.append(pending) } else { ready.append(pending) }
+        }
+        self.pendingSubscriptions = waiting
+        for pending in ready {
+            self.subscribe(id: pending.id, to: pending.feed, since: pending.since, context: context)
         }
     }
 
@@ -250,6 +295,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
         self.isPumping = true
         defer { self.isPumping = false }
+        self.startRestoredSubscriptions(context: context)
         let budget = self.server.configuration.writeBudgetPerTurn
         var written = 0
         repeat {
@@ -317,6 +363,15 @@ final class ConnectionHandler: ChannelInboundHandler {
         return closed
     }
 
+    /// Closes the connection of a peer no longer allowed, after `error` `not_permitted`: its
+    /// subscriptions end, whatever they had not sent yet is dropped.
+    func revoke() {
+        guard let context else { return }
+        if case .closing = self.state { return }
+        self.logger.notice("the peer is no longer allowed to connect; closing")
+        self.answer(ProtocolError(.notPermitted, "this user may no longer connect"), context: context)
+    }
+
     /// Cuts the connection off for the client-buffer budget: `goodbye` `slow_consumer` goes out
     /// if it fits in the socket behind what is queued, and the connection closes at once, freeing
     /// what it holds.
@@ -359,6 +414,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private func endSubscriptions() {
+        for pending in self.pendingSubscriptions {
+            pending.feed.unsubscribe(self.handle)
+        }
+        self.pendingSubscriptions = []
         guard case .open(let subscriptions) = self.state else { return }
         for subscription in subscriptions {
             subscription.feed.unsubscribe(self.handle)

@@ -114,8 +114,9 @@ final class SocketServer: Sendable {
         }
         let credentials: EventLoopFuture<listsync_peer_credentials> = options.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(listsync_peer_credentials_option()))
-        return credentials.flatMap { credentials -> EventLoopFuture<(PeerAccess.Peer, Bool)> in
-            let peer = PeerAccess.Peer(processID: credentials.pid, userID: credentials.uid, groupID: credentials.gid)
+        return credentials.and(Self.supplementaryGroups(of: options)).flatMap { credentials, groups -> EventLoopFuture<(PeerAccess.Peer, Bool)> in
+            let peer = PeerAccess.Peer(
+                processID: credentials.pid, userID: credentials.uid, groupID: credentials.gid, supplementaryGroupIDs: groups)
             if let decision = access.quickDecision(for: peer) {
                 return channel.eventLoop.makeSucceededFuture((peer, decision))
             }
@@ -127,7 +128,7 @@ final class SocketServer: Sendable {
                 try pipeline.addHandler(PeerRefusalHandler())
                 return
             }
-            let handle = ConnectionHandle(eventLoop: channel.eventLoop, budget: context.budget)
+            let handle = ConnectionHandle(eventLoop: channel.eventLoop, budget: context.budget, peer: peer)
             try pipeline.addHandlers([
                 BackPressureHandler(),
                 ByteToMessageHandler(LineFrameDecoder(handle: handle)),
@@ -137,10 +138,19 @@ final class SocketServer: Sendable {
         }
     }
 
-    /// Applies reloaded settings: the allowlist (for new connections) and the heartbeat interval.
-    func update(access: PeerAccess, heartbeatInterval: Duration) {
+    /// Applies reloaded settings: the allowlist and the heartbeat interval. Every open connection
+    /// is checked against the new allowlist (group lookups run on the pool); those no longer
+    /// allowed get `error` `not_permitted` and are closed.
+    func update(access: PeerAccess, heartbeatInterval: Duration) async {
         self.access.withLockedValue { $0 = access }
         self.heartbeatInterval.withLockedValue { $0 = heartbeatInterval }
+        let connections = self.context.connections.all
+        let revoked = (try? await self.pool.runIfActive {
+            connections.filter { connection in connection.peer.map { !access.allows($0) } ?? false }
+        }) ?? []
+        for connection in revoked {
+            connection.revoke()
+        }
     }
 
     /// Pushes a heartbeat to every open connection each interval, until the task is cancelled.

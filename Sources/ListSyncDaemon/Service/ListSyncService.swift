@@ -16,7 +16,8 @@ import UnixSignals
 /// try await group.run()
 /// ```
 ///
-/// Life cycle, as systemd sees it: `READY=1` once every watch has been read for the first time;
+/// Life cycle, as systemd sees it: `READY=1` as soon as the socket listens (the watches restore
+/// their history and read their files meanwhile, `loading` until then);
 /// on SIGHUP `RELOADING=1` (with `MONOTONIC_USEC`), the new configuration applied — added watches
 /// start, removed ones end their subscriptions with status `removed`, unchanged ones keep their
 /// subscribers and sequence — then `READY=1`; on graceful shutdown `STOPPING=1`, the server stops
@@ -77,9 +78,9 @@ public final class ListSyncService: Service {
                 try running.startWatch(watch, epoch: Epoch.random(), in: &group)
             }
             running.publishWatchList()
-            // Clients connect (or are queued by socket activation) only once every watch has its
-            // saved history back, so a cursor from before the restart resumes.
-            await running.waitUntilRestored(running.trackers.all)
+            // Clients are served at once, while the watches restore their saved history: `list`
+            // says `loading`, and a `subscribe` is answered once its watch's history is back, so a
+            // cursor from before the restart resumes (see ``ConnectionHandler``).
             let listener: SocketServer.Listener
             if let descriptor = self.systemd.listeningDescriptor {
                 listener = .activated(descriptor: descriptor)
@@ -93,7 +94,6 @@ public final class ListSyncService: Service {
             if let watchdog = self.systemd.watchdog {
                 group.addTask { await running.pingWatchdog(watchdog) }
             }
-            await running.waitUntilLoaded(running.trackers.all)
             running.announceReady()
             self.logger.info("ready", metadata: ["watches": "\(running.trackers.all.count)"])
 

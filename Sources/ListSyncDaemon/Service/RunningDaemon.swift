@@ -75,19 +75,16 @@ final class RunningDaemon: Sendable {
         self.trackers.add(tracker, watchedPath: watchedPath)
         let pool = self.pool
         group.addTask { await tracker.run(pool: pool) }
+        group.addTask {
+            await tracker.waitUntilRestored()
+            feed.finishRestoring()
+        }
     }
 
     /// Offers the trackers' watches to clients, in configuration order.
     func publishWatchList() {
         self.directory.replace(with: self.trackers.all.map(\.feed))
         self.status.report()
-    }
-
-    /// Returns once every one of `trackers` has restored its saved state.
-    func waitUntilRestored(_ trackers: [FileTracker]) async {
-        for tracker in trackers {
-            await tracker.waitUntilRestored()
-        }
     }
 
     /// Returns once every one of `trackers` has read its file once.
@@ -196,7 +193,7 @@ final class RunningDaemon: Sendable {
             tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
             tracker.keepHistory(new.historyLength, maxBytes: new.historyMaxBytes)
         }
-        self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
+        await self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {
             self.logger.warning("a changed setting takes effect only after a restart", metadata: ["setting": "\(setting.configurationKey)"])
         }

@@ -82,7 +82,8 @@ extension WatchSummary {
             key: fields.optional("key") == nil ? [] : try fields.strings("key"),
             warnings: try fields.warnings(),
             path: try fields.optionalString("path"),
-            since: try fields.optionalInteger("since", as: Int64.self)
+            since: try fields.optionalInteger("since", as: Int64.self),
+            error: fields.optional("error") == nil ? nil : try WatchProblem(decoding: fields.object("error"))
         )
     }
 }

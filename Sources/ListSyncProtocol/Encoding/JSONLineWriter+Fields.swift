@@ -61,6 +61,7 @@ extension JSONLineWriter {
                     object.warnings(watch.warnings)
                     if let path = watch.path { object.member("path", path) }
                     if let since = watch.since { object.member("since", since) }
+                    if let error = watch.error { object.problem(error) }
                 }
             }
         }

@@ -23,11 +23,14 @@ public struct WatchSummary: Hashable, Sendable {
     public var path: String?
     /// For ``WatchState/writing``: since when, as ``StatusMessage/since`` says; `nil` otherwise.
     public var since: Int64?
+    /// Why the file is invalid or could not be read (the status's ``StatusMessage/error``);
+    /// `nil` when it reads, and from a server that does not tell it.
+    public var error: WatchProblem?
 
     /// Describes a watch.
     public init(
         name: String, format: String, sectioned: Bool, state: WatchState, cursor: Cursor?, rows: Int?, key: [String] = [],
-        warnings: [WatchProblem] = [], path: String? = nil, since: Int64? = nil
+        warnings: [WatchProblem] = [], path: String? = nil, since: Int64? = nil, error: WatchProblem? = nil
     ) {
         self.name = name
         self.format = format
@@ -39,5 +42,6 @@ public struct WatchSummary: Hashable, Sendable {
         self.warnings = warnings
         self.path = path
         self.since = since
+        self.error = error
     }
 }

@@ -9,15 +9,18 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the daemon's watches with their cursor, row count and state.",
         discussion: """
-            --format table prints one aligned row per watch, then the warnings of the watches that \
-            have any (keys that repeat in the file: the first repeat, with its line and column); \
-            --format ndjson one JSON object per watch, as the protocol's watch summaries (name, \
-            format, sectioned, state, cursor, rows, and warnings when there are any; since, in \
-            milliseconds since the Unix epoch, when the state is writing). A watch is writing while \
-            a writer that modified its file still holds it open (a slow export): its last version \
-            stays live until the writer closes the file; the table says for how long.
+            --format table prints one aligned row per watch, then why each invalid or missing \
+            watch is so (the reader's error, with its line and column), then the warnings of the \
+            watches that have any (keys that repeat in the file: the first repeat, with its line \
+            and column); --format ndjson one JSON object per watch, as the protocol's watch \
+            summaries (name, format, sectioned, state, cursor, rows, key, path, error when the \
+            watch is invalid or missing, warnings when there are any, and since, in milliseconds \
+            since the Unix epoch, when the state is writing). A watch is writing while a writer \
+            that modified its file still holds it open (a slow export): its last version stays \
+            live until the writer closes the file; the table says for how long.
 
-            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable.
+            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable, 5 the \
+            daemon does not permit this user.
             """
     )
 
@@ -55,12 +58,14 @@ struct ListCommand: AsyncParsableCommand {
             [watch.name, watch.format + (watch.sectioned ? " (sectioned)" : ""), Self.state(watch),
              watch.cursor?.description ?? "-", watch.rows.map(String.init) ?? "-"]
         }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // Aligned by display width, so that a name in CJK lines up.
+        let widths = (0..<5).map { column in rows.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - DisplayWidth.of(cell))
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"
+            + watches.compactMap { watch in watch.error.map { "\(watch.name): \(watch.state.rawValue): \($0)\n" } }.joined()
             + watches.flatMap { watch in watch.warnings.map { "\(watch.name): warning: \($0)\n" } }.joined()
     }
 
@@ -78,7 +83,10 @@ struct ListCommand: AsyncParsableCommand {
             ListValue.Member(name: "state", value: .string(watch.state.rawValue)),
             ListValue.Member(name: "cursor", value: watch.cursor.map { .string($0.description) } ?? .null),
             ListValue.Member(name: "rows", value: watch.rows.map { .number(String($0)) } ?? .null),
-        ] + (watch.warnings.isEmpty ? [] : [ListValue.Member(name: "warnings", value: .array(watch.warnings.map(Self.object)))])
+            ListValue.Member(name: "key", value: .array(watch.key.map { .string($0) })),
+        ] + (watch.path.map { [ListValue.Member(name: "path", value: .string($0))] } ?? [])
+            + (watch.error.map { [ListValue.Member(name: "error", value: Self.object($0))] } ?? [])
+            + (watch.warnings.isEmpty ? [] : [ListValue.Member(name: "warnings", value: .array(watch.warnings.map(Self.object)))])
             + (watch.since.map { [ListValue.Member(name: "since", value: .number(String($0)))] } ?? []))
     }
 

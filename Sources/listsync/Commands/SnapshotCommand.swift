@@ -14,8 +14,13 @@ struct SnapshotCommand: AsyncParsableCommand {
             sectioned; CSV has the file's header, and the sections of a JSON object of arrays in a \
             first column, --section-column (default: section).
 
+            A watch the daemon is still loading (right after it started) is waited for. When the \
+            watch's file is invalid or missing now, its last good version is printed all the same, \
+            with a note on standard error naming the state and the reason, and the status is 3.
+
             Exit status: 0 success, 1 usage or configuration error (no such watch), 2 daemon \
-            unreachable, 3 data error (the watch has no valid version).
+            unreachable, 3 data error (the watch is invalid or missing: its last good version, if \
+            it has one, is printed), 5 the daemon does not permit this user.
             """
     )
 
@@ -38,19 +43,33 @@ struct SnapshotCommand: AsyncParsableCommand {
             var output = OutputWriter()
             output.write(bytes: try MirrorOutput(format: self.outputFormat.listFormat, sectionColumn: self.sections).bytes(of: mirror))
             output.flush()
+            if let stale = Self.staleness(of: mirror) {
+                throw ClientFailure.data("\(stale); printed its last good version, \(mirror.cursor?.description ?? "-")")
+            }
         }
     }
 
-    /// The first mirror that reflects the daemon's current version.
+    /// The first mirror that reflects the daemon's current version, once the watch is past
+    /// `loading` (its file has been read since the daemon started).
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the watch has no valid version to show.
     static func currentMirror(in updates: MirrorUpdates) async throws -> MirroredList {
         for try await update in updates {
-            if update.isCurrent { return update.mirror }
-            if case .status(let status) = update.event, !update.mirror.hasList, status.state == .invalid || status.state == .missing {
-                throw ClientFailure.data("the watch \"\(status.watch)\" has no valid version: \(status.state.rawValue)\(status.error.map { ": \($0)" } ?? "")")
+            // The daemon sends the watch's status after the snapshot, or first when it has no
+            // version yet: wait for a state other than `loading`.
+            let mirror = update.mirror
+            guard case .status = update.event, mirror.watchState != .loading else { continue }
+            if !mirror.hasList, let stale = Self.staleness(of: mirror) {
+                throw ClientFailure.data("\(stale): it has no valid version")
             }
+            if update.isCurrent { return mirror }
         }
         throw ClientError.cancelled
+    }
+
+    /// `the watch "NAME" is invalid: REASON` when the watch's file is invalid or missing now.
+    static func staleness(of mirror: MirroredList) -> String? {
+        guard mirror.watchState == .invalid || mirror.watchState == .missing else { return nil }
+        return "the watch \"\(mirror.watch)\" is \(mirror.watchState.rawValue)\(mirror.watchProblem.map { ": \($0)" } ?? "")"
     }
 }

@@ -18,7 +18,7 @@ import ListSyncProtocol
 /// compact JSON. An update whose only difference is a renamed column is not shown: the header
 /// line says it once for every record. Lines come in the order of the changeset's stages:
 /// updates, deletions, section insertions and moves, record insertions and moves. With a
-/// `width`, each line is cut to that many characters.
+/// `width`, each line is cut to that many columns of display width.
 struct HumanDiffRenderer<Version: ListVersion> {
     let old: Version
     let new: Version
@@ -115,10 +115,10 @@ struct HumanDiffRenderer<Version: ListVersion> {
         output.write(self.style.paint(Self.cut(symbol + " " + text, to: self.width), color) + "\n")
     }
 
-    /// `text`, or its first `width − 1` characters and `…` when it is longer than `width`.
+    /// `text`, or as much as fits in `width − 1` columns and `…` when it takes more than `width`
+    /// columns (display width: a CJK character takes 2, a combining mark 0; see ``DisplayWidth``).
     static func cut(_ text: String, to width: Int?) -> String {
-        guard let width, width > 1, text.count > width else { return text }
-        return text.prefix(width - 1) + "…"
+        DisplayWidth.cut(text, to: width)
     }
 
     /// `section "eu" (12 records)`.

@@ -19,20 +19,18 @@ enum FileFormat: String, CaseIterable, ExpressibleByArgument {
     }
 }
 
-/// A CSV field delimiter as the command line names it.
-enum DelimiterOption: String, CaseIterable, ExpressibleByArgument {
-    case comma
-    case semicolon
-    case tab
-    case pipe
+/// A CSV field delimiter as the command line spells it: its name (`comma`, `semicolon`, `tab`,
+/// `pipe`) or the character itself (`,` `;` a tab or `\t`, `|`), as the daemon's `delimiter` key.
+struct DelimiterOption: ExpressibleByArgument {
+    let delimiter: CSVDelimiter
 
-    var delimiter: CSVDelimiter {
-        switch self {
-        case .comma: .comma
-        case .semicolon: .semicolon
-        case .tab: .tab
-        case .pipe: .pipe
-        }
+    init?(argument: String) {
+        guard let delimiter = CSVDelimiter(spelling: argument) else { return nil }
+        self.delimiter = delimiter
+    }
+
+    static var allValueStrings: [String] {
+        CSVDelimiter.allCases.map(\.name)
     }
 }
 

@@ -11,7 +11,9 @@ struct InputOptions: ParsableArguments {
             valueName: "format"))
     var inputFormat: FileFormat?
 
-    @Option(help: ArgumentHelp("The field delimiter of CSV input. Default: comma, tab for tsv.", valueName: "delimiter"))
+    @Option(help: ArgumentHelp(
+            "The field delimiter of CSV input, by name (comma, semicolon, tab, pipe) or as the character itself (',' ';' '|', a tab or '\\t'). Default: comma, tab for tsv.",
+            valueName: "delimiter"))
     var delimiter: DelimiterOption?
 
     @Option(

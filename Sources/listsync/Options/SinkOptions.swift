@@ -5,7 +5,7 @@ import ListSyncSink
 
 /// The options every sink shares: the watch, the daemon, how the table is laid out.
 struct SinkOptions: ParsableArguments {
-    @Argument(help: "The watch's name.")
+    @Argument(help: "The watch's name.", completion: WatchNameCompletion.kind)
     var name: String
 
     @OptionGroup var connection: ConnectionOptions

@@ -3,7 +3,8 @@ import ListSyncClient
 
 /// Why a command that talks to the daemon failed, and the exit status it gives: 1 usage or
 /// configuration error, 2 daemon unreachable, 3 data error, 4 a command `exec` ran failed
-/// (with `--on-error stop`).
+/// (with `--on-error stop`), 5 the daemon does not permit this user (`not_permitted`, at
+/// connect or when a reload revokes access).
 ///
 /// Commands run their work through ``exitingOnFailure(_:)``, which prints the failure on standard
 /// error as `listsync: error: …` and exits with its status.
@@ -18,6 +19,9 @@ enum ClientFailure: Error, CustomStringConvertible {
     /// A command `exec` ran failed, and `exec` was told to stop then.
     case commandFailed(String)
 
+    /// The status of a permission refusal (`not_permitted`).
+    static let notPermittedStatus = ExitCode(5)
+
     /// The exit status.
     var exitCode: ExitCode {
         switch self {
@@ -28,6 +32,7 @@ enum ClientFailure: Error, CustomStringConvertible {
             switch error {
             case .unknownWatch, .watchRemoved: return ExitCode(1)
             case .refused(let message) where message.code == .badCursor: return ExitCode(1)
+            case .refused(let message) where message.code == .notPermitted: return Self.notPermittedStatus
             case .unreachable, .connectionLost, .refused: return ExitCode(2)
             case .protocolViolation, .inconsistentData: return ExitCode(3)
             case .cancelled: return ExitCode(130)

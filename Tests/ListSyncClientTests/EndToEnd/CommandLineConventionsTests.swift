@@ -99,6 +99,8 @@ extension ClientEndToEnd {
             #expect(try await complete("listsync mirror --socket \(harness.socketPath) pr").words == "products prices")
             #expect(try await complete("listsync --socket \(harness.socketPath) exec pe").words == "people")
             #expect(try await complete("listsync snapshot p", environment: "LISTSYNC_SOCKET=\(harness.socketPath)").words == "products people prices")
+            #expect(try await complete("listsync sink sqlite --socket \(harness.socketPath) pr").words == "products prices")
+            #expect(try await complete("listsync sink postgres --socket \(harness.socketPath) peo").words == "people")
             let unreachable = try await complete("listsync subscribe --socket \(harness.path("nothing.sock")) ")
             #expect(unreachable.words.isEmpty && unreachable.error.isEmpty, "\(unreachable)")
         }

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 extension ClientEndToEnd {
@@ -17,13 +18,27 @@ extension ClientEndToEnd {
             }
         }
 
-        @Test func aSnapshotOfAnInvalidFileIsTheLastGoodVersion() async throws {
+        /// The last good version is printed, the state and its reason are named on standard
+        /// error, and the status is 3 (data error), so a script never takes it for current.
+        @Test func aSnapshotOfAnInvalidOrMissingFileIsTheLastGoodVersionWithANote() async throws {
             let harness = try await EndToEndHarness.running()
             let good = try await harness.run("snapshot", ["products", "--output-format", "csv"])
+            #expect(good.status == 0 && good.error.isEmpty, "\(good.error)")
             try await harness.save(ProductVersions.invalid)
             try await harness.waitForState(.invalid)
             let afterInvalid = try await harness.run("snapshot", ["products", "--output-format", "csv"])
-            #expect(afterInvalid.status == 0 && afterInvalid.output == good.output)
+            #expect(afterInvalid.status == 3, "\(afterInvalid.error)")
+            #expect(afterInvalid.output == good.output)
+            let reason = try #require(try await harness.watchSummaries().first?.error)
+            #expect(afterInvalid.error.contains("the watch \"products\" is invalid: \(reason)"), "\(afterInvalid.error)")
+            #expect(afterInvalid.error.contains("printed its last good version"), "\(afterInvalid.error)")
+
+            unlink(harness.path("products.csv"))
+            try await harness.waitForState(.missing)
+            let afterMissing = try await harness.run("snapshot", ["products", "--output-format", "csv"])
+            #expect(afterMissing.status == 3, "\(afterMissing.error)")
+            #expect(afterMissing.output == good.output)
+            #expect(afterMissing.error.contains("the watch \"products\" is missing"), "\(afterMissing.error)")
         }
 
         @Test func exitStatuses() async throws {
@@ -57,8 +72,14 @@ extension ClientEndToEnd {
             let products = ProductVersions.csv(0).split(separator: "\n").count - 1
             #expect(rows.dropFirst().contains(["products", "csv", "(sectioned)", "ok", "\(epoch):0", "\(products)"]), "\(table.output)")
             #expect(rows.dropFirst().contains(["people", "json", "invalid", "\(epoch):0", "2"]), "\(table.output)")
+            // Why the watch is invalid, with its position, under the table.
+            let reason = try #require(try await harness.watchSummaries().first { $0.name == "people" }?.error)
+            #expect(reason.position != nil)
+            #expect(table.output.contains("\npeople: invalid: \(reason)\n"), "\(table.output)")
             let ndjson = try await harness.run("list", ["--format", "ndjson"])
-            #expect(ndjson.output.contains(#"{"name":"people","format":"json","sectioned":false,"state":"invalid","cursor":"\#(epoch):0","rows":2}"#), "\(ndjson.output)")
+            let people = #"{"name":"people","format":"json","sectioned":false,"state":"invalid","cursor":"\#(epoch):0","rows":2,"key":["id"],"path":"\#(harness.path("people.json"))","error":{"message":"\#(reason.message)","line":"#
+            #expect(ndjson.output.contains(people), "\(ndjson.output)")
+            #expect(ndjson.output.contains(#""key":["sku"],"path":"\#(harness.path("products.csv"))"}"#), "\(ndjson.output)")
         }
     }
 }

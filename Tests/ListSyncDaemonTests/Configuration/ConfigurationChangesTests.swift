@@ -84,7 +84,7 @@ struct ConfigurationChangesTests {
     func settings() throws {
         let changes = ConfigurationChanges(
             from: try self.load("watch = []"),
-            to: try self.load("socket = \"/tmp/x.sock\"\nsocket_mode = \"0600\"\nallow_groups = [\"g\"]\nhistory_length = 3\nwatch = []")
+            to: try self.load("socket = \"/tmp/x.sock\"\nsocket_mode = \"0600\"\nallow_groups = [\"daemon\"]\nhistory_length = 3\nwatch = []")
         )
         #expect(changes.settings == [.socketPath, .socketMode, .allowedGroups, .historyLength])
         let needRestart: Set<DaemonConfiguration.Setting> = changes.settings.filter { !$0.appliesOnReload }

@@ -102,8 +102,13 @@ struct ConfigurationErrorTests {
         ),
         InvalidConfiguration(
             name: "an empty group name",
-            toml: "allow_groups = [\"listsync\",\n \"\"]\n",
+            toml: "allow_groups = [\"daemon\",\n \"\"]\n",
             expected: [("invalidValue", 2)]
+        ),
+        InvalidConfiguration(
+            name: "a group name the group database does not know",
+            toml: "allow_groups = [\"daemon\",\n\n  \"no-such-group-listsync\"]\n",
+            expected: [("invalidValue", 3)]
         ),
         InvalidConfiguration(
             name: "an empty key list",

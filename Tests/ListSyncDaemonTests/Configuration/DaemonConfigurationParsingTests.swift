@@ -12,7 +12,7 @@ struct DaemonConfigurationParsingTests {
             socket = "/run/listsyncd/listsyncd.sock"   # default; $XDG_RUNTIME_DIR/listsyncd.sock when not root
             state_directory = "/var/lib/listsyncd"    # used by later work; create it if missing
             allow_uids = [1000]                       # peer-credential allowlist
-            allow_groups = ["listsync"]
+            allow_groups = ["daemon"]
             socket_mode = "0660"
 
             [[watch]]
@@ -32,7 +32,7 @@ struct DaemonConfigurationParsingTests {
                     stateDirectory: "/var/lib/listsyncd",
                     socketMode: 0o660,
                     allowedUserIDs: [1000],
-                    allowedGroups: [.name("listsync")],
+                    allowedGroups: [.name("daemon", id: 1)],
                     watches: [
                         WatchConfiguration(
                             name: "products",
@@ -157,7 +157,7 @@ struct DaemonConfigurationParsingTests {
         let configuration = try parse(
             """
             allow_uids = [0, 1000, 4294967294]
-            allow_groups = ["listsync", 1001]
+            allow_groups = ["daemon", 1001]
             [[watch]]
             name = "one"
             path = "/d/one.csv"
@@ -171,7 +171,7 @@ struct DaemonConfigurationParsingTests {
             """
         ).configuration
         #expect(configuration.allowedUserIDs == [0, 1000, 4_294_967_294])
-        #expect(configuration.allowedGroups == [.name("listsync"), .id(1001)])
+        #expect(configuration.allowedGroups == [.name("daemon", id: 1), .id(1001)])
         #expect(configuration.watches.map(\.key) == [["sku"], ["region", "sku"]])
         #expect(configuration.watches.map(\.ignore) == [["updated_at"], ["a", "b"]])
     }
@@ -311,6 +311,32 @@ struct DaemonConfigurationParsingTests {
         #expect(watches.map(\.raggedRows) == [.pad, .truncate, .error, .error])
         #expect(watches.map(\.readOptions.format) == [.csv(delimiter: .semicolon), .csv(delimiter: .tab), .csv(delimiter: .pipe), .json])
         #expect(watches.map(\.readOptions.raggedRows) == [.pad, .truncate, .error, .error])
+        // The character itself, as every CSV tool takes it, is the same as its name.
+        let characters = try parse(
+            """
+            [[watch]]
+            name = "a"
+            path = "/d/a.csv"
+            delimiter = ";"
+            [[watch]]
+            name = "b"
+            path = "/d/b.csv"
+            delimiter = "\\t"
+            [[watch]]
+            name = "c"
+            path = "/d/c.csv"
+            delimiter = '\\t'
+            [[watch]]
+            name = "d"
+            path = "/d/d.csv"
+            delimiter = "|"
+            [[watch]]
+            name = "e"
+            path = "/d/e.tsv"
+            delimiter = ","
+            """
+        ).configuration.watches
+        #expect(characters.map(\.delimiter) == [.semicolon, .tab, .tab, .pipe, .comma])
         // A delimiter equal to the format's default is the same watch as none.
         #expect(WatchConfiguration(name: "a", path: "/a.csv", format: .csv, delimiter: .comma) == WatchConfiguration(name: "a", path: "/a.csv", format: .csv))
     }
@@ -318,7 +344,7 @@ struct DaemonConfigurationParsingTests {
     @Test(
         "delimiter and ragged_rows reject unknown values and JSON watches, at their lines",
         arguments: [
-            ("path = \"/d/a.csv\"\ndelimiter = \";\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': \";\" is none of \"comma\", \"semicolon\", \"tab\", \"pipe\""),
+            ("path = \"/d/a.csv\"\ndelimiter = \":\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': \":\" is none of \"comma\", \",\", \"semicolon\", \";\", \"tab\", \"\\t\", \"pipe\", \"|\""),
             ("path = \"/d/a.csv\"\nragged_rows = \"skip\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': \"skip\" is none of \"error\", \"pad\", \"truncate\""),
             ("path = \"/d/a.json\"\ndelimiter = \"tab\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'delimiter': it applies to csv and tsv watches only, and this one is json"),
             ("path = \"/d/a.ndjson\"\nragged_rows = \"pad\"", "/etc/listsyncd/listsyncd.toml:4:1: error: invalid 'ragged_rows': it applies to csv and tsv watches only, and this one is ndjson"),

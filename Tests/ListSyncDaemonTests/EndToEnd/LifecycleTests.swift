@@ -200,8 +200,13 @@ extension EndToEndTests.Lifecycle {
         try client.send(.hello(ClientHello()))
         try harness.waitForNotification("READY=1")
         guard case .hello = try client.next() else { throw TestFailure(description: "no hello") }
-        // READY=1 came only after the watch was loaded.
-        guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+        // READY=1 came as soon as the daemon served the socket; the watch loads meanwhile.
+        var watches: [WatchSummary] = []
+        let loaded = ContinuousClock.now + .seconds(60)
+        repeat {
+            guard case .list(let listed) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+            watches = listed
+        } while watches.map(\.state) == [.loading] && ContinuousClock.now < loaded
         #expect(watches.map(\.state) == [.ok])
         #expect(watches.first?.rows == 200_000)
         #expect(access(harness.socketPath, F_OK) != 0, "the configured path is not bound when activated")

@@ -17,13 +17,23 @@ import Testing
         #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: []).quickDecision(for: Self.peer(2000, 51)) == false)
     }
 
+    @Test func supplementaryGroupsOfTheConnectingProcessCount() {
+        let access = PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.id(50)])
+        var peer = Self.peer(61234, 61234)
+        #expect(access.quickDecision(for: peer) == nil)
+        peer.supplementaryGroupIDs = [7, 50]
+        #expect(access.quickDecision(for: peer) == true)
+        #expect(access.allows(peer))
+    }
+
     @Test func groupNamesAndSupplementaryGroupsAreLookedUp() throws {
         // `daemon` (uid 1, group 1) exists on every Debian system.
         let daemonUser = try #require(getpwnam("daemon")?.pointee)
         let peer = Self.peer(daemonUser.pw_uid, daemonUser.pw_gid)
         let groupName = String(cString: try #require(getgrgid(daemonUser.pw_gid)?.pointee.gr_name))
-        #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name(groupName)]).allows(peer))
-        #expect(!PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name("no-such-group-\(getpid())")]).allows(peer))
+        let groupID = try #require(PeerAccess.groupID(named: groupName))
+        #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name(groupName, id: groupID)]).allows(peer))
+        #expect(PeerAccess.groupID(named: "no-such-group-\(getpid())") == nil)
 
         // A supplementary membership from the group database, if this system has one.
         setgrent()

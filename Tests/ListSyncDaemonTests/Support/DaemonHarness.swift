@@ -39,12 +39,31 @@ final class DaemonHarness {
         try FileOperations.write("socket = \"\(self.socketPath)\"\nstate_directory = \"\(self.path("state"))\"\n\(tunables)\n\(extra)\n\n\(body)", to: self.configPath)
     }
 
-    /// Starts the daemon on the configuration and waits for `READY=1`.
-    func start(environment: [String: String] = [:]) throws {
+    /// Starts the daemon on the configuration and waits for `READY=1` (sent as soon as it
+    /// listens), then, unless told not to, until no watch is `loading` any more: every watch has
+    /// its history back and has read its file once, as tests that edit files next expect.
+    func start(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) throws {
         self.daemon = try DaemonProcess(
             config: self.configPath, environment: environment.merging(["NOTIFY_SOCKET": self.directory.path + "/notify"]) { $1 },
             logPath: self.path("daemon.log"))
         try self.waitForNotification("READY=1")
+        if waitingUntilLoaded {
+            try self.waitUntilLoaded()
+        }
+    }
+
+    /// Waits until no watch is `loading`.
+    func waitUntilLoaded(timeout: Duration = .seconds(120)) throws {
+        let deadline = ContinuousClock.now + timeout
+        let client = try self.client()
+        while true {
+            guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+            if !watches.contains(where: { $0.state == .loading }) { return }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure(description: "watches still loading after \(timeout): \(watches.filter { $0.state == .loading }.map(\.name))")
+            }
+            usleep(10_000)
+        }
     }
 
     /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.

@@ -1,0 +1,104 @@
+import Glibc
+import ListFormats
+import Testing
+@testable import ListSyncDaemon
+
+/// Who may connect, seen from real clients running as another user (`setpriv`): supplementary
+/// groups, revocation by a reload, and how a refusal reaches the client.
+extension EndToEndTests.Lifecycle {
+    /// A user id no account has, so only what the process carries can make it a member.
+    static let strangerID = 61234
+
+    /// A group this machine has (`adm`, `daemon`…) that `strangerID` can carry as a supplementary group.
+    static func someGroup() throws -> (name: String, id: gid_t) {
+        for name in ["adm", "daemon", "bin", "sys"] {
+            if let id = PeerAccess.groupID(named: name) { return (name, id) }
+        }
+        throw TestFailure(description: "no usual group on this machine")
+    }
+
+    /// Starts `listsync ARGUMENTS --socket SOCKET` as `uid` with `groups` as its only
+    /// supplementary groups (none when empty).
+    static func listsync(as uid: Int, groups: [gid_t], _ arguments: [String], harness: DaemonHarness) throws -> DaemonProcess {
+        let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
+        return try DaemonProcess(
+            executable: "/usr/bin/setpriv",
+            arguments: ["--reuid=\(uid)", "--regid=\(uid)", groupOption, try DaemonProcess.cliPath] + arguments + ["--socket", harness.socketPath],
+            logPath: harness.path("client-\(UInt32.random(in: 0...UInt32.max)).log"))
+    }
+
+    /// A harness whose directory and socket other users can reach.
+    static func openHarness(extra: String) throws -> DaemonHarness {
+        let harness = try DaemonHarness()
+        chmod(harness.directory.path, 0o755)
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
+        try harness.writeConfig(["name = \"a\"\npath = \"a.csv\"\nkey = [\"sku\"]"], extra: "socket_mode = \"0666\"\n" + extra)
+        return harness
+    }
+
+    @Test func aGroupCarriedOnlyAsASupplementaryGroupOfTheProcessIsAllowed() throws {
+        let group = try Self.someGroup()
+        let harness = try Self.openHarness(extra: "allow_groups = [\"\(group.name)\"]")
+        try harness.start()
+
+        let member = try Self.listsync(as: Self.strangerID, groups: [group.id], ["list"], harness: harness)
+        #expect(try member.waitForExit(timeout: .seconds(30)) == 0, "\(member.log)")
+        #expect(member.log.contains("a "), "\(member.log)")
+
+        let stranger = try Self.listsync(as: Self.strangerID, groups: [], ["list"], harness: harness)
+        #expect(try stranger.waitForExit(timeout: .seconds(30)) == 5, "\(stranger.log)")
+        #expect(stranger.log.contains("not_permitted"), "\(stranger.log)")
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func aGroupNameTheSystemDoesNotKnowIsAPositionedConfigurationError() throws {
+        let harness = try Self.openHarness(extra: "allow_groups = [\n  \"no-such-group-listsync\",\n]")
+        let check = try DaemonProcess(
+            executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
+        #expect(try check.waitForExit() == 1)
+        #expect(check.log.contains("listsyncd.toml:"), "\(check.log)")
+        #expect(check.log.contains("no group named \"no-such-group-listsync\""), "\(check.log)")
+    }
+
+    @Test func aReloadThatRevokesAccessClosesTheConnectionsOfUsersNoLongerAllowed() throws {
+        let group = try Self.someGroup()
+        let harness = try Self.openHarness(extra: "allow_uids = [\(Self.strangerID)]\nallow_groups = [\"\(group.name)\"]")
+        try harness.start()
+        let byUser = try Self.listsync(as: Self.strangerID, groups: [], ["subscribe", "a", "--format", "ndjson"], harness: harness)
+        let byGroup = try Self.listsync(as: Self.strangerID + 1, groups: [group.id], ["subscribe", "a", "--format", "ndjson"], harness: harness)
+        let owner = try harness.subscriber("a")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(byUser.log.contains("\"snapshot\"") && byGroup.log.contains("\"snapshot\"")), ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(byUser.log.contains("\"snapshot\""), "\(byUser.log)")
+        #expect(byGroup.log.contains("\"snapshot\""), "\(byGroup.log)")
+
+        try harness.writeConfig(["name = \"a\"\npath = \"a.csv\"\nkey = [\"sku\"]"], extra: "socket_mode = \"0666\"\n")
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+        #expect(try byUser.waitForExit(timeout: .seconds(10)) == 5, "\(byUser.log)")
+        #expect(byUser.log.contains("not_permitted"), "\(byUser.log)")
+        #expect(try byGroup.waitForExit(timeout: .seconds(10)) == 5, "\(byGroup.log)")
+        #expect(byGroup.log.contains("not_permitted"), "\(byGroup.log)")
+
+        // The daemon's own user keeps its subscription and its changesets.
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("a.csv"))
+        #expect(try owner.waitUntilMirrors(harness.path("a.csv"), options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])))
+        #expect(try harness.stop() == 0)
+    }
+
+    @Test func everyRefusedAttemptPrintsTheRefusalAndExits5() throws {
+        let harness = try Self.openHarness(extra: "")
+        try harness.start()
+        for attempt in 0..<20 {
+            let arguments = attempt % 2 == 0 ? ["list"] : ["snapshot", "a"]
+            let client = try Self.listsync(as: Self.strangerID, groups: [], arguments, harness: harness)
+            #expect(try client.waitForExit(timeout: .seconds(30)) == 5, "attempt \(attempt): \(client.log)")
+            #expect(client.log.contains("not_permitted"), "attempt \(attempt): \(client.log)")
+            #expect(!client.log.contains("closed"), "attempt \(attempt): \(client.log)")
+        }
+        #expect(try harness.stop() == 0)
+    }
+}

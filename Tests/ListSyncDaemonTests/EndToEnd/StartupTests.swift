@@ -1,0 +1,63 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+import Testing
+@testable import ListSyncDaemon
+
+/// The daemon serves its socket as soon as it starts, while large watches restore their history.
+extension EndToEndTests.Persistence {
+    /// A keyed CSV list of `rows` rows; `changed` rows get another price.
+    static func bigList(rows: Int, changed: Set<Int> = []) -> String {
+        var text = "sku,name,price\n"
+        text.reserveCapacity(rows * 24)
+        for row in 0..<rows {
+            text += "S\(row),item \(row),\(changed.contains(row) ? "9.99" : "1.00")\n"
+        }
+        return text
+    }
+
+    @Test func clientsAreServedWhileALargeWatchRestoresAndResumeOnceItsHistoryIsBack() throws {
+        let harness = try DaemonHarness()
+        let rows = 300_000
+        try FileOperations.write(Self.bigList(rows: rows), to: harness.path("big.csv"))
+        try harness.writeConfig(["name = \"big\"\npath = \"big.csv\"\nkey = [\"sku\"]"])
+        try harness.start()
+        let first = try harness.subscriber("big")
+        #expect(try first.waitUntil(timeout: .seconds(120)) { $0.mirror != nil })
+        let atZero = try #require(first.mirror)
+        #expect(try harness.stop() == 0)
+
+        // Edited while the daemon is down: the next seq once it is back.
+        try FileOperations.write(Self.bigList(rows: rows, changed: [7]), to: harness.path("big.csv"))
+        try harness.start(waitingUntilLoaded: false)
+        // READY=1 came as soon as the socket was served, before the history was back.
+        #expect(!harness.log.contains("state restored"), "\(harness.log)")
+
+        // A client is answered at once: the watch is loading.
+        let client = try harness.client()
+        guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+        #expect(watches.map(\.state) == [.loading])
+        let listed = try DaemonProcess(
+            executable: try DaemonProcess.cliPath, arguments: ["list", "--format", "ndjson", "--socket", harness.socketPath],
+            logPath: harness.path("list.log"))
+        #expect(try listed.waitForExit(timeout: .seconds(30)) == 0, "\(listed.log)")
+        #expect(listed.log.contains(#""state":"loading""#), "\(listed.log)")
+
+        // A subscribe made during the restore is answered once the history is back: the cursor
+        // from before the restart resumes with exactly the edit made while down.
+        let snapshot = try DaemonProcess(
+            executable: try DaemonProcess.cliPath, arguments: ["snapshot", "big", "--output-format", "csv", "--socket", harness.socketPath],
+            logPath: harness.path("snapshot.log"))
+        let resumed = try harness.subscriber("big", mirror: atZero)
+        #expect(resumed.reply?.mode == .resume, "\(harness.log)")
+        #expect(try resumed.waitUntil(timeout: .seconds(60)) { $0.changesets.count == 1 })
+        #expect(resumed.changesets == [Cursor(epoch: atZero.cursor.epoch, seq: 1)])
+        #expect(resumed.snapshots == 0)
+
+        // And a snapshot asked for during the restore prints the list once it is read.
+        #expect(try snapshot.waitForExit(timeout: .seconds(120)) == 0)
+        #expect(snapshot.log.split(separator: "\n").count == rows + 1)
+        #expect(snapshot.log.contains("S7,item 7,9.99"))
+        #expect(try harness.stop() == 0)
+    }
+}
