@@ -48,6 +48,8 @@ final class EmbeddedConnection {
         let feed = WatchFeed(
             watch: WatchConfiguration(name: name, path: "/\(name).csv", format: .csv, key: ["id"]), epoch: Self.epoch,
             historyLength: historyLength)
+        // Nothing to read back: the tests publish into the feed themselves.
+        feed.finishRestoring()
         self.watches.replace(with: self.watches.feeds + [feed])
         return feed
     }

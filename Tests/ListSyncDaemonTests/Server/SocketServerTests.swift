@@ -20,6 +20,7 @@ import Testing
         pool.start()
         let watches = WatchDirectory()
         let feed = WatchFeed(watch: WatchConfiguration(name: "w", path: "/w.csv", format: .csv, key: ["id"]), epoch: EmbeddedConnection.epoch, historyLength: 1000)
+        feed.finishRestoring()
         watches.replace(with: [feed])
         var configuration = ServerConfiguration(
             access: PeerAccess(daemonUserID: getuid(), allowedUserIDs: [], allowedGroups: []),
