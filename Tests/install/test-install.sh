@@ -41,7 +41,22 @@ done
 check "the binaries are executable" test -x "$stage/usr/bin/listsyncd" -a -x "$stage/usr/bin/listsync"
 check "listsyncd runs" "$stage/usr/bin/listsyncd" --help
 check "listsync runs" "$stage/usr/bin/listsync" --help
-check "the installed example configuration is valid" "$stage/usr/bin/listsyncd" --check-config "$stage/etc/listsyncd/listsyncd.toml"
+# The example allows the group listsync, which `systemd-sysusers` creates on install (README), and
+# group names are resolved when the configuration is read: without the group it is an error that
+# names it; with an /etc/group that has it, as after sysusers, the example is valid.
+groups_after_sysusers="$stage/group-after-sysusers"
+cp /etc/group "$groups_after_sysusers"
+if ! getent group listsync >/dev/null; then
+    gid=64000
+    while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
+    echo "listsync:x:$gid:" >>"$groups_after_sysusers"
+    check "without the group listsync the example configuration is refused, naming it" \
+        bash -c '! "$1" --check-config "$2" 2>&1 | grep -q "no group named \"listsync\"" && exit 1; ! "$1" --check-config "$2" >/dev/null 2>&1' \
+        _ "$stage/usr/bin/listsyncd" "$stage/etc/listsyncd/listsyncd.toml"
+fi
+check "the installed example configuration is valid once sysusers made its group" \
+    unshare -m sh -c 'mount --bind "$1" /etc/group && exec "$2" --check-config "$3"' \
+    _ "$groups_after_sysusers" "$stage/usr/bin/listsyncd" "$stage/etc/listsyncd/listsyncd.toml"
 for page in usr/share/man/man1/listsync.1 usr/share/man/man1/listsyncd.1 usr/share/man/man5/listsyncd.toml.5; do
     check "$page renders without warnings" test -z "$(MANWIDTH=80 man --warnings -l "$stage/$page" 2>&1 >/dev/null)"
 done
