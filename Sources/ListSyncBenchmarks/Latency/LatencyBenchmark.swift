@@ -155,7 +155,7 @@ struct LatencyBenchmark {
         }
     }
 
-    private func scratchDirectory(_ name: String) throws -> URL {
+    func scratchDirectory(_ name: String) throws -> URL {
         let url = self.directory.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: url)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

@@ -15,7 +15,12 @@ extension ListSyncBenchmarks {
                 times a daemon start with a large watch, first and with its state saved. The fan-out \
                 workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
                 the open-file limit for itself and the daemon), waits for every snapshot, then times \
-                --fan-out-edits edits to the last subscriber.
+                --fan-out-edits edits to the last subscriber. The whole-list workload (issue 17 item 4; \
+                not run by default) saves a --whole-list-rows CSV (27 MiB for 1M rows) --whole-list-saves \
+                times with every row's price changed, the state saved, and reads the daemon's resident \
+                memory and state directory size after each save, once with the daemon's default \
+                history bounds and once with bounds that never bind (history_max_mib = 100000, \
+                history_cache_mib = 65536: the history unbounded in bytes, as before issue 17).
                 """
         )
 
@@ -40,8 +45,14 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, fan-out, restart.")
+        @Option(help: "Workloads: small, large, fan-out, restart; whole-list (not by default).")
         var workload: [String] = ["small", "large", "fan-out", "restart"]
+
+        @Option(help: "Rows of the whole-list workload's file.")
+        var wholeListRows = 1_000_000
+
+        @Option(help: "Saves of the whole-list workload, each changing every row.")
+        var wholeListSaves = 8
 
         @Option(help: "The daemon's state: saved (as shipped), none (LISTSYNCD_BENCHMARK_NO_STATE=1, for comparison).")
         var state: [String] = ["saved", "none"]
@@ -100,6 +111,23 @@ extension ListSyncBenchmarks {
                 }
                 print()
                 print(LatencyBenchmark.fanOutTable(fanOut).markdown)
+            }
+            if self.workload.contains("whole-list") {
+                let runs: [(history: String, bounds: LatencyDaemon.HistoryBounds?)] = [
+                    ("defaults", nil),
+                    ("unbounded", LatencyDaemon.HistoryBounds(maxMiB: 100_000, cacheMiB: 65_536)),
+                ]
+                var wholeList: [LatencyBenchmark.WholeListResult] = []
+                for run in runs {
+                    print("- whole list, \(self.wholeListRows) rows, history \(run.history): \(self.wholeListSaves) saves")
+                    wholeList.append(
+                        try await benchmark.measureWholeList(
+                            rows: self.wholeListRows, saves: self.wholeListSaves, bounds: run.bounds, history: run.history))
+                }
+                print()
+                print(LatencyBenchmark.wholeListTable(wholeList).markdown)
+                print()
+                print(LatencyBenchmark.wholeListSavesTable(wholeList).markdown)
             }
         }
 

@@ -11,10 +11,27 @@ final class LatencyDaemon {
     /// How long after it was started the daemon served the watch.
     let startup: Duration
 
+    /// The daemon's bounds on each watch's history, in MiB (issue 17 item 4).
+    struct HistoryBounds {
+        /// `history_max_mib`: the changesets kept on disk.
+        var maxMiB: Int
+        /// `history_cache_mib`: the newest changesets kept in memory.
+        var cacheMiB: Int
+
+        /// The lines of `listsyncd.toml` that set them.
+        var configuration: String {
+            "history_max_mib = \(self.maxMiB)\nhistory_cache_mib = \(self.cacheMiB)\n"
+        }
+    }
+
     /// Starts `binary` watching `watchedFile` (which must exist) as `products`, keyed by `sku`,
     /// and waits until it serves the file. Without `persistent`, the daemon saves no state
-    /// (`LISTSYNCD_BENCHMARK_NO_STATE=1`), for a comparison.
-    init(binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration, persistent: Bool = true) async throws {
+    /// (`LISTSYNCD_BENCHMARK_NO_STATE=1`), for a comparison. Without `historyBounds`, the daemon
+    /// bounds each watch's history by its defaults.
+    init(
+        binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration, persistent: Bool = true,
+        historyBounds: HistoryBounds? = nil
+    ) async throws {
         self.directory = directory
         self.socketPath = directory.appendingPathComponent("d.sock").path
         self.watchedFile = watchedFile
@@ -24,7 +41,7 @@ final class LatencyDaemon {
             socket = "\(self.socketPath)"
             state_directory = "\(directory.appendingPathComponent("state").path)"
             settle_after_close_ms = \(settle)
-
+            \(historyBounds?.configuration ?? "")
             [[watch]]
             name = "products"
             path = "\(watchedFile.path)"
@@ -75,22 +92,48 @@ final class LatencyDaemon {
 
     /// The daemon's peak resident memory so far (`VmHWM` of `/proc/PID/status`), in bytes.
     var peakMemory: Int {
+        get throws { try self.memory("VmHWM") }
+    }
+
+    /// The daemon's resident memory now (`VmRSS` of `/proc/PID/status`), in bytes.
+    var residentMemory: Int {
+        get throws { try self.memory("VmRSS") }
+    }
+
+    /// A `kB` field of `/proc/PID/status`, in bytes.
+    private func memory(_ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { throw LatencySubscribers.Failure(description: "no \(field) in /proc status") }
+        return kibibytes << 10
+    }
+
+    /// The size of the daemon's state directory: the sum of its files' sizes, like `du -sb`
+    /// without the directories' own blocks.
+    var stateSize: Int {
         get throws {
-            let status = try String(contentsOfFile: "/proc/\(self.process.processIdentifier)/status", encoding: .utf8)
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-            else { throw LatencySubscribers.Failure(description: "no VmHWM in /proc status") }
-            return kibibytes << 10
+            let state = self.directory.appendingPathComponent("state")
+            guard let files = FileManager.default.enumerator(at: state, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey]) else {
+                throw LatencySubscribers.Failure(description: "cannot list \(state.path)")
+            }
+            var total = 0
+            for case let file as URL in files {
+                let values = try file.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])
+                if values.isRegularFile == true { total += values.fileSize ?? 0 }
+            }
+            return total
         }
     }
 
-    /// Stops the daemon.
+    /// Stops the daemon (if it still runs).
     func stop() {
+        guard self.process.isRunning else { return }
         self.process.terminate()
         self.process.waitUntilExit()
     }
 
     deinit {
-        if self.process.isRunning { self.stop() }
+        self.stop()
     }
 }

@@ -3,21 +3,38 @@ import Foundation
 /// A products CSV of a given size, saved the way editors save: the whole file written to a
 /// temporary file in the same directory, then renamed over.
 struct LatencyFile {
+    /// How wide each row is.
+    enum Layout {
+        /// About 46 bytes a row (`SKU7,item number 7,7.0,category 7`): the latency workloads.
+        case wide
+        /// About 28 bytes a row (`SKU7,name 7,7.10,c7`): 1M rows make the 27 MiB CSV of
+        /// issue 17's whole-list saves.
+        case compact
+    }
+
     let url: URL
     let rows: Int
+    let layout: Layout
     /// The row lines, without the header; one changes per edit.
     private var lines: [String]
 
     /// Creates the file with `rows` rows.
-    init(url: URL, rows: Int) throws {
+    init(url: URL, rows: Int, layout: Layout = .wide) throws {
         self.url = url
         self.rows = rows
-        self.lines = (0..<rows).map { Self.row($0, version: 0) }
+        self.layout = layout
+        self.lines = (0..<rows).map { Self.row($0, version: 0, layout: layout) }
         try self.write(to: url)
     }
 
-    private static func row(_ index: Int, version: Int) -> String {
-        "SKU\(index),item number \(index),\(index % 997).\(version),category \(index % 50)"
+    /// Row `index` as of `version`; its price differs in every version (in the compact layout,
+    /// by two digits after the point, so that no two versions' prices are equal as numbers
+    /// either, for 90 versions in a row).
+    private static func row(_ index: Int, version: Int, layout: Layout) -> String {
+        switch layout {
+        case .wide: "SKU\(index),item number \(index),\(index % 997).\(version),category \(index % 50)"
+        case .compact: "SKU\(index),name \(index % 1000),\(index % 97).\(version % 90 + 10),c\(index % 50)"
+        }
     }
 
     /// The size of the file as last written, in bytes.
@@ -38,7 +55,16 @@ struct LatencyFile {
     /// temporary file; ``rename()`` then publishes it.
     mutating func prepareEdit(_ number: Int) throws {
         let index = (number &* 7919) % self.rows
-        self.lines[index] = Self.row(index, version: number + 1)
+        self.lines[index] = Self.row(index, version: number + 1, layout: self.layout)
+        try self.write(to: self.temporary)
+    }
+
+    /// Changes every row's price (to version `number + 1`'s) and writes the whole new version to
+    /// the temporary file; ``rename()`` then publishes it.
+    mutating func prepareWholeListEdit(_ number: Int) throws {
+        for index in self.lines.indices {
+            self.lines[index] = Self.row(index, version: number + 1, layout: self.layout)
+        }
         try self.write(to: self.temporary)
     }
 
