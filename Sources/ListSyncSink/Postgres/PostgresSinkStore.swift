@@ -405,6 +405,35 @@ public final class PostgresSinkStore: SinkStore {
         }
     }
 
+    public func refill(_ writes: SinkWrites, state: SinkState, digest: ListDigest) async throws(SinkError) {
+        let list = state.list
+        let kept = "listsync_refill_kept"
+        try await self.withRetries(isDone: { connection in
+            try await self.storedCursor(on: connection)?.cursor == list.cursor ? () : nil
+        }) { connection in
+            try await self.transaction(on: connection) {
+                try await self.checkOwnership(on: connection)
+                try await self.alter(writes.schema, on: connection)
+                var removed = PostgresBindings()
+                removed.append(writes.refillRemoved)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "CREATE TEMPORARY TABLE \(kept) ON COMMIT DROP AS SELECT * FROM \(self.sql.table) WHERE NOT (listsync_row = ANY($1))",
+                        binds: removed), logger: self.logger)
+                try await self.empty(on: connection)
+                let restored = try await self.changing("INSERT INTO \(self.sql.table) SELECT * FROM \(kept)", on: connection)
+                try RowCount.expectKept(writes.refillKeptCount(after: list), restored, in: self.layout.table)
+                try await self.run("DROP TABLE \(kept)", on: connection)
+                let rows = writes.refillRows(in: list).map { self.sql.insertValues($0, list.schema) }
+                try await self.copy(rows, into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection)
+                let moves = writes.moved.map { self.sql.placeValues($0.place) + [.integer($0.rowID)] }
+                try await self.update(self.sql.placeColumns, moves, on: connection)
+                if let sections = writes.sections { try await self.writeSections(sections, on: connection) }
+                try await self.writeCursor(list, digest: digest, on: connection)
+            }
+        }
+    }
+
     /// Empties the table for a refill, in the caller's transaction: `TRUNCATE` — a million
     /// deleted rows would leave as many dead rows and index entries for the inserts to wade
     /// through, and cost a refill twice a fresh load — or, where `TRUNCATE` is refused (another

@@ -70,7 +70,9 @@ public final class SinkTable {
     /// stages) and `mirror` is the list after it (its verified digest is the changeset's),
     /// refills the table with `mirror`'s list in one transaction instead: as exactly once as a
     /// changeset, with far fewer statements and no work on the rows in memory. A mirror resumed
-    /// from a cursor has no list (no values): then the rows are written one by one.
+    /// from a cursor has no list (no values): then the changeset is applied to the list in memory
+    /// and, when it touches most rows, the table is refilled from the rows it keeps and the rows
+    /// the changeset writes (``SinkStore/refill(_:state:digest:)``).
     ///
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not apply to the table (take
     ///   a snapshot); a database error otherwise. Either way the table must be loaded or
@@ -87,7 +89,15 @@ public final class SinkTable {
             self.state = refilled
             return Commit(rows: mirror.recordCount, refilled: true)
         }
+        let before = current.list.rowCount
         let writes = try current.list.apply(changeset)
+        if Self.refills(touched: changeset.touchedRecords, rows: max(before, current.list.rowCount)) {
+            // No list to refill from (the sink resumed from its cursor): the database keeps the
+            // rows the changeset does not write anew.
+            try await self.store.refill(writes, state: current, digest: changeset.digest)
+            self.state = current
+            return Commit(rows: current.list.rowCount, refilled: true)
+        }
         try await self.store.apply(writes, state: current, digest: changeset.digest)
         self.state = current
         return Commit(rows: writes.rowCount, refilled: false)

@@ -157,6 +157,35 @@ public final class SQLiteSinkStore: SinkStore {
         }
     }
 
+    public func refill(_ writes: SinkWrites, state: SinkState, digest: ListDigest) throws(SinkError) {
+        let list = state.list
+        let removed = "temp.listsync_refill_removed", kept = "temp.listsync_refill_kept"
+        try self.database.transaction { () throws(SinkError) in
+            try self.checkOwnership()
+            try self.alter(writes.schema)
+            try self.database.execute("CREATE TEMP TABLE listsync_refill_removed (listsync_row INTEGER PRIMARY KEY)")
+            let remove = try self.database.statement("INSERT INTO \(removed) VALUES (?1)")
+            for rowID in writes.refillRemoved { _ = try remove.run([.integer(rowID)]) }
+            try self.database.execute(
+                "CREATE TEMP TABLE listsync_refill_kept AS SELECT * FROM \(self.sql.table) WHERE listsync_row NOT IN (SELECT listsync_row FROM \(removed))")
+            try self.database.execute("DELETE FROM \(self.sql.table)")
+            let restored = try self.database.statement("INSERT INTO \(self.sql.table) SELECT * FROM \(kept)").run()
+            try RowCount.expectKept(writes.refillKeptCount(after: list), restored, in: self.layout.table)
+            try self.database.execute("DROP TABLE \(kept)")
+            try self.database.execute("DROP TABLE \(removed)")
+            let insert = try self.database.statement(self.sql.insertRow(list.schema))
+            for row in writes.refillRows(in: list) { _ = try insert.run(self.sql.insertValues(row, list.schema)) }
+            let move = try self.database.statement(self.sql.update(self.sql.placeColumns))
+            for (rowID, place) in writes.moved {
+                try RowCount.expect(1, try move.run(self.sql.placeValues(place) + [.integer(rowID)]), updating: rowID, in: self.layout.table)
+            }
+            if let sections = writes.sections { try self.writeSections(sections) }
+            try self.writeCursor(list, digest: digest)
+        }
+        // The statements on the temporary tables name tables that are gone.
+        self.database.forgetStatements()
+    }
+
     private func alter(_ schema: SchemaUpdate?) throws(SinkError) {
         guard let schema else { return }
         for statement in self.layout.alter(schema.change, .sqlite, qualifiedName: self.sql.table) {

@@ -38,6 +38,16 @@ public protocol SinkStore: AnyObject {
     /// The table is never dropped: its grants, views, triggers and indexes stay.
     func refill(with mirror: MirroredList, state: SinkState, schema: SchemaUpdate?) async throws(SinkError)
 
+    /// Writes a changeset that touches most rows as a refill when the sink holds no values of the
+    /// rows (it resumed from its cursor), in one transaction: its schema change, then the rows
+    /// it does not write anew (untouched or only moved) copied aside into a temporary table, the
+    /// table emptied, and the kept rows, the changeset's inserted and updated `writes` (in bulk)
+    /// and its moves written back, with the sections and the cursor. Never dropped either.
+    ///
+    /// - Throws: ``SinkError/diverged(_:)`` when the table is no longer the watch's, or does not
+    ///   hold the rows the sink knows (it was changed by hand).
+    func refill(_ writes: SinkWrites, state: SinkState, digest: ListDigest) async throws(SinkError)
+
     /// The digest of the table as stored: its sections and rows read back in order, each row's
     /// hash recomputed from the values in its columns (``StoredRecordHasher``), under `schema`
     /// (the columns the cursor's version has).

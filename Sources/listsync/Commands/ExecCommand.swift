@@ -21,7 +21,9 @@ struct ExecCommand: AsyncParsableCommand {
             it is reported on standard error, and with --on-error continue (the default) the \
             stream goes on; with --on-error stop, `exec` exits with status 4. With --timeout \
             DURATION (500ms, 30s, 2m), a command still running after DURATION gets SIGTERM, and \
-            SIGKILL 5 s later if it has not exited; that run has failed, whatever its status. A \
+            SIGKILL 5 s later if it has not exited; that run has failed, whatever its status. Each \
+            command runs in a process group of its own and the signals go to the whole group, so \
+            the processes it started (the commands of sh -c, a pipeline) stop with it. A \
             command that runs longer than a minute is reported on standard error (once per run).
 
             The first snapshot runs nothing. A later one (a new epoch, or the data had to be \

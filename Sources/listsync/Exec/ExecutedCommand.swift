@@ -66,17 +66,23 @@ struct ExecutedCommand {
 
     /// Runs the command once with `input` on its standard input and `environment` added to
     /// `listsync`'s own, and waits for it to terminate. Its standard output and error are
-    /// `listsync`'s. A run still going after `limits.warnAfter` is reported on standard error
-    /// (as on changeset `cursor`); one still going after `limits.timeout` gets `SIGTERM`, and
-    /// `SIGKILL` ``Limits/killGrace`` later if it has not exited by then.
+    /// `listsync`'s. The command runs in a process group of its own, so that what it starts
+    /// (the commands of `sh -c`, a pipeline) is signalled with it. A run still going after
+    /// `limits.warnAfter` is reported on standard error (as on changeset `cursor`); one still
+    /// going after `limits.timeout` gets `SIGTERM`, and `SIGKILL` ``Limits/killGrace`` later if
+    /// it has not exited by then, each sent to its whole process group; what remains of the
+    /// group when the command has terminated after `SIGTERM` gets `SIGKILL` at once.
     ///
     /// - Throws: ``ClientFailure/usage(_:)`` when the command cannot be started.
     func run(input: [UInt8], environment: [Environment.Key: String?], limits: Limits, cursor: String) async throws(ClientFailure) -> Outcome {
         let result: ExecutionResult<Int, FileDescriptorOutput, FileDescriptorOutput>
         let watchdog = RunWatchdog()
+        var options = PlatformOptions()
+        // A group of its own, led by the command (setpgid(0, 0)): the watchdog signals the group.
+        options.processGroupID = 0
         do {
             result = try await Subprocess.run(
-                self.executable, arguments: self.arguments, environment: .inherit.updating(environment),
+                self.executable, arguments: self.arguments, environment: .inherit.updating(environment), platformOptions: options,
                 input: .inputWriter, output: .currentStandardOutput, error: .currentStandardError
             ) { execution in
                 watchdog.start(watching: execution, limits: limits, warning: self.longRunWarning(after: limits.warnAfter, cursor: cursor))

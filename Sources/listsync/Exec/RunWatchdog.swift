@@ -9,7 +9,11 @@ import Darwin
 
 /// Watches one run of an ``ExecutedCommand`` while it goes on: warns once when it runs longer
 /// than ``ExecutedCommand/Limits/warnAfter``, and past ``ExecutedCommand/Limits/timeout`` sends
-/// it `SIGTERM`, then `SIGKILL` ``ExecutedCommand/Limits/killGrace`` later.
+/// it `SIGTERM`, then `SIGKILL` ``ExecutedCommand/Limits/killGrace`` later. The signals go to the
+/// command's process group (it leads one of its own, see ``ExecutedCommand/run(input:environment:limits:cursor:)``),
+/// so that the processes it started — the commands of `sh -c`, a pipeline — stop with it and
+/// cannot outlive it holding `exec`'s pipes or doing their work late. When the command has
+/// terminated after `SIGTERM`, what remains of its group gets `SIGKILL` at once, in ``stop()``.
 ///
 /// It is a task of its own beside the run, since the run's body returns once the input is
 /// written while the command may go on; ``stop()`` ends it once the command has terminated.
@@ -18,9 +22,9 @@ final class RunWatchdog: Sendable {
     private enum State {
         /// Not started.
         case idle
-        /// Watching, in this task; `timedOut` once the command was sent `SIGTERM` for its time
-        /// limit.
-        case watching(Task<Void, Never>, timedOut: Bool)
+        /// Watching, in this task, the command leading process group `group`; `timedOut` once
+        /// the group was sent `SIGTERM` for the command's time limit.
+        case watching(Task<Void, Never>, group: pid_t, timedOut: Bool)
         /// Stopped: the command has terminated; signals would reach nobody (or another process).
         case stopped(timedOut: Bool)
     }
@@ -34,7 +38,7 @@ final class RunWatchdog: Sendable {
         // Made under the lock, so that the task finds itself in the state when it signals.
         self.state.withLock { state in
             guard case .idle = state else { return }
-            state = .watching(self.watch(execution, limits: limits, warning: warning), timedOut: false)
+            state = .watching(self.watch(execution, limits: limits, warning: warning), group: execution.processIdentifier.value, timedOut: false)
         }
     }
 
@@ -70,16 +74,21 @@ final class RunWatchdog: Sendable {
     }
 
     /// Stops watching: the command has terminated. Returns whether it was sent `SIGTERM` for
-    /// its time limit.
+    /// its time limit; if so, what remains of its process group gets `SIGKILL` now (the group
+    /// stays in use while a member is left, so its number names no other process).
     @discardableResult
     func stop() -> Bool {
         self.state.withLock { state in
             let timedOut: Bool
             switch state {
             case .idle: timedOut = false
-            case .watching(let task, let was):
+            case .watching(let task, let group, let was):
                 task.cancel()
                 timedOut = was
+                if was {
+                    // ESRCH (nothing left) is the usual answer.
+                    _ = kill(-group, SIGKILL)
+                }
             case .stopped(let was): timedOut = was
             }
             state = .stopped(timedOut: timedOut)
@@ -87,18 +96,19 @@ final class RunWatchdog: Sendable {
         }
     }
 
-    /// Sends `signal` to the command unless the watch was stopped; whether it was sent (under
-    /// the lock, so that ``stop()`` cannot pass in between).
+    /// Sends `signal` to the command's process group unless the watch was stopped or the
+    /// command has exited; whether it was sent (under the lock, so that ``stop()`` cannot pass
+    /// in between).
     private func signal<Input, Output, Error>(_ execution: Execution<Input, Output, Error>, _ signal: Signal) -> Bool {
         self.state.withLock { state in
-            guard case .watching(let task, _) = state else { return false }
+            guard case .watching(let task, let group, _) = state else { return false }
             // A command that has exited but is not reaped yet needs no signal.
             var info = siginfo_t()
             if waitid(P_PID, id_t(execution.processIdentifier.value), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid != 0 {
                 return false
             }
-            try? execution.send(signal: signal)
-            state = .watching(task, timedOut: true)
+            try? execution.send(signal: signal, toProcessGroup: true)
+            state = .watching(task, group: group, timedOut: true)
             return true
         }
     }
