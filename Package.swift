@@ -135,16 +135,23 @@ let package = Package(
             name: "ListSyncClientTests",
             dependencies: [
                 "ListSyncClient",
-                "ListSyncSink",
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
+                "ListSyncTestSupport",
                 "UnixSockets",
                 // Built for the end-to-end tests, which run the binaries.
                 "listsyncd",
                 "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // Test-only helpers shared by the test targets: child processes, the end-to-end harness
+        // (a real listsyncd in a scratch directory), `eventually`, saving files every way editors do.
+        .target(
+            name: "ListSyncTestSupport",
+            dependencies: ["ListDiff", "ListFormats", "ListSyncClient", "ListSyncProtocol"],
+            path: "Tests/ListSyncTestSupport"
         ),
         // SQLite's C API (libsqlite3-dev), for the SQLite sink.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -157,6 +164,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // The sinks end to end: real listsyncd, `listsync sink`, SQLite files and a PostgreSQL the
+        // tests start themselves.
+        .testTarget(
+            name: "ListSyncSinkTests",
+            dependencies: [
+                "ListSyncSink",
+                "ListSyncClient",
+                "ListSyncProtocol",
+                "ListFormats",
+                "ListSyncTestSupport",
+                // Built for the end-to-end tests, which run the binaries.
+                "listsyncd",
+                "listsync",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The diff engine: no dependencies, not even Foundation.

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `subscribe --format json-patch|events` and `exec --format json-patch`, checked against

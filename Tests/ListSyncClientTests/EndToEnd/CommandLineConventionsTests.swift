@@ -1,6 +1,7 @@
 import Glibc
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// What users of other command lines expect: a global --socket, --version, completion.

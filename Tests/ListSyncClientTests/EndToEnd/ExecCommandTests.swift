@@ -1,6 +1,7 @@
 import Glibc
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `listsync exec NAME -- CMD`: one run per changeset, in order, one at a time.

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `listsync exec --timeout DURATION`: a command that runs too long gets SIGTERM, then SIGKILL

@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `listsync mirror NAME --output FILE`: the file follows the watched one.

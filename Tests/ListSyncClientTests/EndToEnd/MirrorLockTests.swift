@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// One `mirror` per output and per state file: a second exits at once, naming the first.

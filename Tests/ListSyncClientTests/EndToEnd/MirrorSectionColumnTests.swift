@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// A CSV mirror of a JSON object of arrays keeps the sections in a column of their own; a

@@ -2,6 +2,7 @@ import Glibc
 import ListFormats
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// Values nested as deep as the daemon accepts in a watched file are snapshotted, mirrored

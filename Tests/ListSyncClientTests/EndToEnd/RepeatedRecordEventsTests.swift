@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `--format events` of lists whose records repeat — identical rows of a list without a key,

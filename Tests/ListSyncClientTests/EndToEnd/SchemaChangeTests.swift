@@ -1,5 +1,6 @@
 import ListFormats
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// Field names are part of what is published (issue 10 items 1 and 2): after a column or

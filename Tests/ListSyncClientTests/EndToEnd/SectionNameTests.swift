@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// A JSON rendering names each section by its `section_by` value's text: values that differ

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `listsync snapshot` and `listsync list`.

@@ -3,6 +3,7 @@ import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `listsync subscribe NAME --format ndjson`: one protocol message per event.

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncSink
 

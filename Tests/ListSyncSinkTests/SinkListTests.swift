@@ -3,6 +3,7 @@ import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncSink
 

@@ -2,6 +2,7 @@ import Glibc
 import ListFormats
 import NIOCore
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncSink
 

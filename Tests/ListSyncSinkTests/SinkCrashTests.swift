@@ -2,6 +2,7 @@ import Glibc
 import ListFormats
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncSink
 

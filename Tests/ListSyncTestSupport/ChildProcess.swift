@@ -2,15 +2,15 @@ import Glibc
 
 /// A child process of the tests — the real `listsyncd` or `listsync` — with its standard output
 /// and error in files (which never fill up the way pipes do), stopped when the value goes away.
-final class ChildProcess {
-    let pid: pid_t
-    let outputPath: String
-    let errorPath: String
-    let arguments: [String]
+package final class ChildProcess {
+    package let pid: pid_t
+    package let outputPath: String
+    package let errorPath: String
+    package let arguments: [String]
     private var status: Int32?
 
     /// Starts `executable` with `arguments`, standard input from `/dev/null`.
-    init(_ executable: String, _ arguments: [String], outputPath: String, errorPath: String) throws {
+    package init(_ executable: String, _ arguments: [String], outputPath: String, errorPath: String) throws {
         self.outputPath = outputPath
         self.errorPath = errorPath
         self.arguments = [executable] + arguments
@@ -29,7 +29,7 @@ final class ChildProcess {
     }
 
     /// The exit status once the process has ended (128 + signal when killed); `nil` while it runs.
-    var exitStatus: Int32? {
+    package var exitStatus: Int32? {
         if let status { return status }
         var raw: Int32 = 0
         guard waitpid(self.pid, &raw, WNOHANG) == self.pid else { return nil }
@@ -39,19 +39,19 @@ final class ChildProcess {
     }
 
     /// Waits for the process to exit; fails after `timeout`.
-    func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
+    package func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
         try await eventually("\(self.arguments.joined(separator: " ")) exits", timeout: timeout) { self.exitStatus != nil }
         return self.exitStatus ?? -1
     }
 
     /// Sends `signal` while the process runs.
-    func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         if self.exitStatus == nil { kill(self.pid, signal) }
     }
 
     /// Kills the process and every process it started (and they started) with SIGKILL, as a
     /// service manager stopping a service's whole control group does, and waits for it to end.
-    func killWithDescendants() async throws {
+    package func killWithDescendants() async throws {
         // The tree as it is now: once the process is gone, its children are adopted by another.
         var parents: [pid_t: pid_t] = [:]
         if let proc = opendir("/proc") {
@@ -78,7 +78,7 @@ final class ChildProcess {
 
     /// Stops the process with SIGTERM (SIGKILL if it lingers) and returns its status.
     @discardableResult
-    func stop() async throws -> Int32 {
+    package func stop() async throws -> Int32 {
         self.send(SIGTERM)
         do {
             return try await self.waitForExit(timeout: .seconds(5))
@@ -89,12 +89,12 @@ final class ChildProcess {
     }
 
     /// What the process wrote to standard output so far.
-    var output: String { readFile(self.outputPath) }
+    package var output: String { readFile(self.outputPath) }
     /// What the process wrote to standard error so far.
-    var errorOutput: String { readFile(self.errorPath) }
+    package var errorOutput: String { readFile(self.errorPath) }
 
     /// The complete lines of standard output so far.
-    var outputLines: [Substring] {
+    package var outputLines: [Substring] {
         let output = self.output
         guard let lastNewline = output.lastIndex(of: "\n") else { return [] }
         return output[..<lastNewline].split(separator: "\n", omittingEmptySubsequences: false)
@@ -106,26 +106,5 @@ final class ChildProcess {
             var raw: Int32 = 0
             waitpid(self.pid, &raw, 0)
         }
-    }
-}
-
-/// The file's content as text; empty when it cannot be read.
-func readFile(_ path: String) -> String {
-    guard let file = fopen(path, "r") else { return "" }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
-        bytes += buffer[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Polls `condition` every 10 ms until it holds; fails with `what` after `timeout`.
-func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("timed out after \(timeout) waiting until \(what)") }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

@@ -7,31 +7,43 @@ import Testing
 /// A real `listsyncd` on real files in a scratch directory, and real `listsync` clients of it,
 /// for end-to-end tests. Everything it started is killed and the directory removed when it goes
 /// away.
-final class EndToEndHarness {
+package final class EndToEndHarness {
     /// A watched file.
-    struct Watch {
-        var name = "products"
-        var file = "products.csv"
-        var key = ["sku"]
-        var sectionBy: String? = "category"
-        var ignore: [String] = []
+    package struct Watch {
+        package var name = "products"
+        package var file = "products.csv"
+        package var key = ["sku"]
+        package var sectionBy: String? = "category"
+        package var ignore: [String] = []
+
+        /// A watch of `file` named `name`; by default the products CSV keyed by `sku`, sectioned by `category`.
+        package init(
+            name: String = "products", file: String = "products.csv", key: [String] = ["sku"], sectionBy: String? = "category",
+            ignore: [String] = []
+        ) {
+            self.name = name
+            self.file = file
+            self.key = key
+            self.sectionBy = sectionBy
+            self.ignore = ignore
+        }
 
         /// How the daemon reads the file, and how the tests read it and the mirrors.
-        var readOptions: ReadOptions {
+        package var readOptions: ReadOptions {
             ReadOptions(format: ListFormat(path: self.file) ?? .json, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore)
         }
     }
 
-    let directory: String
-    let watches: [Watch]
-    private(set) var daemon: ChildProcess?
+    package let directory: String
+    package let watches: [Watch]
+    package private(set) var daemon: ChildProcess?
     private var clients: [ChildProcess] = []
     private var started = 0
 
-    var socketPath: String { self.path("d.sock") }
+    package var socketPath: String { self.path("d.sock") }
 
     /// A scratch directory with a configuration for `watches`; the daemon is not started yet.
-    init(watches: [Watch] = [Watch()]) throws {
+    package init(watches: [Watch] = [Watch()]) throws {
         var template = Array("/tmp/listsync-e2e-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp: \(String(cString: strerror(errno)))") }
         self.directory = String(cString: made)
@@ -59,7 +71,7 @@ final class EndToEndHarness {
     }
 
     /// A harness whose daemon runs on version 0 of the products file (``ProductVersions``).
-    static func running() async throws -> EndToEndHarness {
+    package static func running() async throws -> EndToEndHarness {
         let harness = try EndToEndHarness()
         try FileContent.write(ProductVersions.csv(0), to: harness.watched)
         try await harness.startDaemon()
@@ -67,10 +79,10 @@ final class EndToEndHarness {
     }
 
     /// The first watch's file.
-    var watched: String { self.path(self.watches[0].file) }
+    package var watched: String { self.path(self.watches[0].file) }
 
     /// Saves `text` as the first watch's file, by `strategy`.
-    func save(_ text: String, by strategy: SaveStrategy = .writeTemporaryAndRename) async throws {
+    package func save(_ text: String, by strategy: SaveStrategy = .writeTemporaryAndRename) async throws {
         try await strategy.save(text, to: self.watched, scratch: self.directory)
     }
 
@@ -83,12 +95,12 @@ final class EndToEndHarness {
         }
     }
 
-    func path(_ name: String) -> String {
+    package func path(_ name: String) -> String {
         self.directory + "/" + name
     }
 
     /// A built product next to this test bundle; fails with what to do when it is missing.
-    static func binary(_ name: String) throws -> String {
+    package static func binary(_ name: String) throws -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { throw TestFailure("cannot read /proc/self/exe") }
@@ -105,7 +117,7 @@ final class EndToEndHarness {
     // MARK: The daemon
 
     /// Starts `listsyncd` and waits until it answers with every watch loaded.
-    func startDaemon() async throws {
+    package func startDaemon() async throws {
         self.started += 1
         self.daemon = try ChildProcess(
             try Self.binary("listsyncd"), ["--config", self.path("listsyncd.toml")],
@@ -117,43 +129,43 @@ final class EndToEndHarness {
     }
 
     /// Stops `listsyncd` with SIGTERM.
-    func stopDaemon() async throws {
+    package func stopDaemon() async throws {
         let status = try await self.daemon?.stop()
         expectDaemonExit(status)
     }
 
     /// The daemon's watches, asked through the client library.
-    func watchSummaries() async throws -> [WatchSummary] {
+    package func watchSummaries() async throws -> [WatchSummary] {
         try await ListSyncClient(configuration: ClientConfiguration(socketPath: self.socketPath, reconnect: .never)).watches()
     }
 
     /// Waits until the daemon has published version `seq` of `watch`.
-    func waitForVersion(_ seq: UInt64, of watch: String = "products", timeout: Duration = .seconds(20)) async throws {
+    package func waitForVersion(_ seq: UInt64, of watch: String = "products", timeout: Duration = .seconds(20)) async throws {
         try await eventually("the daemon publishes version \(seq) of \(watch)", timeout: timeout) {
             try await self.watchSummaries().first { $0.name == watch }?.cursor?.seq == seq
         }
     }
 
     /// Waits until the daemon reports `state` for `watch`.
-    func waitForState(_ state: WatchState, of watch: String = "products") async throws {
+    package func waitForState(_ state: WatchState, of watch: String = "products") async throws {
         try await eventually("\(watch) is \(state)") {
             try await self.watchSummaries().first { $0.name == watch }?.state == state
         }
     }
 
-    var daemonLog: String { readFile(self.path("daemon-\(self.started).log")) }
+    package var daemonLog: String { readFile(self.path("daemon-\(self.started).log")) }
 
     // MARK: Clients
 
     /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` (without `--socket` for the commands
     /// that read files, `parse` and `diff`).
-    func client(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
+    package func client(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
         let socket = ["parse", "diff"].contains(subcommand) ? [] : ["--socket", self.socketPath]
         return try self.process(try Self.binary("listsync"), [subcommand] + socket + arguments)
     }
 
     /// Starts any other client program (`/usr/bin/env python3 …`), killed with the harness.
-    func process(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
+    package func process(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
         let number = self.clients.count
         let client = try ChildProcess(
             executable, arguments, outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
@@ -164,7 +176,7 @@ final class EndToEndHarness {
     /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` on a terminal `columns` wide: under
     /// script(1), whose pseudo-terminal is the command's standard input, output and error, and
     /// whose output (what the terminal shows, `\r\n` line ends) goes to the process's output file.
-    func terminalClient(_ subcommand: String, _ arguments: [String], columns: Int = 200) throws -> ChildProcess {
+    package func terminalClient(_ subcommand: String, _ arguments: [String], columns: Int = 200) throws -> ChildProcess {
         let number = self.clients.count
         let words = [try Self.binary("listsync"), subcommand, "--socket", self.socketPath] + arguments
         let commandLine = "stty cols \(columns); " + words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
@@ -176,7 +188,7 @@ final class EndToEndHarness {
     }
 
     /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end.
-    func run(_ subcommand: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+    package func run(_ subcommand: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
         let client = try self.client(subcommand, arguments)
         let status = try await client.waitForExit()
         return (status, client.output, client.errorOutput)
@@ -187,7 +199,7 @@ final class EndToEndHarness {
     /// The list in `file` — a watched file or a mirror of the first watch, in the format its
     /// extension names — read with the watch's key and sections (and, for the watched file, its
     /// ignored fields: a mirror has none); `nil` while it does not parse (or is missing).
-    func document(_ file: String) -> ListDocument? {
+    package func document(_ file: String) -> ListDocument? {
         var options = self.watches[0].readOptions
         options.format = ListFormat(path: file) ?? options.format
         if file != self.watches[0].file && file != self.watched {
@@ -202,14 +214,14 @@ final class EndToEndHarness {
 
     /// Starts `listsync mirror products --output FILE` and waits until FILE holds the first
     /// version.
-    func startMirror(_ file: String) async throws -> ChildProcess {
+    package func startMirror(_ file: String) async throws -> ChildProcess {
         let mirror = try self.client("mirror", [self.watches[0].name, "--output", self.path(file)])
         try await self.waitUntilMirrored(file, equals: self.watches[0].file, "the first snapshot")
         return mirror
     }
 
     /// Waits until `mirror` holds exactly what `file` holds.
-    func waitUntilMirrored(_ mirror: String, equals file: String, _ what: String) async throws {
+    package func waitUntilMirrored(_ mirror: String, equals file: String, _ what: String) async throws {
         try await eventually("\(mirror) mirrors \(file) (\(what))") {
             guard let expected = self.document(file) else { return false }
             return self.document(mirror) == expected
@@ -218,6 +230,6 @@ final class EndToEndHarness {
 }
 
 /// The daemon exits 0 on SIGTERM.
-func expectDaemonExit(_ status: Int32?, sourceLocation: SourceLocation = #_sourceLocation) {
+package func expectDaemonExit(_ status: Int32?, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(status == 0, "listsyncd exit status", sourceLocation: sourceLocation)
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ListSyncTestSupport
 
 extension SinkBehaviourTests {
     /// The daemon restarted under a running sink: the sink says when it retries (`reconnecting in
