@@ -81,6 +81,7 @@ let package = Package(
                 "ListFormats",
                 "ListDiff",
                 "UnixSockets",
+                "ListSyncTestSupport",
                 // Built for the end-to-end tests, which run the binary.
                 "listsyncd",
                 .product(name: "Logging", package: "swift-log"),
@@ -204,8 +205,9 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
-        // Runs the built `listsync` binary on temporary files; links none of it.
-        .testTarget(name: "listsyncTests"),
+        // Runs the built `listsync` binary on temporary files; links none of it (only the shared
+        // test support).
+        .testTarget(name: "listsyncTests", dependencies: ["ListSyncTestSupport"]),
         // Speed and memory, side by side with baselines in the same run (release builds).
         .executableTarget(
             name: "ListSyncBenchmarks",

@@ -10,27 +10,11 @@ import ListSyncTestSupport
 /// The sink's writes on a real SQLite file: as many rows as records changed, and a table equal
 /// to the list after every changeset.
 @Suite struct SinkListTests {
-    /// A scratch database file, removed at the end.
-    final class Scratch {
-        let path: String
-
-        init() throws {
-            var template = Array("/tmp/listsync-sink-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
-            self.path = String(cString: made)
-        }
-
-        deinit {
-            for name in ["db.sqlite", "db.sqlite-wal", "db.sqlite-shm"] { unlink(self.path + "/" + name) }
-            rmdir(self.path)
-        }
-    }
-
     /// Applies each version after the first as a changeset to a sink whose table took the first
     /// as a snapshot, in a real database of `kind`; checks the table against each version and
     /// returns the rows each wrote.
     private func sink(_ versions: [ParsedList], sectioned: Bool, _ kind: SinkTestDatabaseKind) async throws -> [Int] {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "listsync-sink")
         let layout = SinkTableLayout(table: "my \"list\"", kind: .json, sectioned: sectioned, key: ["id"])
         let store: any SinkStore
         let database: any SinkTestDatabase

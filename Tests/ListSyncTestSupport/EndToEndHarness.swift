@@ -34,6 +34,8 @@ package final class EndToEndHarness {
         }
     }
 
+    /// Removed with everything in it when the harness goes away.
+    private let scratch: ScratchDirectory
     package let directory: String
     package let watches: [Watch]
     package private(set) var daemon: ChildProcess?
@@ -44,9 +46,8 @@ package final class EndToEndHarness {
 
     /// A scratch directory with a configuration for `watches`; the daemon is not started yet.
     package init(watches: [Watch] = [Watch()]) throws {
-        var template = Array("/tmp/listsync-e2e-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp: \(String(cString: strerror(errno)))") }
-        self.directory = String(cString: made)
+        self.scratch = try ScratchDirectory(prefix: "listsync-e2e")
+        self.directory = self.scratch.path
         self.watches = watches
         let body = watches.map { watch in
             var lines = ["[[watch]]", "name = \"\(watch.name)\"", "path = \"\(self.path(watch.file))\""]
@@ -89,14 +90,11 @@ package final class EndToEndHarness {
     deinit {
         for client in self.clients { client.send(SIGKILL) }
         self.daemon?.send(SIGKILL)
-        if let remove = try? ChildProcess("/bin/rm", ["-rf", self.directory], outputPath: "/dev/null", errorPath: "/dev/null") {
-            var raw: Int32 = 0
-            waitpid(remove.pid, &raw, 0)
-        }
+        // The scratch directory goes with the harness's stored properties, after this.
     }
 
     package func path(_ name: String) -> String {
-        self.directory + "/" + name
+        self.scratch.path(name)
     }
 
     /// A built product next to this test bundle; fails with what to do when it is missing.
