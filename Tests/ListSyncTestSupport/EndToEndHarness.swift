@@ -97,19 +97,9 @@ package final class EndToEndHarness {
         self.scratch.path(name)
     }
 
-    /// A built product next to this test bundle; fails with what to do when it is missing.
+    /// A built product next to this test bundle (``BuiltProducts``).
     package static func binary(_ name: String) throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { throw TestFailure("cannot read /proc/self/exe") }
-        let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var directory = Substring(executable)
-        while let slash = directory.lastIndex(of: "/") {
-            directory = directory[..<slash]
-            let candidate = directory + "/" + name
-            if access(candidate, X_OK) == 0 { return String(candidate) }
-        }
-        throw TestFailure("no \(name) binary next to \(executable): build the products first (swift build --build-tests)")
+        try BuiltProducts.path(name)
     }
 
     // MARK: The daemon

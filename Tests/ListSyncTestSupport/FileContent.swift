@@ -2,6 +2,18 @@ import Glibc
 
 /// Writing files the way programs do.
 package enum FileContent {
+    /// The text of the file at `path`; fails when it cannot be opened.
+    package static func read(_ path: String) throws -> String {
+        guard let file = fopen(path, "r") else { throw TestFailure("cannot open \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Creates or truncates `path` and writes `text` in one go.
     package static func write(_ text: String, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -38,12 +50,5 @@ package enum FileContent {
 
 /// The file's content as text; empty when it cannot be read.
 package func readFile(_ path: String) -> String {
-    guard let file = fopen(path, "r") else { return "" }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
-        bytes += buffer[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    (try? FileContent.read(path)) ?? ""
 }
