@@ -105,6 +105,7 @@ let package = Package(
             name: "ListFormatsTests",
             dependencies: [
                 "ListFormats",
+                "ListSyncTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -117,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "ListSyncProtocolTests",
             dependencies: [
-                "ListSyncProtocol", "ListFormats", "ListDiff",
+                "ListSyncProtocol", "ListFormats", "ListDiff", "ListSyncTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
