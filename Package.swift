@@ -208,7 +208,20 @@ let package = Package(
         ),
         // Runs the built `listsync` binary on temporary files; links none of it (only the shared
         // test support).
-        .testTarget(name: "listsyncTests", dependencies: ["ListSyncTestSupport"]),
+        // The commands that follow a daemon (subscribe, mirror, exec, snapshot, list) run against a
+        // real listsyncd; their tests read lists and ask the daemon with the libraries.
+        .testTarget(
+            name: "listsyncTests",
+            dependencies: [
+                "ListFormats",
+                "ListSyncClient",
+                "ListSyncProtocol",
+                "ListSyncTestSupport",
+                // Built for the end-to-end tests, which run the binaries.
+                "listsyncd",
+                "listsync",
+            ]
+        ),
         // Speed and memory, side by side with baselines in the same run (release builds).
         .executableTarget(
             name: "ListSyncBenchmarks",

@@ -3,7 +3,7 @@ import ListSyncProtocol
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// What users of other command lines expect: a global --socket, --version, completion.
     @Suite struct CommandLineConventionsTests {
         /// Runs `program ARGUMENTS` in the harness's directory to its end.

@@ -2,7 +2,7 @@ import ListFormats
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// Field names are part of what is published (issue 10 items 1 and 2): after a column or
     /// member rename, and after edits of ignored fields, every mirror — `listsync mirror` in each
     /// format and the Python client — equals the file and what `listsync snapshot` prints at the

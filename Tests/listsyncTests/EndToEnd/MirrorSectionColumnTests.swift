@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// A CSV mirror of a JSON object of arrays keeps the sections in a column of their own; a
     /// record that gains a member of that column's name does not stop it.
     @Suite struct MirrorSectionColumnTests {

@@ -3,7 +3,7 @@ import ListFormats
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `listsync mirror NAME --output FILE`: the file follows the watched one.
     @Suite struct MirrorCommandTests {
         /// After every edit, made with each save strategy, the mirror file holds exactly what the

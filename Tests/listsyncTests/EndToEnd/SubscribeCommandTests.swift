@@ -5,7 +5,7 @@ import ListSyncProtocol
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `listsync subscribe NAME --format ndjson`: one protocol message per event.
     @Suite struct SubscribeCommandTests {
         /// The messages a subscriber printed, decoded.

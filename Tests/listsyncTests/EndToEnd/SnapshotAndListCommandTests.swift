@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `listsync snapshot` and `listsync list`.
     @Suite struct SnapshotAndListCommandTests {
         /// A snapshot prints the list exactly as `listsync parse` prints the file, in each format.

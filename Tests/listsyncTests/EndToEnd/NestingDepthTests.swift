@@ -4,7 +4,7 @@ import ListSyncProtocol
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// Values nested as deep as the daemon accepts in a watched file are snapshotted, mirrored
     /// and subscribed to — also inside the deepest message envelope, a section inserted by a
     /// changeset; one level deeper, the daemon reports the watch invalid with the position.

@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `subscribe --format json-patch|events` and `exec --format json-patch`, checked against
     /// `listsync snapshot --output-format json` at every version by an independent
     /// implementation: Python's `jsonpatch` package (scripts/bootstrap installs it) for the

@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// A JSON rendering names each section by its `section_by` value's text: values that differ
     /// but read alike (`"1"` and `1`, `"true"` and `true`, `""` and `null`) would give an object
     /// two members of one name, and a JSON parser keeps one of them. The daemon reports such a

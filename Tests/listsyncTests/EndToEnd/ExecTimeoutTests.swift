@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `listsync exec --timeout DURATION`: a command that runs too long gets SIGTERM, then SIGKILL
     /// 5 s later, and has failed; a long run is reported on standard error.
     @Suite struct ExecTimeoutTests {

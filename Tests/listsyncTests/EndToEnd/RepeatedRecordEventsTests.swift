@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// `--format events` of lists whose records repeat — identical rows of a list without a key,
     /// repeated keys — replayed by a consumer that holds records by `key`: after every changeset
     /// it holds exactly the records `snapshot` prints at that cursor.

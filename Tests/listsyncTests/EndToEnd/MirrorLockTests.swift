@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import ListSyncTestSupport
 
-extension ClientEndToEnd {
+extension CommandEndToEnd {
     /// One `mirror` per output and per state file: a second exits at once, naming the first.
     @Suite struct MirrorLockTests {
         @Test func aSecondMirrorOnTheSameOutputOrStateExitsAtOnce() async throws {
