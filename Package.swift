@@ -81,6 +81,7 @@ let package = Package(
                 "ListFormats",
                 "ListDiff",
                 "UnixSockets",
+                "ListSyncTestSupport",
                 // Built for the end-to-end tests, which run the binary.
                 "listsyncd",
                 .product(name: "Logging", package: "swift-log"),
@@ -104,6 +105,7 @@ let package = Package(
             name: "ListFormatsTests",
             dependencies: [
                 "ListFormats",
+                "ListSyncTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -116,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "ListSyncProtocolTests",
             dependencies: [
-                "ListSyncProtocol", "ListFormats", "ListDiff",
+                "ListSyncProtocol", "ListFormats", "ListDiff", "ListSyncTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -135,16 +137,23 @@ let package = Package(
             name: "ListSyncClientTests",
             dependencies: [
                 "ListSyncClient",
-                "ListSyncSink",
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListDiff",
+                "ListSyncTestSupport",
                 "UnixSockets",
                 // Built for the end-to-end tests, which run the binaries.
                 "listsyncd",
                 "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // Test-only helpers shared by the test targets: child processes, the end-to-end harness
+        // (a real listsyncd in a scratch directory), `eventually`, saving files every way editors do.
+        .target(
+            name: "ListSyncTestSupport",
+            dependencies: ["ListDiff", "ListFormats", "ListSyncClient", "ListSyncProtocol"],
+            path: "Tests/ListSyncTestSupport"
         ),
         // SQLite's C API (libsqlite3-dev), for the SQLite sink.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -157,6 +166,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // The sinks end to end: real listsyncd, `listsync sink`, SQLite files and a PostgreSQL the
+        // tests start themselves.
+        .testTarget(
+            name: "ListSyncSinkTests",
+            dependencies: [
+                "ListSyncSink",
+                "ListSyncClient",
+                "ListSyncProtocol",
+                "ListFormats",
+                "ListSyncTestSupport",
+                // Built for the end-to-end tests, which run the binaries.
+                "listsyncd",
+                "listsync",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The diff engine: no dependencies, not even Foundation.
@@ -181,8 +206,22 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
-        // Runs the built `listsync` binary on temporary files; links none of it.
-        .testTarget(name: "listsyncTests"),
+        // Runs the built `listsync` binary on temporary files; links none of it (only the shared
+        // test support).
+        // The commands that follow a daemon (subscribe, mirror, exec, snapshot, list) run against a
+        // real listsyncd; their tests read lists and ask the daemon with the libraries.
+        .testTarget(
+            name: "listsyncTests",
+            dependencies: [
+                "ListFormats",
+                "ListSyncClient",
+                "ListSyncProtocol",
+                "ListSyncTestSupport",
+                // Built for the end-to-end tests, which run the binaries.
+                "listsyncd",
+                "listsync",
+            ]
+        ),
         // Speed and memory, side by side with baselines in the same run (release builds).
         .executableTarget(
             name: "ListSyncBenchmarks",

@@ -1,5 +1,6 @@
 import ListFormats
 import PropertyBased
+import ListSyncTestSupport
 import Testing
 
 /// The CSV scanner works 64 bytes at a time and hands rows with unusual

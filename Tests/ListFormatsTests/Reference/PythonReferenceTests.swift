@@ -1,6 +1,7 @@
 import Foundation
 import ListFormats
 import PropertyBased
+import ListSyncTestSupport
 import Testing
 
 /// The readers against Python's `csv` and `json` modules on generated inputs

@@ -5,6 +5,7 @@ import ListSyncProtocol
 import Synchronization
 import Testing
 import UnixSockets
+import ListSyncTestSupport
 
 extension ClientEndToEnd {
     /// `ListSyncClient` in this process against the real daemon.

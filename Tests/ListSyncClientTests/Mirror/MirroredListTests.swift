@@ -4,6 +4,7 @@ import ListSyncClient
 import ListSyncProtocol
 import PropertyBased
 import Testing
+import ListSyncTestSupport
 
 @Suite struct MirroredListTests {
     let v0 = Versions.json([(1, "a", 0), (2, "a", 0), (3, "b", 0), (4, "c", 0)])

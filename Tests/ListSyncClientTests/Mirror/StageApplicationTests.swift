@@ -3,6 +3,7 @@ import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 /// A mirror applies decoded stages by ListDiff's batch-update rules (issue 18 item 3): one rule
 /// set for the changesets the engine computes and the stages a client receives, with ListDiff's

@@ -2,6 +2,7 @@ import ListDiff
 import ListFormats
 import ListSyncProtocol
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncClient
 

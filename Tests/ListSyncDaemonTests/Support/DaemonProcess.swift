@@ -1,4 +1,5 @@
 import Glibc
+import ListSyncTestSupport
 
 /// The real `listsyncd` binary, started as a child process with its output in a log file.
 final class DaemonProcess {
@@ -12,25 +13,12 @@ final class DaemonProcess {
 
     /// The built `listsyncd`, next to the test bundle in the build directory.
     static var binaryPath: String {
-        get throws {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-            let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-            guard count > 0 else { throw Failure(description: "cannot read /proc/self/exe") }
-            let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            var directory = Substring(executable)
-            // The test bundle may be a directory (`*.xctest/...`) or a file in the products directory.
-            while let slash = directory.lastIndex(of: "/") {
-                directory = directory[..<slash]
-                let candidate = String(directory) + "/listsyncd"
-                if access(candidate, X_OK) == 0 { return candidate }
-            }
-            throw Failure(description: "no listsyncd next to \(executable); run `swift build` first")
-        }
+        get throws { try BuiltProducts.path("listsyncd") }
     }
 
     /// The built `listsync`, beside `listsyncd`.
     static var cliPath: String {
-        get throws { String(try Self.binaryPath.dropLast("d".count)) }
+        get throws { try BuiltProducts.path("listsync") }
     }
 
     /// Starts `executable` (the daemon, or a wrapper such as `systemd-socket-activate` with the
@@ -116,14 +104,7 @@ final class DaemonProcess {
 
     /// The text of the file at `path`.
     static func contents(of path: String) throws -> String {
-        guard let file = fopen(path, "r") else { throw Failure(description: "cannot open \(path)") }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
-            bytes += buffer[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try FileContent.read(path)
     }
 
     deinit {

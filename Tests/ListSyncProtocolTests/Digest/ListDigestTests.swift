@@ -1,6 +1,7 @@
 import ListDiff
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 
 @Suite struct ListDigestTests {

@@ -1,4 +1,5 @@
 import Foundation
+import ListSyncTestSupport
 
 /// The built `listsync` binary, run as a user runs it: arguments in, standard
 /// output, standard error and exit status out.
@@ -12,10 +13,7 @@ struct ListSyncProcess {
 
     /// The binary next to this test executable in the build directory (SwiftPM
     /// puts products and test bundles in one folder).
-    static let binary: URL = {
-        let testExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testExecutable.deletingLastPathComponent().appendingPathComponent("listsync")
-    }()
+    static let binary = URL(fileURLWithPath: (try? BuiltProducts.path("listsync")) ?? "listsync")
 
     /// Runs `listsync` with `arguments` in `directory`.
     static func run(_ arguments: [String], in directory: URL) throws -> Result {

@@ -1,17 +1,16 @@
 import Foundation
+import ListSyncTestSupport
 
 /// A fresh temporary directory for one test's files, removed when the test
 /// is done.
 final class ScratchFiles {
+    /// The shared scratch directory (ListSyncTestSupport), which removes itself.
+    private let scratch: ScratchDirectory
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        self.scratch = try ScratchDirectory(prefix: "listsync-tests")
+        self.directory = URL(fileURLWithPath: self.scratch.path, isDirectory: true)
     }
 
     /// Writes `contents` to `name` in the directory and returns `name`.

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Runs Python 3 scripts, the independent references of the tests (`hashlib` for digests, `csv`
+/// and `json` for the readers).
+package enum Python {
+    /// How a script receives its JSON input.
+    package enum InputPassing: Sendable {
+        /// On standard input (the script reads `sys.stdin`).
+        case standardInput
+        /// In a file whose path is the script's first argument (`sys.argv[1]`).
+        case fileArgument
+    }
+
+    /// Runs `script` with `input` as JSON, passed as `passing` says; returns what it prints.
+    /// The input goes through a temporary file, so a large input never blocks on a pipe.
+    package static func output(of script: String, input: Any, passing: InputPassing) throws -> String {
+        let inputURL = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: input).write(to: inputURL)
+        defer { try? FileManager.default.removeItem(at: inputURL) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        switch passing {
+        case .standardInput:
+            process.arguments = ["python3", "-c", script]
+            process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        case .fileArgument:
+            process.arguments = ["python3", "-c", script, inputURL.path]
+        }
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("python3 failed: \(errorText)") }
+        return String(decoding: printed, as: UTF8.self)
+    }
+}

@@ -1,0 +1,72 @@
+import Glibc
+import Testing
+import ListSyncTestSupport
+
+extension CommandEndToEnd {
+    /// `listsync exec --timeout`: the signals go to the command's whole process group, so that
+    /// what `sh -c` started stops with it, with and without `--state`.
+    @Suite struct ExecProcessGroupTests {
+        @Test(arguments: [false, true])
+        func aTimedOutCommandsGrandchildrenStopWithIt(state: Bool) async throws {
+            let harness = try await EndToEndHarness.running()
+            // The shell records its pid (its group's, when it leads one), starts a grandchild of
+            // exec's that writes a marker 3 s later, and waits for it.
+            let script = #"cat > /dev/null; echo $$ > "$0/leader"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
+            var arguments = ["products", "--timeout", "500ms"]
+            if state { arguments += ["--state", harness.path("exec.state")] }
+            let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            if state {
+                try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
+            }
+            try await harness.save(ProductVersions.csv(1))
+            try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
+            let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
+            let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
+            try await eventually("the run was stopped and reported") {
+                exec.errorOutput.contains("/bin/sh failed on changeset") && exec.errorOutput.contains("timed out after 500ms")
+            }
+            try await eventually("the grandchild is gone") { !Self.isLive(grandchild) }
+            try await eventually("no process of the command's group remains") { Self.liveMembers(ofGroup: leader).isEmpty }
+            // Past the moment the grandchild would have written its marker.
+            try await Task.sleep(for: .seconds(4))
+            #expect(access(harness.path("marker"), F_OK) != 0, "the grandchild outlived the timeout: \(exec.errorOutput)")
+            #expect(Self.liveMembers(ofGroup: leader).isEmpty)
+            #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+        }
+
+        /// The first line of the file at `path`.
+        static func firstLine(of path: String) -> String {
+            readFile(path).split(separator: "\n").first.map(String.init) ?? ""
+        }
+
+        /// Whether process `pid` exists and is not a zombie.
+        static func isLive(_ pid: pid_t) -> Bool {
+            guard let stat = Self.stat(of: pid) else { return false }
+            return stat.state != "Z"
+        }
+
+        /// The live (not zombie) processes whose process group is `group`.
+        static func liveMembers(ofGroup group: pid_t) -> [pid_t] {
+            guard let directory = opendir("/proc") else { return [] }
+            defer { closedir(directory) }
+            var members: [pid_t] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard let pid = pid_t(name), let stat = Self.stat(of: pid) else { continue }
+                if stat.group == group && stat.state != "Z" { members.append(pid) }
+            }
+            return members
+        }
+
+        /// The state letter and process group of `pid`, from `/proc/PID/stat`.
+        private static func stat(of pid: pid_t) -> (state: Character, group: pid_t)? {
+            let text = readFile("/proc/\(pid)/stat")
+            // "PID (COMM) STATE PPID PGRP …": COMM may hold spaces and parentheses.
+            guard let close = text.lastIndex(of: ")") else { return nil }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, let state = fields[0].first, let group = pid_t(fields[2]) else { return nil }
+            return (state, group)
+        }
+    }
+}

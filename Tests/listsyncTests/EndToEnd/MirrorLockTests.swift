@@ -1,0 +1,38 @@
+import Glibc
+import Testing
+import ListSyncTestSupport
+
+extension CommandEndToEnd {
+    /// One `mirror` per output and per state file: a second exits at once, naming the first.
+    @Suite struct MirrorLockTests {
+        @Test func aSecondMirrorOnTheSameOutputOrStateExitsAtOnce() async throws {
+            let harness = try await EndToEndHarness.running()
+            let first = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv"), "--state", harness.path("shared.state")])
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "the first snapshot")
+            let stateBefore = readFile(harness.path("shared.state"))
+
+            let sameOutput = try await harness.run("mirror", ["products", "--output", harness.path("mirror.csv")])
+            #expect(sameOutput.status == 1, "\(sameOutput.error)")
+            #expect(sameOutput.error.contains("\(harness.path("mirror.csv")) is mirrored already") && sameOutput.error.contains("process \(first.pid)"), "\(sameOutput.error)")
+
+            let sameState = try await harness.run("mirror", ["products", "--output", harness.path("other.csv"), "--state", harness.path("shared.state")])
+            #expect(sameState.status == 1, "\(sameState.error)")
+            #expect(sameState.error.contains("\(harness.path("shared.state")) is the state of a mirror already") && sameState.error.contains("process \(first.pid)"), "\(sameState.error)")
+            #expect(access(harness.path("other.csv"), F_OK) != 0, "the refused mirror wrote nothing")
+            #expect(readFile(harness.path("shared.state")) == stateBefore, "the refused mirrors left the state alone")
+
+            // The first goes on alone.
+            try await harness.save(ProductVersions.csv(1))
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 1")
+            #expect(first.exitStatus == nil, "\(first.errorOutput)")
+
+            // A lock left by a killed mirror holds nobody back.
+            first.send(SIGKILL)
+            _ = try await first.waitForExit()
+            let next = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv"), "--state", harness.path("shared.state")])
+            try await harness.save(ProductVersions.csv(2))
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 2, by the next mirror")
+            #expect(next.exitStatus == nil, "\(next.errorOutput)")
+        }
+    }
+}
