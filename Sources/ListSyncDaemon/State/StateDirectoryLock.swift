@@ -25,8 +25,8 @@ final class StateDirectoryLock: Sendable {
     /// in it; throws at once, without waiting, when another process holds it.
     init(stateDirectory: String) throws(StateDirectoryLockError) {
         let path = stateDirectory + "/" + Self.fileName
-        do throws(StateFileError) {
-            try StateFile.createDirectory(stateDirectory)
+        do throws(DurableFileError) {
+            try DurableFile.createDirectory(stateDirectory)
         } catch {
             throw .cannotLock(path: path, error)
         }
@@ -67,7 +67,7 @@ enum StateDirectoryLockError: Error, Sendable, CustomStringConvertible {
     /// Another process holds the lock: another `listsyncd` uses the state directory.
     case heldByAnotherProcess(path: String, pid: pid_t?)
     /// The lock file could not be created or locked.
-    case cannotLock(path: String, StateFileError)
+    case cannotLock(path: String, DurableFileError)
 
     var description: String {
         switch self {
