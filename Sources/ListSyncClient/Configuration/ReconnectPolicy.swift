@@ -1,19 +1,32 @@
-/// When a subscriber reconnects after a failed or lost connection: exponential backoff, bounded
-/// and jittered, with optional limits on the attempts.
+/// When a subscriber reconnects after a failed or lost connection: a ``Backoff`` (exponential,
+/// bounded and jittered), with optional limits on the attempts.
 ///
-/// The *n*-th consecutive failure (from 1) waits `initialDelay × multiplier^(n−1)`, at most
-/// `maximumDelay`, then shortened by a random fraction of up to `jitter` — so that many clients of
-/// a restarted daemon do not all reconnect at the same instant. A successful subscription resets
-/// the count.
+/// The *n*-th consecutive failure (from 1) waits ``Backoff/delay(afterFailures:random:)`` — so
+/// that many clients of a restarted daemon do not all reconnect at the same instant. A successful
+/// subscription resets the count.
 public struct ReconnectPolicy: Sendable, Hashable {
+    /// The waits between attempts.
+    public var backoff: Backoff
     /// The wait after the first failure.
-    public var initialDelay: Duration
+    public var initialDelay: Duration {
+        get { self.backoff.initialDelay }
+        set { self.backoff.initialDelay = newValue }
+    }
     /// The longest wait.
-    public var maximumDelay: Duration
+    public var maximumDelay: Duration {
+        get { self.backoff.maximumDelay }
+        set { self.backoff.maximumDelay = newValue }
+    }
     /// How much longer each wait is than the one before.
-    public var multiplier: Double
+    public var multiplier: Double {
+        get { self.backoff.multiplier }
+        set { self.backoff.multiplier = newValue }
+    }
     /// The largest fraction of a wait taken off at random, from 0 (none) to 1.
-    public var jitter: Double
+    public var jitter: Double {
+        get { self.backoff.jitter }
+        set { self.backoff.jitter = newValue }
+    }
     /// Attempts to make the *first* connection before giving up with
     /// ``ClientError/unreachable(socketPath:reason:)``; `nil`: no limit.
     public var initialAttempts: Int?
@@ -29,10 +42,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
         initialAttempts: Int? = nil,
         reconnectAttempts: Int? = nil
     ) {
-        self.initialDelay = initialDelay
-        self.maximumDelay = maximumDelay
-        self.multiplier = max(1, multiplier)
-        self.jitter = min(max(jitter, 0), 1)
+        self.backoff = Backoff(initialDelay: initialDelay, maximumDelay: maximumDelay, multiplier: multiplier, jitter: jitter)
         self.initialAttempts = initialAttempts
         self.reconnectAttempts = reconnectAttempts
     }
@@ -47,11 +57,6 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public func delay(afterFailures failures: Int, connectedBefore: Bool, random: Double) -> Duration? {
         let limit = connectedBefore ? self.reconnectAttempts : self.initialAttempts.map { $0 - 1 }
         if let limit, failures > limit { return nil }
-        var delay = self.initialDelay
-        for _ in 1..<max(1, failures) where delay < self.maximumDelay {
-            delay = delay * self.multiplier
-        }
-        delay = min(delay, self.maximumDelay)
-        return delay * (1 - self.jitter * min(max(random, 0), 1))
+        return self.backoff.delay(afterFailures: failures, random: random)
     }
 }

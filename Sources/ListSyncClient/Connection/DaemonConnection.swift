@@ -54,19 +54,24 @@ struct DaemonConnection {
     /// How long connecting may take, retries included.
     static let connectTimeout: Duration = .seconds(10)
 
+    /// The pauses between attempts to connect to a socket whose listen queue is full: from 1 ms,
+    /// doubling up to 100 ms, up to half of each taken off at random.
+    static let busyRetry = Backoff(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(100), jitter: 0.5)
+
     /// Opens a channel to the socket.
     ///
     /// A daemon busy with a burst of clients may have its listen queue full: `connect` then fails
-    /// with `EAGAIN` (a Unix socket has no "in progress"), and this retries after a pause that
-    /// doubles from 1 ms up to 100 ms, with jitter, until ``connectTimeout``. Other failures
-    /// (no socket, connection refused) are reported at once.
+    /// with `EAGAIN` (a Unix socket has no "in progress"), and this retries after the pauses of
+    /// ``busyRetry`` until ``connectTimeout``. Other failures (no socket, connection refused) are
+    /// reported at once.
     ///
     /// - Throws: ``ConnectionFailure``.
     private static func connect(
         configuration: ClientConfiguration, eventLoopGroup: any EventLoopGroup
     ) async throws(ConnectionFailure) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         let deadline = ContinuousClock.now + Self.connectTimeout
-        var pause = Duration.milliseconds(1)
+        var pauses = Self.busyRetry.delays()
+        var pause = pauses.next()
         while true {
             do {
                 return try await ClientBootstrap(group: eventLoopGroup)
@@ -77,10 +82,10 @@ struct DaemonConnection {
                         }
                     }
             } catch let error as IOError where error.errnoCode == EAGAIN && ContinuousClock.now + pause < deadline {
-                guard (try? await Task.sleep(for: pause * Double.random(in: 0.5...1.5))) != nil else {
+                guard (try? await Task.sleep(for: pause)) != nil else {
                     throw ConnectionFailure(reason: "cancelled")
                 }
-                pause = min(pause * 2, .milliseconds(100))
+                pause = pauses.next()
             } catch {
                 throw ConnectionFailure(error)
             }
@@ -133,36 +138,4 @@ struct DaemonConnection {
             throw ConnectionFailure(error)
         }
     }
-}
-
-/// Why a connection to the daemon could not be opened or used, said the way a person reads it
-/// (`No such file or directory`, `Connection refused`).
-struct ConnectionFailure: Error, CustomStringConvertible {
-    /// What happened.
-    let reason: String
-
-    init(reason: String) {
-        self.reason = reason
-    }
-
-    /// The failure an error from NIO (or anything else) describes.
-    init(_ error: any Error) {
-        switch error {
-        case let failure as ConnectionFailure:
-            self = failure
-        case let error as IOError:
-            self.init(reason: String(cString: strerror(error.errnoCode)))
-        case ChannelError.connectTimeout:
-            self.init(reason: "timed out")
-        case ChannelError.ioOnClosedChannel, ChannelError.alreadyClosed, ChannelError.outputClosed:
-            self.init(reason: "the connection is closed")
-        default:
-            self.init(reason: "\(error)")
-        }
-    }
-
-    /// The connection stayed silent beyond the idle timeout and was closed.
-    static let silent = ConnectionFailure(reason: "no message from the daemon within the idle timeout")
-
-    var description: String { self.reason }
 }

@@ -61,7 +61,7 @@ final class ClientBufferBudget: Sendable {
             self.lastEnforcement.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         else { return }
         var excess = self.usedBytes - self.limit
-        var holders: [(since: UInt64, bytes: Int, connection: ConnectionHandle)] = []
+        var holders: [(since: UInt64, bytes: Int, connection: ConnectionMailbox)] = []
         for connection in self.connections.all {
             if connection.isCutOff {
                 excess -= connection.heldBytes

@@ -47,38 +47,38 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var slowConsumerTimer: Scheduled<Void>?
     /// Set while a request line is unfinished: its deadline.
     private var unfinishedLineTimer: Scheduled<Void>?
-    /// The snapshots last reported to the handle as being sent.
+    /// The snapshots last reported to the mailbox as being sent.
     private var notedSnapshots: [ObjectIdentifier] = []
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
     /// How feeds and the server reach this handler from other threads.
-    let handle: ConnectionHandle
+    let mailbox: ConnectionMailbox
     private var logger: Logger
 
-    /// A handler for `peer`'s connection, reached through `handle`.
-    init(server: ServerContext, peer: PeerAccess.Peer, handle: ConnectionHandle) {
+    /// A handler for `peer`'s connection, reached through `mailbox`.
+    init(server: ServerContext, peer: PeerAccess.Peer, mailbox: ConnectionMailbox) {
         self.server = server
         self.peer = peer
         self.logger = server.logger
         self.logger[metadataKey: "peer"] = "\(peer)"
-        self.handle = handle
+        self.mailbox = mailbox
     }
 
     // MARK: - Channel events
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        self.handle.attach(self)
+        self.mailbox.attach(self)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        self.handle.detach()
+        self.mailbox.detach()
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        self.server.connections.add(self.handle)
+        self.server.connections.add(self.mailbox)
         self.server.connectionsDidChange()
         self.logger.debug("client connected")
         context.fireChannelActive()
@@ -88,8 +88,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.endSubscriptions()
         self.state = .closing
         self.cancelTimers()
-        self.handle.releaseBuffers()
-        self.server.connections.remove(self.handle)
+        self.mailbox.releaseBuffers()
+        self.server.connections.remove(self.mailbox)
         self.server.connectionsDidChange()
         self.logger.debug("client disconnected")
         context.fireChannelInactive()
@@ -115,7 +115,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        self.handle.noteWritability(context.channel.isWritable)
+        self.mailbox.noteWritability(context.channel.isWritable)
         if context.channel.isWritable {
             self.slowConsumerTimer?.cancel()
             self.slowConsumerTimer = nil
@@ -167,14 +167,14 @@ final class ConnectionHandler: ChannelInboundHandler {
                     return
                 }
                 if let index = subscriptions.firstIndex(where: { $0.feed.name == watch }) {
-                    subscriptions.remove(at: index).feed.unsubscribe(self.handle)
+                    subscriptions.remove(at: index).feed.unsubscribe(self.mailbox)
                     self.state = .open(subscriptions)
                     self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
                 // A subscribe still waiting for the restore is dropped unanswered.
                 for pending in self.pendingSubscriptions where pending.feed.name == watch {
-                    pending.feed.unsubscribe(self.handle)
+                    pending.feed.unsubscribe(self.mailbox)
                 }
                 self.pendingSubscriptions.removeAll { $0.feed.name == watch }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
@@ -190,7 +190,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 }
                 self.pendingSubscriptions.removeAll { $0.feed === feed }
                 guard !feed.isRestoring else {
-                    feed.wake(self.handle)
+                    feed.wake(self.mailbox)
                     self.pendingSubscriptions.append(PendingSubscription(id: id, feed: feed, since: since))
                     // The restore may have ended between the check and the wake-up call.
                     if !feed.isRestoring { self.pump() }
@@ -205,7 +205,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func subscribe(id: RequestID, to feed: WatchFeed, since: Cursor?, context: ChannelHandlerContext) {
         guard case .open(var subscriptions) = self.state else { return }
         let watch = feed.name
-        let (start, version) = feed.subscribe(self.handle, since: since)
+        let (start, version) = feed.subscribe(self.mailbox, since: since)
         subscriptions.append(
             Subscription(
                 feed: feed, start: start, version: version, chunkSize: self.server.configuration.snapshotChunkSize,
@@ -253,9 +253,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func write(_ message: ServerMessage, context: ChannelHandlerContext) {
         let line = context.channel.allocator.buffer(bytes: message.encoded())
         let bytes = line.readableBytes
-        let handle = self.handle
-        handle.noteReplyBytes(bytes)
-        context.writeAndFlush(Self.wrapOutboundOut(line)).whenComplete { _ in handle.noteReplyBytes(-bytes) }
+        let mailbox = self.mailbox
+        mailbox.noteReplyBytes(bytes)
+        context.writeAndFlush(Self.wrapOutboundOut(line)).whenComplete { _ in mailbox.noteReplyBytes(-bytes) }
     }
 
     // MARK: - Unfinished lines
@@ -323,7 +323,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     continue
                 }
                 if ends {
-                    subscriptions.remove(at: index).feed.unsubscribe(self.handle)
+                    subscriptions.remove(at: index).feed.unsubscribe(self.mailbox)
                     self.server.connectionsDidChange()
                 } else {
                     index += 1
@@ -337,13 +337,13 @@ final class ConnectionHandler: ChannelInboundHandler {
         return written
     }
 
-    /// Tells the handle which snapshots the subscriptions are sending, when that changed.
+    /// Tells the mailbox which snapshots the subscriptions are sending, when that changed.
     private func noteSnapshotsBeingSent() {
         guard case .open(let subscriptions) = self.state else { return }
         let snapshots = subscriptions.compactMap(\.snapshot)
         guard snapshots.map(ObjectIdentifier.init) != self.notedSnapshots else { return }
         self.notedSnapshots = snapshots.map(ObjectIdentifier.init)
-        self.handle.noteSnapshotsBeingSent(snapshots)
+        self.mailbox.noteSnapshotsBeingSent(snapshots)
     }
 
     /// Writes a heartbeat unless the connection is not open or not keeping up.
@@ -356,7 +356,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Sends `goodbye` and closes; the future completes once the channel is closed.
     func sayGoodbye(_ reason: GoodbyeReason) -> EventLoopFuture<Void> {
-        guard let context else { return self.handle.eventLoop.makeSucceededVoidFuture() }
+        guard let context else { return self.mailbox.eventLoop.makeSucceededVoidFuture() }
         let closed = context.channel.closeFuture
         if case .closing = self.state { return closed }
         self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: reason).encoded()))
@@ -380,7 +380,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         if case .closing = self.state { return }
         self.logger.notice(
             "the client buffers are over budget; cutting off a slow connection",
-            metadata: ["held": "\(self.handle.heldBytes)", "budget": "\(self.server.budget.limit)"])
+            metadata: ["held": "\(self.mailbox.heldBytes)", "budget": "\(self.server.budget.limit)"])
         self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: .slowConsumer).encoded()), waiting: false)
     }
 
@@ -415,12 +415,12 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func endSubscriptions() {
         for pending in self.pendingSubscriptions {
-            pending.feed.unsubscribe(self.handle)
+            pending.feed.unsubscribe(self.mailbox)
         }
         self.pendingSubscriptions = []
         guard case .open(let subscriptions) = self.state else { return }
         for subscription in subscriptions {
-            subscription.feed.unsubscribe(self.handle)
+            subscription.feed.unsubscribe(self.mailbox)
         }
         self.state = .open([])
     }

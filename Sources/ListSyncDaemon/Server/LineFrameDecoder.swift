@@ -7,7 +7,7 @@ import NIOCore
 /// A longer line — even one whose end has not arrived — throws ``LineTooLong``: the decoder then
 /// discards the rest of the input, and the connection handler answers `line_too_long` and closes.
 /// The decoder never buffers more than the limit plus one read. It tells the connection's
-/// ``ConnectionHandle`` how much it buffers of an unfinished line, which counts against the
+/// ``ConnectionMailbox`` how much it buffers of an unfinished line, which counts against the
 /// ``ClientBufferBudget`` and starts the unfinished-line time limit.
 struct LineFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ByteBuffer
@@ -19,18 +19,18 @@ struct LineFrameDecoder: ByteToMessageDecoder {
 
     let limit: Int
     /// Where the buffered bytes are reported; `nil` in tests of the framing alone.
-    let handle: ConnectionHandle?
+    let mailbox: ConnectionMailbox?
     /// How much of the buffered bytes is known to hold no line end.
     private var searched = 0
 
-    init(limit: Int = LineFraming.maximumLineLength, handle: ConnectionHandle? = nil) {
+    init(limit: Int = LineFraming.maximumLineLength, mailbox: ConnectionMailbox? = nil) {
         self.limit = limit
-        self.handle = handle
+        self.mailbox = mailbox
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         // What stays buffered once this call returns is an unfinished line; its storage is counted.
-        defer { self.handle?.noteUnfinishedLine(bytes: buffer.readableBytes == 0 ? 0 : buffer.capacity) }
+        defer { self.mailbox?.noteUnfinishedLine(bytes: buffer.readableBytes == 0 ? 0 : buffer.capacity) }
         switch LineFraming.nextLine(in: buffer.readableBytesView, searchedPrefix: self.searched, limit: self.limit) {
         case .line(let length, let consumed):
             let line = buffer.getSlice(at: buffer.readerIndex, length: length) ?? ByteBuffer()

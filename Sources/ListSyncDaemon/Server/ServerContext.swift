@@ -6,7 +6,7 @@ import Logging
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let epoch: Epoch
-    let watches: WatchDirectory
+    let watches: WatchFeeds
     let connections: ConnectionRegistry
     /// What the connections buffer, bounded by ``ServerConfiguration/clientBufferBudget``.
     let budget: ClientBufferBudget
@@ -16,7 +16,7 @@ final class ServerContext: Sendable {
     /// - Parameter onConnectionsChange: Called after a connection opens or closes, or a
     ///   subscription starts or ends (the daemon updates its systemd status line).
     init(
-        configuration: ServerConfiguration, epoch: Epoch, watches: WatchDirectory, connections: ConnectionRegistry = ConnectionRegistry(),
+        configuration: ServerConfiguration, epoch: Epoch, watches: WatchFeeds, connections: ConnectionRegistry = ConnectionRegistry(),
         logger: Logger, onConnectionsChange: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration

@@ -128,12 +128,12 @@ final class SocketServer: Sendable {
                 try pipeline.addHandler(PeerRefusalHandler())
                 return
             }
-            let handle = ConnectionHandle(eventLoop: channel.eventLoop, budget: context.budget, peer: peer)
+            let mailbox = ConnectionMailbox(eventLoop: channel.eventLoop, budget: context.budget, peer: peer)
             try pipeline.addHandlers([
                 BackPressureHandler(),
-                ByteToMessageHandler(LineFrameDecoder(handle: handle)),
+                ByteToMessageHandler(LineFrameDecoder(mailbox: mailbox)),
                 MessageDecoder(),
-                ConnectionHandler(server: context, peer: peer, handle: handle),
+                ConnectionHandler(server: context, peer: peer, mailbox: mailbox),
             ])
         }
     }

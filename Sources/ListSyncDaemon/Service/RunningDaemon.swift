@@ -9,7 +9,7 @@ import Synchronization
 final class RunningDaemon: Sendable {
     let watcher: FileWatcher
     let trackers = TrackerSet()
-    let directory = WatchDirectory()
+    let directory = WatchFeeds()
     let serverContext: ServerContext
     private let status: StatusReporter
     private let configuration: Mutex<DaemonConfiguration>

@@ -4,11 +4,11 @@ import Synchronization
 /// when it changes.
 final class StatusReporter: Sendable {
     private let notifier: SystemdNotifier?
-    private let directory: WatchDirectory
+    private let directory: WatchFeeds
     private let connections: ConnectionRegistry
     private let lastSent = Mutex<StatusLine?>(nil)
 
-    init(notifier: SystemdNotifier?, directory: WatchDirectory, connections: ConnectionRegistry) {
+    init(notifier: SystemdNotifier?, directory: WatchFeeds, connections: ConnectionRegistry) {
         self.notifier = notifier
         self.directory = directory
         self.connections = connections

@@ -25,8 +25,8 @@ final class StateDirectoryLock: Sendable {
     /// in it; throws at once, without waiting, when another process holds it.
     init(stateDirectory: String) throws(StateDirectoryLockError) {
         let path = stateDirectory + "/" + Self.fileName
-        do throws(StateFileError) {
-            try StateFile.createDirectory(stateDirectory)
+        do throws(DurableFileError) {
+            try DurableFile.createDirectory(stateDirectory)
         } catch {
             throw .cannotLock(path: path, error)
         }
@@ -59,24 +59,6 @@ final class StateDirectoryLock: Sendable {
 
     deinit {
         close(self.descriptor)
-    }
-}
-
-/// Why a daemon could not take its state directory.
-enum StateDirectoryLockError: Error, Sendable, CustomStringConvertible {
-    /// Another process holds the lock: another `listsyncd` uses the state directory.
-    case heldByAnotherProcess(path: String, pid: pid_t?)
-    /// The lock file could not be created or locked.
-    case cannotLock(path: String, StateFileError)
-
-    var description: String {
-        switch self {
-        case .heldByAnotherProcess(let path, let pid):
-            let holder = pid.map { "another listsyncd (pid \($0))" } ?? "another listsyncd"
-            return "the state directory is in use by \(holder): \(path) is locked; stop that daemon or give this one another state_directory"
-        case .cannotLock(let path, let error):
-            return "cannot lock the state directory (\(path)): \(error)"
-        }
     }
 }
 

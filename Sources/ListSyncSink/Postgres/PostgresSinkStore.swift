@@ -130,13 +130,18 @@ public final class PostgresSinkStore: SinkStore {
                 + "its advisory lock \(key) is taken; one sink per table")
     }
 
+    /// The waits before reconnecting to the database: 0.1 s doubling up to 5 s, as the help and
+    /// docs/SINKS.md say. Without jitter: one sink holds a table, so no crowd of sinks comes back
+    /// at once, and the waits it prints stay the ones documented.
+    static let retryBackoff = Backoff(initialDelay: .milliseconds(100), maximumDelay: .seconds(5), jitter: 0)
+
     /// Runs `body` on a connection; when the connection is lost, reconnects with backoff and
     /// runs it again — unless `isDone` (asked before each retry) says the lost attempt had
     /// committed.
     private func withRetries<Result>(
         isDone: ((PostgresConnection) async throws -> Result?)? = nil, _ body: (PostgresConnection) async throws -> Result
     ) async throws(SinkError) -> Result {
-        var delay = Duration.milliseconds(100)
+        var delays = Self.retryBackoff.delays()
         var retrying = false
         var reconnecting = false
         while true {
@@ -157,13 +162,13 @@ public final class PostgresSinkStore: SinkStore {
                     self.connection = nil
                     _ = try? await connection.close()
                 }
+                let delay = delays.next()
                 self.onRetry("\(self.settings.connectionDescription): \(Self.describe(error))", delay)
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
                     throw .database("\(self.settings): cancelled while reconnecting")
                 }
-                delay = min(delay * 2, .seconds(5))
                 retrying = true
                 reconnecting = true
             }

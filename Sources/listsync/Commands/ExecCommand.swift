@@ -103,13 +103,13 @@ struct ExecCommand: AsyncParsableCommand {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
             if let recordedRun {
                 guard let state = self.state else { throw ClientFailure.usage("--recorded-run needs --state") }
-                guard try await recordedRun.perform(command, watch: self.name, state: StateFile(path: state), limits: self.limits) else {
+                guard try await recordedRun.perform(command, watch: self.name, state: StateJournal(path: state), limits: self.limits) else {
                     throw ExitCode(RecordedRun.commandFailedStatus)
                 }
                 return
             }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
-            let stateFile = self.state.map(StateFile.init(path:))
+            let stateFile = self.state.map(StateJournal.init(path:))
             // JSON Patch and events describe each changeset against the list before it, so
             // their state is the list itself.
             var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }

@@ -84,7 +84,7 @@ struct MirrorCommand: AsyncParsableCommand {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
             let writer = AtomicFileWriter(path: self.output)
-            let stateFile = self.state.map(StateFile.init(path:)) ?? StateFile.beside(self.output)
+            let stateFile = self.state.map(StateJournal.init(path:)) ?? StateJournal.beside(self.output)
             // One mirror per output and per state, held before either is read or written.
             let outputLock = try Self.lock(OwnerLock.path(forOutput: writer), of: "\(self.output) is mirrored")
             let stateLock = try self.state.map { try Self.lock($0 + ".lock", of: "\($0) is the state of a mirror") }

@@ -57,7 +57,7 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
 
     /// The `listsync` process that makes this run of `command` for `watch`, recording in `state`,
     /// under `limits` (which that process applies to the command).
-    func process(running command: ExecutedCommand, watch: String, state: StateFile, limits: ExecutedCommand.Limits) -> ExecutedCommand? {
+    func process(running command: ExecutedCommand, watch: String, state: StateJournal, limits: ExecutedCommand.Limits) -> ExecutedCommand? {
         var options = ["--state", state.path, "--recorded-run", self.description]
         if let timeout = limits.timeout { options += ["--timeout", timeout.description] }
         if let warnAfter = limits.warnAfter { options += ["--warn-after", warnAfter.description] }
@@ -75,7 +75,7 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
     /// - Returns: whether the command succeeded (or had succeeded before).
     /// - Throws: ``ClientFailure/data(_:)`` when the input ends short or the record cannot be
     ///   written; ``ClientFailure/usage(_:)`` when the command cannot be started.
-    func perform(_ command: ExecutedCommand, watch: String, state: StateFile, limits: ExecutedCommand.Limits) async throws(ClientFailure) -> Bool {
+    func perform(_ command: ExecutedCommand, watch: String, state: StateJournal, limits: ExecutedCommand.Limits) async throws(ClientFailure) -> Bool {
         let input: [UInt8]
         do {
             input = try FileDescriptorIO.readAll(from: 0)
@@ -87,7 +87,7 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
         }
         let lock = try Self.lock(state.path + ".lock")
         defer { close(lock) }
-        var done = ClientState(file: StateFile(path: state.path + ".done"), kind: .cursor)
+        var done = ClientState(file: StateJournal(path: state.path + ".done"), kind: .cursor)
         let last = done.restore(of: watch).mirror(of: watch).cursor
         if self.kind == .changeset, let last, last.epoch == self.cursor.epoch, last.seq >= self.cursor.seq {
             OutputWriter.writeStandardError("listsync: changeset \(self.cursor) was done before exec restarted; not run again\n")

@@ -1,7 +1,7 @@
 import ListSyncClient
 import ListSyncProtocol
 
-/// What `mirror` or `exec` keeps in its ``StateFile`` to resume after its own restart, and how
+/// What `mirror` or `exec` keeps in its ``StateJournal`` to resume after its own restart, and how
 /// it keeps it current at a cost proportional to each change.
 ///
 /// A list is kept as a journal: a `snapshot` message of the whole list (what `subscribe
@@ -40,7 +40,7 @@ struct ClientState {
         }
     }
 
-    let file: StateFile
+    let file: StateJournal
     let kind: Kind
     /// The cursor the file is at; `nil` while it holds nothing usable.
     private var recorded: Cursor?
@@ -54,14 +54,14 @@ struct ClientState {
     /// once per that many changesets.
     static let changesetsBeforeRewrite = 32
 
-    init(file: StateFile, kind: Kind) {
+    init(file: StateJournal, kind: Kind) {
         self.file = file
         self.kind = kind
     }
 
     /// Reads the state kept for `watch`. A state that cannot be read, does not parse, is another
     /// watch's or (for a list) does not match its digests is set aside
-    /// (``StateFile/setAside(because:then:)``) and the client starts over; an unfinished last
+    /// (``StateJournal/setAside(because:then:)``) and the client starts over; an unfinished last
     /// entry (a crash while it was appended) is cut off and the state before it used.
     ///
     /// - Complexity: O(*n* + changes) for a list: its snapshot is parsed and the changesets after

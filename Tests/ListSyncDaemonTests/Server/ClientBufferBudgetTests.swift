@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct ClientBufferBudgetTests {
     /// `count` connections on one loop, registered, whose buffers count against `budget`.
-    private static func connections(_ count: Int, limit: Int) -> (ClientBufferBudget, [ConnectionHandle], EmbeddedEventLoop) {
+    private static func connections(_ count: Int, limit: Int) -> (ClientBufferBudget, [ConnectionMailbox], EmbeddedEventLoop) {
         let loop = EmbeddedEventLoop()
         let registry = ConnectionRegistry()
         let budget = ClientBufferBudget(limit: limit, connections: registry)
-        let handles = (0..<count).map { _ in ConnectionHandle(eventLoop: loop, budget: budget) }
+        let handles = (0..<count).map { _ in ConnectionMailbox(eventLoop: loop, budget: budget) }
         handles.forEach(registry.add)
         return (budget, handles, loop)
     }

@@ -11,7 +11,7 @@ final class EmbeddedConnection {
     static let epoch = Epoch(rawValue: 0xfeed)
 
     let channel = EmbeddedChannel()
-    let watches = WatchDirectory()
+    let watches = WatchFeeds()
     let context: ServerContext
 
     init(configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength) throws {
@@ -20,11 +20,11 @@ final class EmbeddedConnection {
             heartbeatInterval: .seconds(15))
         configure(&configuration)
         self.context = ServerContext(configuration: configuration, epoch: Self.epoch, watches: self.watches, logger: Logger(label: "test"))
-        let handle = ConnectionHandle(eventLoop: self.channel.eventLoop, budget: self.context.budget)
+        let mailbox = ConnectionMailbox(eventLoop: self.channel.eventLoop, budget: self.context.budget)
         try self.channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, handle: handle)),
+            ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, mailbox: mailbox)),
             MessageDecoder(),
-            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), handle: handle),
+            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), mailbox: mailbox),
         ])
         try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).wait()
     }

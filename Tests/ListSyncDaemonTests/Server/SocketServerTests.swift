@@ -18,7 +18,7 @@ import Testing
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
-        let watches = WatchDirectory()
+        let watches = WatchFeeds()
         let feed = WatchFeed(watch: WatchConfiguration(name: "w", path: "/w.csv", format: .csv, key: ["id"]), epoch: EmbeddedConnection.epoch, historyLength: 1000)
         feed.finishRestoring()
         watches.replace(with: [feed])

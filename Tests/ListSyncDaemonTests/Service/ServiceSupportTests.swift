@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func signalsReleaseEveryWaiterOnce() async {
-        let signal = Signal()
+        let signal = Latch()
         async let first: Void = signal.wait()
         async let second: Void = signal.wait()
         signal.fire()

@@ -2,7 +2,7 @@ import ListSyncProtocol
 import Synchronization
 
 /// The watches the server offers, by name, in configuration order; changes on reload.
-final class WatchDirectory: Sendable {
+final class WatchFeeds: Sendable {
     private let offered = Mutex<[WatchFeed]>([])
 
     /// The feed of the watch called `name`.

@@ -7,10 +7,10 @@ import Synchronization
 /// reads what the connection holds and cuts it off.
 ///
 /// The connection's pipeline reports, on its event loop, the bytes it buffers privately (an
-/// unfinished request line, replies not yet written) and since when; the handle charges them to
+/// unfinished request line, replies not yet written) and since when; the mailbox charges them to
 /// the budget, and releases them all when the connection closes.
-final class ConnectionHandle: WatchFeedSubscriber {
-    /// Emptied when the handler leaves its pipeline, which breaks the handler ↔ handle cycle.
+final class ConnectionMailbox: WatchFeedSubscriber {
+    /// Emptied when the handler leaves its pipeline, which breaks the handler ↔ mailbox cycle.
     private let handler: NIOLoopBoundBox<ConnectionHandler?>
     /// Whether a wake-up is already queued on the event loop; many publications in a row cost one.
     private let wakeQueued = Atomic<Bool>(false)
@@ -32,7 +32,7 @@ final class ConnectionHandle: WatchFeedSubscriber {
     /// them again (``revoke()``).
     let peer: PeerAccess.Peer?
 
-    /// A handle for `peer`'s connection served on `eventLoop` whose buffers count against
+    /// A mailbox for `peer`'s connection served on `eventLoop` whose buffers count against
     /// `budget`; its handler attaches itself when added.
     init(eventLoop: any EventLoop, budget: ClientBufferBudget?, peer: PeerAccess.Peer? = nil) {
         self.handler = NIOLoopBoundBox(nil, eventLoop: eventLoop)
@@ -163,27 +163,5 @@ final class ConnectionHandle: WatchFeedSubscriber {
     /// Forgets the handler; called on the event loop when it leaves the pipeline.
     func detach() {
         self.handler.value = nil
-    }
-}
-
-/// The open connections, so heartbeats, goodbyes and the status line can reach them all.
-final class ConnectionRegistry: Sendable {
-    private let connections = Mutex<[ObjectIdentifier: ConnectionHandle]>([:])
-
-    func add(_ connection: ConnectionHandle) {
-        self.connections.withLock { $0[ObjectIdentifier(connection)] = connection }
-    }
-
-    func remove(_ connection: ConnectionHandle) {
-        _ = self.connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
-    }
-
-    /// Every open connection.
-    var all: [ConnectionHandle] {
-        self.connections.withLock { Array($0.values) }
-    }
-
-    var count: Int {
-        self.connections.withLock { $0.count }
     }
 }

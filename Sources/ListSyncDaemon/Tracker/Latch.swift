@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Something that happens once, which any number of tasks can wait for.
-final class Signal: Sendable {
+/// A one-shot latch: something that happens once, which any number of tasks can wait for.
+final class Latch: Sendable {
     private enum State {
         /// Not yet: these tasks wait.
         case pending([CheckedContinuation<Void, Never>])
@@ -11,7 +11,7 @@ final class Signal: Sendable {
 
     private let state = Mutex(State.pending([]))
 
-    /// Marks the signal as fired and resumes every waiter; later calls do nothing.
+    /// Opens the latch and resumes every waiter; later calls do nothing.
     func fire() {
         let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard case .pending(let waiters) = state else { return [] }

@@ -18,7 +18,7 @@ import Darwin
 /// which ``read()`` tells apart and ``dropUnfinishedEntry(keeping:)`` cuts off. A file that
 /// cannot be read or understood is moved aside to `FILE.damaged`, never deleted, and the client
 /// starts over from a snapshot.
-struct StateFile {
+struct StateJournal {
     /// Where the state is kept.
     let path: String
 
@@ -138,11 +138,11 @@ struct StateFile {
     }
 }
 
-extension StateFile {
+extension StateJournal {
     /// The state file `mirror` keeps beside `output` when no `--state` is given: the hidden
     /// `.NAME.listsync-state` in its directory.
-    static func beside(_ output: String) -> StateFile {
+    static func beside(_ output: String) -> StateJournal {
         let writer = AtomicFileWriter(path: output)
-        return StateFile(path: "\(writer.directory)/.\(writer.name).listsync-state")
+        return StateJournal(path: "\(writer.directory)/.\(writer.name).listsync-state")
     }
 }

@@ -1,0 +1,28 @@
+import ListFormats
+import ListSyncProtocol
+
+/// The list a mirror holds, at a verified version.
+struct MirrorContent: Sendable {
+    /// The version.
+    var cursor: Cursor
+    /// Whether the list is sectioned.
+    var sectioned: Bool
+    /// The columns.
+    var schema: ListSchema
+    /// The sections; exactly one, with model `null`, when the list is linear.
+    var sections: [MirroredSection]
+    /// The digest of `schema` and `sections`, equal to the daemon's at `cursor`.
+    var digest: ListDigest
+
+    /// The digest of a list with `schema` and `sections`, computed. O(*n*).
+    static func digest(schema: ListSchema, sections: [MirroredSection]) -> ListDigest {
+        var builder = ListDigest.Builder(schema: schema)
+        for section in sections {
+            builder.beginSection(modelHash: section.model.hash, recordCount: section.records.count)
+            for record in section.records {
+                builder.addRecord(record.hash)
+            }
+        }
+        return builder.finish()
+    }
+}

@@ -1,0 +1,20 @@
+/// The member names of the changeset encoding.
+enum ChangesetField {
+    static let sectionDeleted = "section_deleted"
+    static let sectionInserted = "section_inserted"
+    static let sectionMoved = "section_moved"
+    static let sectionUpdated = "section_updated"
+    static let elementDeleted = "element_deleted"
+    static let elementInserted = "element_inserted"
+    static let elementUpdated = "element_updated"
+    static let elementMoved = "element_moved"
+    static let elementDeletedKeys = "element_deleted_keys"
+    static let elementMovedKeys = "element_moved_keys"
+    static let key = "key"
+    static let index = "index"
+    static let model = "model"
+    static let hash = "hash"
+    static let value = "value"
+    static let records = "records"
+    static let at = "at"
+}
