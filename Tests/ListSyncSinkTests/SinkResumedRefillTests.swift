@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import Testing
+import ListSyncTestSupport
 
 @testable import ListSyncSink
 
