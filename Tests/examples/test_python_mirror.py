@@ -56,7 +56,9 @@ def products(path):
 class MirrorTest(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.mkdtemp(prefix="listsync-example-")
-        shutil.copytree(os.path.join(REPOSITORY, "examples"), self.directory, dirs_exist_ok=True)
+        shutil.copytree(os.path.join(REPOSITORY, "examples"), self.directory, dirs_exist_ok=True,
+                        # scripts/run's socket and state, when the quick start ran here.
+                        ignore=shutil.ignore_patterns("run"))
         os.makedirs(os.path.join(self.directory, "run"), exist_ok=True)
         self.socket = os.path.join(self.directory, "run", "listsyncd.sock")
         self.daemon_log = open(os.path.join(self.directory, "daemon.log"), "w")
