@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// Why a state file could not be read or written.
-enum DurableFileError: Error, Hashable, Sendable, CustomStringConvertible {
+enum StateFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A system call failed on the file, e.g. `write` with `ENOSPC`.
     case failed(String, SystemCallError)
     /// The path names a directory or something else that is not a regular file.
