@@ -1,3 +1,4 @@
+import FileWatching
 import ListFormats
 import ListSyncProtocol
 import Logging

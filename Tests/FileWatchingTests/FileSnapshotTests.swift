@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 struct FileSnapshotTests {
     @Test func readsTheWholeFileWithTheIdentityStatReports() throws {
