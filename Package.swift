@@ -45,18 +45,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Durable files and system calls, shared by the daemon's state and the CLI's state files:
+        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync.
+        .target(name: "DurableFiles"),
         // The daemon's file watcher: one inotify thread per process, settling, writers, and reads
         // confirmed complete (docs/ARCHITECTURE.md). Nothing daemon-specific.
         .target(
             name: "FileWatching",
             dependencies: [
                 "CInotifyTools",
+                "DurableFiles",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "FileWatchingTests",
             dependencies: [
+                "DurableFiles",
                 "FileWatching",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -74,6 +79,7 @@ let package = Package(
                 "CFileSync",
                 "CPeerCredentials",
                 "CXXHash",
+                "DurableFiles",
                 "FileWatching",
                 "ListDiff",
                 "ListFormats",
@@ -92,6 +98,7 @@ let package = Package(
         .testTarget(
             name: "ListSyncDaemonTests",
             dependencies: [
+                "DurableFiles",
                 "FileWatching",
                 "ListSyncDaemon",
                 "ListSyncProtocol",
@@ -189,6 +196,7 @@ let package = Package(
         .executableTarget(
             name: "listsync",
             dependencies: [
+                "DurableFiles",
                 "ListFormats",
                 "ListDiff",
                 "ListSyncClient",

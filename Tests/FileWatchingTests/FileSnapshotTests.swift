@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-import FileWatching
+import DurableFiles
 
 /// Why the socket server could not start.
 public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {

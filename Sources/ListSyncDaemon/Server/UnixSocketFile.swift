@@ -1,3 +1,4 @@
+import DurableFiles
 import FileWatching
 #if canImport(Glibc)
 import Glibc

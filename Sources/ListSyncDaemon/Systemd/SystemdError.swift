@@ -1,4 +1,4 @@
-import FileWatching
+import DurableFiles
 
 /// Why talking to systemd — notification, socket activation, watchdog — failed.
 public enum SystemdError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import FileWatching
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

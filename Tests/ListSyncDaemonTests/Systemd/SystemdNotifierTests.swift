@@ -1,3 +1,4 @@
+import DurableFiles
 @testable import FileWatching
 #if canImport(Glibc)
 import Glibc
