@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -56,35 +57,23 @@ enum StateFile {
         _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [], kind: String,
         crashPoints: StateCrashPoints
     ) throws(StateFileError) {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
-        do throws(StateFileError) {
-            for part in parts {
-                try StateFile.write(part, to: descriptor, path: temporary)
-            }
-            if !kept.isEmpty {
-                try StateFile.copy(kept, of: path, to: descriptor, path: temporary)
-            }
-            for part in trailingParts {
-                try StateFile.write(part, to: descriptor, path: temporary)
-            }
-            crashPoints.reach("\(kind)-written")
-            guard fsync(descriptor) == 0 else { throw .failed(temporary, .lastError(of: "fsync")) }
-        } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        crashPoints.reach("\(kind)-synced")
-        guard rename(temporary, path) == 0 else {
-            let error = StateFileError.failed(path, .lastError(of: "rename"))
-            unlink(temporary)
-            throw error
-        }
-        crashPoints.reach("\(kind)-renamed")
-        try StateFile.syncDirectory(of: path)
+        try DurableFile.replace(
+            path, through: path + ".tmp", permissions: 0o600,
+            writing: { descriptor throws(StateFileError) in
+                let temporary = path + ".tmp"
+                for part in parts {
+                    try StateFile.write(part, to: descriptor, path: temporary)
+                }
+                if !kept.isEmpty {
+                    try StateFile.copy(kept, of: path, to: descriptor, path: temporary)
+                }
+                for part in trailingParts {
+                    try StateFile.write(part, to: descriptor, path: temporary)
+                }
+            },
+            reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
+            failure: StateFileError.failure
+        )
     }
 
     /// A file overwritten in place, from its start (a checkpoint slot): the first parts can be
@@ -165,20 +154,11 @@ enum StateFile {
     /// Appends `bytes` to the file at `path` (which must exist) and `fsync`s it. When the write
     /// fails half-way, the file is cut back to its old length, so it never ends in a torn record.
     static func append(_ bytes: [UInt8], to path: String, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .failed(path, .lastError(of: "fstat")) }
-        do throws(StateFileError) {
-            try self.write(bytes, to: descriptor, path: path)
-            crashPoints.reach("\(kind)-written")
-            guard fsync(descriptor) == 0 else { throw .failed(path, .lastError(of: "fsync")) }
-        } catch {
-            _ = ftruncate(descriptor, status.st_size)
-            throw error
-        }
-        crashPoints.reach("\(kind)-synced")
+        try DurableFile.append(
+            bytes, to: path, dataOnly: false,
+            reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
+            failure: StateFileError.failure
+        )
     }
 
     /// The size of the file at `path`; `nil` when there is none.
@@ -281,22 +261,53 @@ enum StateFile {
 
     /// `fsync`s the directory holding `path`, which makes a rename or a new entry in it durable.
     static func syncDirectory(of path: String) throws(StateFileError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .failed(directory, .lastError(of: "open")) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .failed(directory, .lastError(of: "fsync")) }
+        try DurableFile.syncDirectory(of: path, failure: StateFileError.failure)
     }
 
     fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + written }, $0.count - written) }
-            if count > 0 {
-                written += count
-            } else if count < 0, errno != EINTR {
-                throw .failed(path, .lastError(of: "write"))
-            }
+        do {
+            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+        } catch {
+            throw .failed(path, error)
+        }
+    }
+}
+
+/// Why a state file could not be read or written.
+enum StateFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A system call failed on the file, e.g. `write` with `ENOSPC`.
+    case failed(String, SystemCallError)
+    /// The path names a directory or something else that is not a regular file.
+    case notARegularFile(String)
+
+    /// Whether the file system is full (or the quota is exhausted): the write can succeed later.
+    var isOutOfSpace: Bool {
+        if case .failed(_, let error) = self { return error.code == ENOSPC || error.code == EDQUOT }
+        return false
+    }
+
+    /// A failed step of a ``DurableFile`` operation: the path and the call, as for every other
+    /// system call here.
+    static func failure(_ step: DurableFile.Step, _ path: String, _ error: SystemCallError) -> StateFileError {
+        .failed(path, error)
+    }
+
+    var description: String {
+        switch self {
+        case .failed(let path, let error): return "\(path): \(error)"
+        case .notARegularFile(let path): return "\(path): not a regular file"
+        }
+    }
+}
+
+extension DurableFile.Milestone {
+    /// The suffix of the crash point (`StateCrashPoints`, `LISTSYNCD_TEST_CRASH_AT`) named for
+    /// this milestone, e.g. `log-written`.
+    var crashPointName: String {
+        switch self {
+        case .written: "written"
+        case .synced: "synced"
+        case .renamed: "renamed"
         }
     }
 }

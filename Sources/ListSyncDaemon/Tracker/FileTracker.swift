@@ -1,3 +1,4 @@
+import FileWatching
 import ListFormats
 import ListSyncProtocol
 import Logging
@@ -351,18 +352,5 @@ final class FileTracker: Sendable {
                 self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
             }
         }
-    }
-}
-
-extension WatchConfiguration {
-    /// How the reader reads this watch's file.
-    var readOptions: ReadOptions {
-        let format: ListFormat
-        switch self.format {
-        case .csv, .tsv: format = .csv(delimiter: self.delimiter ?? .comma)
-        case .json: format = .json
-        case .ndjson: format = .ndjson
-        }
-        return ReadOptions(format: format, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore, raggedRows: self.raggedRows)
     }
 }
