@@ -28,7 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
-        // libinotifytools, used only by the daemon's file watcher (one dedicated thread).
+        // libinotifytools, used only by FileWatching, the daemon's file watcher (one dedicated thread).
         .systemLibrary(
             name: "CInotifyTools",
             path: "Sources/CInotifyTools",
@@ -45,6 +45,27 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Durable files and system calls, shared by the daemon's state and the CLI's state files:
+        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync.
+        .target(name: "DurableFiles"),
+        // The daemon's file watcher: one inotify thread per process, settling, writers, and reads
+        // confirmed complete (docs/ARCHITECTURE.md). Nothing daemon-specific.
+        .target(
+            name: "FileWatching",
+            dependencies: [
+                "CInotifyTools",
+                "DurableFiles",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "FileWatchingTests",
+            dependencies: [
+                "DurableFiles",
+                "FileWatching",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // SO_PEERCRED's struct ucred, which Swift's Glibc module hides.
         .target(name: "CPeerCredentials"),
         // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
@@ -56,9 +77,10 @@ let package = Package(
             name: "ListSyncDaemon",
             dependencies: [
                 "CFileSync",
-                "CInotifyTools",
                 "CPeerCredentials",
                 "CXXHash",
+                "DurableFiles",
+                "FileWatching",
                 "ListDiff",
                 "ListFormats",
                 "ListSyncProtocol",
@@ -76,6 +98,8 @@ let package = Package(
         .testTarget(
             name: "ListSyncDaemonTests",
             dependencies: [
+                "DurableFiles",
+                "FileWatching",
                 "ListSyncDaemon",
                 "ListSyncProtocol",
                 "ListFormats",
@@ -197,6 +221,7 @@ let package = Package(
         .executableTarget(
             name: "listsync",
             dependencies: [
+                "DurableFiles",
                 "ListFormats",
                 "ListDiff",
                 "ListSyncClient",

@@ -1,3 +1,4 @@
+import FileWatching
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

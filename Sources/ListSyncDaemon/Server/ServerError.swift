@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Why the socket server could not start.
 public enum ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Another process accepts connections on the socket path: another daemon is running.

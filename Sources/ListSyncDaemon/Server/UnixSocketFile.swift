@@ -1,3 +1,5 @@
+import DurableFiles
+import FileWatching
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+import FileWatching
 import ListSyncProtocol
 import Logging
 import NIOPosix

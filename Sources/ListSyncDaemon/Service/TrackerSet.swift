@@ -1,3 +1,4 @@
+import FileWatching
 import Synchronization
 
 /// The daemon's trackers, in configuration order, and the routing of watcher events to them by

@@ -8,7 +8,7 @@ struct DamagedStateFile: Sendable, CustomStringConvertible {
         /// There was no file to move (it is missing, or the directory has no entry for it).
         case absent
         /// The rename failed: the file is where it was.
-        case notMoved(DurableFileError)
+        case notMoved(StateFileError)
     }
 
     /// The file and what is wrong with it.
@@ -17,8 +17,8 @@ struct DamagedStateFile: Sendable, CustomStringConvertible {
 
     /// Moves the file `damage` names aside and records how that went.
     static func setAside(_ damage: StateDamage) -> DamagedStateFile {
-        do throws(DurableFileError) {
-            let moved = try DurableFile.moveAside(damage.path)
+        do throws(StateFileError) {
+            let moved = try StateFile.moveAside(damage.path)
             return DamagedStateFile(damage: damage, handling: moved ? .movedAside(to: damage.path + ".damaged") : .absent)
         } catch {
             return DamagedStateFile(damage: damage, handling: .notMoved(error))

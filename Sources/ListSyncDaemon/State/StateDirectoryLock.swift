@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,8 +26,8 @@ final class StateDirectoryLock: Sendable {
     /// in it; throws at once, without waiting, when another process holds it.
     init(stateDirectory: String) throws(StateDirectoryLockError) {
         let path = stateDirectory + "/" + Self.fileName
-        do throws(DurableFileError) {
-            try DurableFile.createDirectory(stateDirectory)
+        do throws(StateFileError) {
+            try StateFile.createDirectory(stateDirectory)
         } catch {
             throw .cannotLock(path: path, error)
         }

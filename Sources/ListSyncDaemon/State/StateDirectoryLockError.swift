@@ -9,7 +9,7 @@ enum StateDirectoryLockError: Error, Sendable, CustomStringConvertible {
     /// Another process holds the lock: another `listsyncd` uses the state directory.
     case heldByAnotherProcess(path: String, pid: pid_t?)
     /// The lock file could not be created or locked.
-    case cannotLock(path: String, DurableFileError)
+    case cannotLock(path: String, StateFileError)
 
     var description: String {
         switch self {

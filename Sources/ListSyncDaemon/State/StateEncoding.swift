@@ -136,7 +136,7 @@ struct StateDamage: Error, Hashable, Sendable, CustomStringConvertible {
         /// It is missing while the other state files are there.
         case missing
         /// It cannot be read.
-        case unreadable(DurableFileError)
+        case unreadable(StateFileError)
         /// It reads, but does not agree with the other state (another epoch, a different digest…).
         case inconsistent(String)
 

@@ -76,7 +76,7 @@ struct WatchStateStore: Sendable {
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
     private var durableEntries = [false, false]
     /// See ``takeDroppedHistory()``.
-    private var droppedHistory: (seq: UInt64, error: DurableFileError)?
+    private var droppedHistory: (seq: UInt64, error: StateFileError)?
 
     /// The state of the watch called `name`, under `stateDirectory`.
     init(
@@ -118,7 +118,7 @@ struct WatchStateStore: Sendable {
         self.durableEntries = [false, false]
         guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
-        try? DurableFile.remove(self.logPath + ".tmp")
+        try? StateFile.remove(self.logPath + ".tmp")
         var unusable: [StateDamage] = []
         var headers: [(slot: Int, checkpoint: Checkpoint)] = []
         for slot in 0..<2 {
@@ -144,7 +144,7 @@ struct WatchStateStore: Sendable {
         }
         // Entries found in the directory may not be durable yet (the daemon was killed before
         // it synced them): make them so before anything is served from them.
-        if !headers.isEmpty { try? DurableFile.syncDirectory(of: self.logPath) }
+        if !headers.isEmpty { try? StateFile.syncDirectory(of: self.logPath) }
         if newest == nil {
             do throws(StateDamage) {
                 newest = try self.convertLegacyCheckpoint()
@@ -153,12 +153,12 @@ struct WatchStateStore: Sendable {
             }
         } else {
             // Left by a conversion cut short after its slot was written.
-            try? DurableFile.remove(self.legacyCheckpointPath)
+            try? StateFile.remove(self.legacyCheckpointPath)
         }
         self.newestSlot = newest?.slot
         let logFile: [UInt8]?
-        do throws(DurableFileError) {
-            logFile = try DurableFile.read(self.logPath)
+        do throws(StateFileError) {
+            logFile = try StateFile.read(self.logPath)
         } catch {
             return (self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error))), setAside)
         }
@@ -178,8 +178,8 @@ struct WatchStateStore: Sendable {
                 }
                 if decoded.log.size < logFile.count {
                     // A changeset whose append was cut short: its slot still carries it.
-                    do throws(DurableFileError) {
-                        try DurableFile.truncate(self.logPath, to: decoded.log.size)
+                    do throws(StateFileError) {
+                        try StateFile.truncate(self.logPath, to: decoded.log.size)
                     } catch {
                         throw .unreadable(error)
                     }
@@ -241,7 +241,7 @@ struct WatchStateStore: Sendable {
     /// - Complexity: O(*n*); the caller reads the slot back as any other (once, at the upgrade).
     private mutating func convertLegacyCheckpoint() throws(StateDamage) -> (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])? {
         let path = self.legacyCheckpointPath
-        try? DurableFile.remove(path + ".tmp")
+        try? StateFile.remove(path + ".tmp")
         let legacy: LegacyCheckpoint
         do throws(StateDamage.Reason) {
             guard let file = try Self.read(path) else { return nil }
@@ -264,8 +264,8 @@ struct WatchStateStore: Sendable {
             if log.lastSeq > seq { lines.removeLast() }
             let size = log.truncate(after: seq)
             if size < file.count {
-                do throws(DurableFileError) {
-                    try DurableFile.truncate(self.logPath, to: size)
+                do throws(StateFileError) {
+                    try StateFile.truncate(self.logPath, to: size)
                 } catch {
                     throw .unreadable(error)
                 }
@@ -276,12 +276,12 @@ struct WatchStateStore: Sendable {
         }
         let slot = self.targetSlot
         let checkpoint: Checkpoint
-        do throws(DurableFileError) {
+        do throws(StateFileError) {
             checkpoint = try self.writeSlot(version, changeset: changeset, watch: legacy.watch, staged: nil)
         } catch {
             throw StateDamage(path: self.slotPath(slot), reason: .unreadable(error))
         }
-        try? DurableFile.remove(path)
+        try? StateFile.remove(path)
         return (slot, checkpoint, legacy.bytes)
     }
 
@@ -311,8 +311,8 @@ struct WatchStateStore: Sendable {
     }
 
     private static func read(_ path: String, from offset: Int = 0, count: Int = .max) throws(StateDamage.Reason) -> [UInt8]? {
-        do throws(DurableFileError) {
-            return try DurableFile.read(path, from: offset, count: count)
+        do throws(StateFileError) {
+            return try StateFile.read(path, from: offset, count: count)
         } catch {
             throw .unreadable(error)
         }
@@ -323,11 +323,11 @@ struct WatchStateStore: Sendable {
     /// large list, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes
     /// it. `nil` when nothing is saved (benchmarks), or the log does not lead to the last saved
     /// version yet (the slot must not be touched before it does).
-    func stageCheckpoint(of bytes: [UInt8]) throws(DurableFileError) -> StagedCheckpoint? {
+    func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
         guard self.isPersistent, self.logIsSettled else { return nil }
-        try DurableFile.createDirectory(self.directory)
+        try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
-        let overwrite = try DurableFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
+        let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
     }
 
@@ -336,7 +336,7 @@ struct WatchStateStore: Sendable {
         fileprivate let slot: Int
         fileprivate let byteCount: Int
         fileprivate let checksum: UInt64
-        fileprivate let overwrite: DurableFile.Overwrite
+        fileprivate let overwrite: StateFile.Overwrite
 
         /// Drops the checkpoint: the version it was for is not published. The slot it was
         /// written over is left torn, which its reader detects; the next save writes it again.
@@ -352,7 +352,7 @@ struct WatchStateStore: Sendable {
     ///
     /// After a failure the version is not durable and must not be published; saving it again
     /// later (with the same `seq`) writes the same slot again.
-    mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(DurableFileError) {
+    mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
         guard self.isPersistent else {
             staged?.abandon()
             return
@@ -362,7 +362,7 @@ struct WatchStateStore: Sendable {
             checkpoint.abandon()
             staged = nil
         }
-        do throws(DurableFileError) {
+        do throws(StateFileError) {
             try self.settleLog()
         } catch {
             staged?.abandon()
@@ -374,16 +374,16 @@ struct WatchStateStore: Sendable {
 
     /// Writes the slot of `version` over the older slot and flushes it; returns its header.
     @discardableResult
-    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(DurableFileError) -> Checkpoint {
+    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(StateFileError) -> Checkpoint {
         let slot = self.targetSlot
-        let overwrite: DurableFile.Overwrite
+        let overwrite: StateFile.Overwrite
         let checksum: UInt64
         if let staged {
             (overwrite, checksum) = (staged.overwrite, staged.checksum)
         } else {
-            try DurableFile.createDirectory(self.directory)
+            try StateFile.createDirectory(self.directory)
             let leading = Checkpoint.leadingParts(of: version.list.bytes)
-            (overwrite, checksum) = (try DurableFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
+            (overwrite, checksum) = (try StateFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
         }
         let checkpoint = Checkpoint(version: version, changeset: changeset, watch: watch, generation: self.generation, bytesChecksum: checksum)
         try overwrite.finish(writing: [checkpoint.trailer], newEntry: !self.durableEntries[slot], kind: "checkpoint", crashPoints: self.crashPoints)
@@ -409,9 +409,9 @@ struct WatchStateStore: Sendable {
     /// (which carries the changeset in its slot), so the next version can still be saved once
     /// the disk has room for it: the epoch and the history in memory are kept, but the history
     /// on disk now starts at that version (``takeDroppedHistory()`` says so, once).
-    mutating func settleLog() throws(DurableFileError) {
+    mutating func settleLog() throws(StateFileError) {
         guard self.isPersistent, !self.logIsSettled, let live = self.live else { return }
-        do throws(DurableFileError) {
+        do throws(StateFileError) {
             try self.extendLog(to: live)
         } catch where error.isOutOfSpace {
             let seq = live.cursor.seq
@@ -423,13 +423,13 @@ struct WatchStateStore: Sendable {
 
     /// The version at which the log last started afresh for want of space, and the error that
     /// made it; `nil` once taken (so it is reported once).
-    mutating func takeDroppedHistory() -> (seq: UInt64, error: DurableFileError)? {
+    mutating func takeDroppedHistory() -> (seq: UInt64, error: StateFileError)? {
         defer { self.droppedHistory = nil }
         return self.droppedHistory
     }
 
     /// Appends the changeset of `live` to the log, or rewrites the log to make room or for a new epoch.
-    private mutating func extendLog(to live: Checkpoint) throws(DurableFileError) {
+    private mutating func extendLog(to live: Checkpoint) throws(StateFileError) {
         let seq = live.cursor.seq
         let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
         if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
@@ -437,7 +437,7 @@ struct WatchStateStore: Sendable {
                 // `nil` while the log on disk is in doubt (a write failed half-way): the next
                 // settle replaces it.
                 self.log = nil
-                try DurableFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
+                try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
                 log.appended(seq: seq, count: record.count)
                 self.log = log
                 self.archive.update(log)
@@ -448,7 +448,7 @@ struct WatchStateStore: Sendable {
             // however large.
             let kept = log.newestCount(
                 atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
-            if try DurableFile.size(of: self.logPath) == log.size {
+            if try StateFile.size(of: self.logPath) == log.size {
                 let (kept, header) = log.keepingNewest(kept)
                 try self.rewriteLog(kept, header: header, copying: log.start(ofNewest: kept.records.count)..<log.size, appending: record, seq: seq)
                 return
@@ -461,7 +461,7 @@ struct WatchStateStore: Sendable {
     /// Records that the watch now reads `path` (a reload moved it) while `version`, the one saved,
     /// stays live: the file there has the same content. Otherwise the next start would take the
     /// state for another file's. Nothing to do when a version was published since.
-    mutating func follow(path: String, version: WatchVersion) throws(DurableFileError) {
+    mutating func follow(path: String, version: WatchVersion) throws(StateFileError) {
         guard self.isPersistent, let live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
         var watch = live.watch
         watch.path = path
@@ -470,8 +470,8 @@ struct WatchStateStore: Sendable {
     }
 
     /// Deletes the watch's state: the watch left the configuration.
-    func remove() throws(DurableFileError) {
-        try DurableFile.removeDirectory(self.directory)
+    func remove() throws(StateFileError) {
+        try StateFile.removeDirectory(self.directory)
     }
 
     /// Replaces the log with `start` and `record` (of `seq`) after it.
@@ -479,13 +479,13 @@ struct WatchStateStore: Sendable {
     /// file (copied file to file), and `record` (of `seq`) after them.
     private mutating func rewriteLog(
         _ log: ChangesetLog, header: [UInt8], copying kept: Range<Int> = 0..<0, appending record: [UInt8]?, seq: UInt64
-    ) throws(DurableFileError) {
+    ) throws(StateFileError) {
         var log = log
         if let record {
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
-        try DurableFile.replace(
+        try StateFile.replace(
             self.logPath, with: [header], copying: kept, then: record.map { [$0] } ?? [], kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
         self.archive.replace(with: log, at: self.logPath)

@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Why talking to systemd — notification, socket activation, watchdog — failed.
 public enum SystemdError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An environment variable systemd sets has a value that cannot be right.

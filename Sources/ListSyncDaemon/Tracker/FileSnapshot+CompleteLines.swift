@@ -1,3 +1,5 @@
+import FileWatching
+
 extension FileSnapshot {
     /// The snapshot without an unterminated last line — what follows the last `\n` — for a file
     /// read while its writer holds it open (a log appended to): a line the writer has not

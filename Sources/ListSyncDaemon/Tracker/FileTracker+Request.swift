@@ -1,3 +1,5 @@
+import FileWatching
+
 extension FileTracker {
     /// Why a tracker's loop runs once more. Requests coalesce — only the newest one waits — so
     /// whether a writer holds the file is kept apart from them (``FileTracker/fileEvent(_:)``),

@@ -1,3 +1,4 @@
+import FileWatching
 import ListDiff
 import ListFormats
 import ListSyncProtocol

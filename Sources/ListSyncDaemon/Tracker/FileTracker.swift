@@ -1,3 +1,4 @@
+import FileWatching
 import ListFormats
 import ListSyncProtocol
 import Logging
@@ -204,7 +205,7 @@ final class FileTracker: Sendable {
                 let staged = try await staging
                 let step = try await pool.runIfActive { [store] in
                     var store = store
-                    let failure = Result { () throws(DurableFileError) in
+                    let failure = Result { () throws(StateFileError) in
                         if let version = ingested.publication?.version {
                             try store.save(version, changeset: ingested.publication?.changesetLine, watch: watch, staged: staged)
                         } else {
@@ -264,7 +265,7 @@ final class FileTracker: Sendable {
     private func settleLog(of store: WatchStateStore, pool: NIOThreadPool) async throws -> WatchStateStore {
         let settled = try await pool.runIfActive { [store] in
             var store = store
-            let failure = Result { () throws(DurableFileError) in try store.settleLog() }
+            let failure = Result { () throws(StateFileError) in try store.settleLog() }
             return (store: store, failure: failure)
         }
         if case .failure(let error) = settled.failure {
@@ -321,7 +322,7 @@ final class FileTracker: Sendable {
     }
 
     /// Reports that the version just read could not be saved, and asks for another read later.
-    private func noteStorageProblem(_ error: DurableFileError, machine: inout StateMachine) {
+    private func noteStorageProblem(_ error: StateFileError, machine: inout StateMachine) {
         let serving = machine.state.lastGood.map { "version \($0.cursor) stays live" } ?? "nothing is published"
         self.logger.error("cannot save the watch's state; \(serving) until it can", metadata: ["error": "\(error)"])
         let problem = WatchProblem(message: "cannot save the watch's state (\(error)): \(serving) until it can")
@@ -351,18 +352,5 @@ final class FileTracker: Sendable {
                 self.logger.warning("file is \(status.state.rawValue)", metadata: ["problem": "\(status.error?.description ?? "")"])
             }
         }
-    }
-}
-
-extension WatchConfiguration {
-    /// How the reader reads this watch's file.
-    var readOptions: ReadOptions {
-        let format: ListFormat
-        switch self.format {
-        case .csv, .tsv: format = .csv(delimiter: self.delimiter ?? .comma)
-        case .json: format = .json
-        case .ndjson: format = .ndjson
-        }
-        return ReadOptions(format: format, key: self.key, sectionBy: self.sectionBy, ignore: self.ignore, raggedRows: self.raggedRows)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableFiles
 import ListSyncClient
 import ListSyncProtocol
 

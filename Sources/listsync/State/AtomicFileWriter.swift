@@ -3,11 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import DurableFiles
 
-/// Replaces a file's content atomically and durably: the bytes go to a new file in the same
-/// directory, which is flushed to disk (`fsync`), renamed over the target, and the directory is
-/// flushed too — so a reader sees the old file or the new one, never half of one, even after a
-/// crash.
+/// Replaces a file's content atomically and durably (``DurableFile/replace(_:through:permissions:writing:reached:failure:)``):
+/// the bytes go to a new file in the same directory, which is flushed to disk (`fsync`), renamed
+/// over the target, and the directory is flushed too — so a reader sees the old file or the new
+/// one, never half of one, even after a crash.
 struct AtomicFileWriter {
     /// The file to replace.
     let path: String
@@ -19,13 +20,31 @@ struct AtomicFileWriter {
         let code: Int32
 
         var description: String { "\(self.path): cannot \(self.step): \(String(cString: strerror(self.code)))" }
+
+        /// A failed step of a ``DurableFile`` operation, in the words these messages use.
+        init(_ step: DurableFile.Step, _ path: String, _ error: SystemCallError) {
+            self.path = path
+            self.code = error.code
+            self.step = switch step {
+            case .create: "create"
+            case .status: "stat"
+            case .write: "write"
+            case .sync: "flush"
+            case .rename: "replace"
+            case .openDirectory: "open the directory"
+            case .syncDirectory: "flush the directory"
+            }
+        }
+
+        init(path: String, step: String, code: Int32) {
+            self.path = path
+            self.step = step
+            self.code = code
+        }
     }
 
     /// The directory the file is in.
-    var directory: String {
-        guard let slash = self.path.lastIndex(of: "/") else { return "." }
-        return slash == self.path.startIndex ? "/" : String(self.path[..<slash])
-    }
+    var directory: String { DurableFile.directory(of: self.path) }
 
     /// The file's name in its directory.
     var name: Substring {
@@ -39,28 +58,16 @@ struct AtomicFileWriter {
     /// - Throws: ``Failure``; the target is then unchanged and the temporary file removed.
     func write(_ bytes: [UInt8]) throws(Failure) {
         let temporary = "\(self.directory)/.\(self.name).listsync-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw Failure(path: temporary, step: "create", code: errno) }
-        do throws(Failure) {
-            defer { close(descriptor) }
-            do {
-                try FileDescriptorIO.writeAll(bytes, to: descriptor)
-            } catch {
-                throw Failure(path: temporary, step: "write", code: error.code)
-            }
-            guard fsync(descriptor) == 0 else { throw Failure(path: temporary, step: "flush", code: errno) }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, self.path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw Failure(path: self.path, step: "replace", code: code)
-        }
-        let directory = open(self.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw Failure(path: self.directory, step: "open the directory", code: errno) }
-        defer { close(directory) }
-        guard fsync(directory) == 0 else { throw Failure(path: self.directory, step: "flush the directory", code: errno) }
+        try DurableFile.replace(
+            self.path, through: temporary, permissions: 0o666,
+            writing: { descriptor throws(Failure) in
+                do throws(SystemCallError) {
+                    try FileDescriptorIO.writeAll(bytes, to: descriptor)
+                } catch {
+                    throw Failure(path: temporary, step: "write", code: error.code)
+                }
+            },
+            failure: Failure.init
+        )
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 
 #if canImport(Glibc)
@@ -89,10 +90,10 @@ struct StateJournal {
     }
 
     /// The file's bytes as they are; `nil` when there is no file.
-    private func readBytes() throws(FileDescriptorIO.Failure) -> [UInt8]? {
+    private func readBytes() throws(SystemCallError) -> [UInt8]? {
         let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            guard errno == ENOENT else { throw FileDescriptorIO.Failure(code: errno) }
+            guard errno == ENOENT else { throw .lastError(of: "open") }
             return nil
         }
         defer { close(descriptor) }
@@ -105,17 +106,14 @@ struct StateJournal {
     }
 
     /// Appends one entry for `line` and flushes it to disk (`fdatasync`): O(size of the line),
-    /// whatever the size of the file.
+    /// whatever the size of the file. A failed write is cut back off.
     func append(_ line: [UInt8]) throws(AtomicFileWriter.Failure) {
-        let descriptor = open(self.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "open", code: errno) }
-        defer { close(descriptor) }
-        do {
-            try FileDescriptorIO.writeAll(Self.entry(line), to: descriptor)
-        } catch {
-            throw AtomicFileWriter.Failure(path: self.path, step: "write", code: error.code)
+        try DurableFile.append(Self.entry(line), to: self.path, dataOnly: true) { step, path, error in
+            // An append opens the file: a failed open says so, not "create".
+            step == .create
+                ? AtomicFileWriter.Failure(path: path, step: "open", code: error.code)
+                : AtomicFileWriter.Failure(step, path, error)
         }
-        guard fdatasync(descriptor) == 0 else { throw AtomicFileWriter.Failure(path: self.path, step: "flush", code: errno) }
     }
 
     /// Cuts off an unfinished last entry, keeping the first `length` bytes (``Contents/entries(_:unfinishedAfter:)``),

@@ -1,3 +1,4 @@
+@testable import FileWatching
 import Testing
 
 @testable import ListSyncDaemon

@@ -1,3 +1,4 @@
+@testable import FileWatching
 import ListFormats
 import ListSyncProtocol
 import Logging

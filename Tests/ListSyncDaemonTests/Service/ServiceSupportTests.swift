@@ -1,3 +1,4 @@
+@testable import FileWatching
 import Logging
 import Testing
 @testable import ListSyncDaemon

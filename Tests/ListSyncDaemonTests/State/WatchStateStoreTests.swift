@@ -86,7 +86,7 @@ struct WatchStateStoreTests {
         // A directory where the slot to write goes: it cannot be written.
         try FileOperations.remove(store.slotPath(0))
         try FileOperations.makeDirectory(store.slotPath(0))
-        #expect(throws: DurableFileError.self) {
+        #expect(throws: StateFileError.self) {
             try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
         }
         try FileOperations.removeDirectory(store.slotPath(0))

@@ -1,3 +1,5 @@
+import DurableFiles
+@testable import FileWatching
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

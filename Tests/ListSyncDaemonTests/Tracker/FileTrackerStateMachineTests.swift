@@ -1,3 +1,4 @@
+@testable import FileWatching
 import ListDiff
 import ListFormats
 import ListSyncProtocol

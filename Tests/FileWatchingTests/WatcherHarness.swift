@@ -2,7 +2,7 @@ import Glibc
 import Logging
 import Synchronization
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 /// What the harness saw for a path, read the moment the event arrived — as the tracker will.
 enum Observation: Hashable, Sendable, CustomStringConvertible {

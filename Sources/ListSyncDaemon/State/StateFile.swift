@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,12 +10,12 @@ import CFileSync
 /// `fsync`ed (or `fdatasync`ed), and a rename or a new file is followed by an `fsync` of its
 /// directory.
 ///
-/// Every failure is a ``DurableFileError`` naming the file and the call, so a full disk or an
+/// Every failure is a ``StateFileError`` naming the file and the call, so a full disk or an
 /// unreadable file is reported as such.
-enum DurableFile {
+enum StateFile {
     /// The content of the file at `path` from byte `offset`, at most `count` bytes (fewer at
     /// its end); `nil` when there is no file.
-    static func read(_ path: String, from offset: Int = 0, count: Int = .max) throws(DurableFileError) -> [UInt8]? {
+    static func read(_ path: String, from offset: Int = 0, count: Int = .max) throws(StateFileError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -55,36 +56,24 @@ enum DurableFile {
     static func replace(
         _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [], kind: String,
         crashPoints: StateCrashPoints
-    ) throws(DurableFileError) {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .failed(temporary, .lastError(of: "open")) }
-        do throws(DurableFileError) {
-            for part in parts {
-                try DurableFile.write(part, to: descriptor, path: temporary)
-            }
-            if !kept.isEmpty {
-                try DurableFile.copy(kept, of: path, to: descriptor, path: temporary)
-            }
-            for part in trailingParts {
-                try DurableFile.write(part, to: descriptor, path: temporary)
-            }
-            crashPoints.reach("\(kind)-written")
-            guard fsync(descriptor) == 0 else { throw .failed(temporary, .lastError(of: "fsync")) }
-        } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        crashPoints.reach("\(kind)-synced")
-        guard rename(temporary, path) == 0 else {
-            let error = DurableFileError.failed(path, .lastError(of: "rename"))
-            unlink(temporary)
-            throw error
-        }
-        crashPoints.reach("\(kind)-renamed")
-        try DurableFile.syncDirectory(of: path)
+    ) throws(StateFileError) {
+        try DurableFile.replace(
+            path, through: path + ".tmp", permissions: 0o600,
+            writing: { descriptor throws(StateFileError) in
+                let temporary = path + ".tmp"
+                for part in parts {
+                    try StateFile.write(part, to: descriptor, path: temporary)
+                }
+                if !kept.isEmpty {
+                    try StateFile.copy(kept, of: path, to: descriptor, path: temporary)
+                }
+                for part in trailingParts {
+                    try StateFile.write(part, to: descriptor, path: temporary)
+                }
+            },
+            reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
+            failure: StateFileError.failure
+        )
     }
 
     /// A file overwritten in place, from its start (a checkpoint slot): the first parts can be
@@ -103,7 +92,7 @@ enum DurableFile {
         /// kernel to start writing them to the disk, without waiting. When that fails the file is
         /// removed: what it held is overwritten already, and a torn file left behind would read
         /// as damage at the next start (and hold space a full disk needs).
-        init(of path: String, writing parts: [[UInt8]]) throws(DurableFileError) {
+        init(of path: String, writing parts: [[UInt8]]) throws(StateFileError) {
             self.path = path
             var descriptor = open(path, O_WRONLY | O_CLOEXEC)
             var created = false
@@ -114,9 +103,9 @@ enum DurableFile {
             guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
             self.descriptor = descriptor
             self.created = created
-            do throws(DurableFileError) {
+            do throws(StateFileError) {
                 for part in parts {
-                    try DurableFile.write(part, to: self.descriptor, path: path)
+                    try StateFile.write(part, to: self.descriptor, path: path)
                 }
             } catch {
                 close(self.descriptor)
@@ -131,12 +120,12 @@ enum DurableFile {
         /// `fdatasync` (and its directory with an `fsync`, when `newEntry` — its entry may not be
         /// durable yet — or the file was created). When that fails the file is removed, as
         /// ``abandon()`` does.
-        func finish(writing parts: [[UInt8]], newEntry: Bool, kind: String, crashPoints: StateCrashPoints) throws(DurableFileError) {
+        func finish(writing parts: [[UInt8]], newEntry: Bool, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
             defer { close(self.descriptor) }
-            do throws(DurableFileError) {
+            do throws(StateFileError) {
                 crashPoints.reach("\(kind)-started")
                 for part in parts {
-                    try DurableFile.write(part, to: self.descriptor, path: self.path)
+                    try StateFile.write(part, to: self.descriptor, path: self.path)
                 }
                 let length = parts.reduce(self.written) { $0 + $1.count }
                 guard ftruncate(self.descriptor, off_t(length)) == 0 else { throw .failed(self.path, .lastError(of: "ftruncate")) }
@@ -147,7 +136,7 @@ enum DurableFile {
                 throw error
             }
             if newEntry || self.created {
-                try DurableFile.syncDirectory(of: self.path)
+                try StateFile.syncDirectory(of: self.path)
             }
             crashPoints.reach("\(kind)-synced")
         }
@@ -164,25 +153,16 @@ enum DurableFile {
 
     /// Appends `bytes` to the file at `path` (which must exist) and `fsync`s it. When the write
     /// fails half-way, the file is cut back to its old length, so it never ends in a torn record.
-    static func append(_ bytes: [UInt8], to path: String, kind: String, crashPoints: StateCrashPoints) throws(DurableFileError) {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .failed(path, .lastError(of: "fstat")) }
-        do throws(DurableFileError) {
-            try self.write(bytes, to: descriptor, path: path)
-            crashPoints.reach("\(kind)-written")
-            guard fsync(descriptor) == 0 else { throw .failed(path, .lastError(of: "fsync")) }
-        } catch {
-            _ = ftruncate(descriptor, status.st_size)
-            throw error
-        }
-        crashPoints.reach("\(kind)-synced")
+    static func append(_ bytes: [UInt8], to path: String, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+        try DurableFile.append(
+            bytes, to: path, dataOnly: false,
+            reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
+            failure: StateFileError.failure
+        )
     }
 
     /// The size of the file at `path`; `nil` when there is none.
-    static func size(of path: String) throws(DurableFileError) -> Int? {
+    static func size(of path: String) throws(StateFileError) -> Int? {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return nil }
@@ -193,7 +173,7 @@ enum DurableFile {
 
     /// Appends the bytes `range` of the file at `source` to `descriptor` (the file `path`), with
     /// `copy_file_range`, or through a 1 MiB buffer where the kernel cannot copy.
-    fileprivate static func copy(_ range: Range<Int>, of source: String, to descriptor: Int32, path: String) throws(DurableFileError) {
+    fileprivate static func copy(_ range: Range<Int>, of source: String, to descriptor: Int32, path: String) throws(StateFileError) {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .failed(source, .lastError(of: "open")) }
         defer { close(input) }
@@ -210,10 +190,10 @@ enum DurableFile {
             guard [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw .failed(path, .lastError(of: "copy_file_range")) }
             // The file systems cannot copy between them: through memory, a bounded piece at a time.
             while left > 0 {
-                guard let piece = try DurableFile.read(source, from: Int(offset), count: min(left, 1 << 20)), !piece.isEmpty else {
+                guard let piece = try StateFile.read(source, from: Int(offset), count: min(left, 1 << 20)), !piece.isEmpty else {
                     throw .failed(source, SystemCallError(call: "read", code: EIO))
                 }
-                try DurableFile.write(piece, to: descriptor, path: path)
+                try StateFile.write(piece, to: descriptor, path: path)
                 offset += Int64(piece.count)
                 left -= piece.count
             }
@@ -221,7 +201,7 @@ enum DurableFile {
     }
 
     /// Cuts the file at `path` to `length` bytes and `fsync`s it.
-    static func truncate(_ path: String, to length: Int) throws(DurableFileError) {
+    static func truncate(_ path: String, to length: Int) throws(StateFileError) {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
         defer { close(descriptor) }
@@ -231,7 +211,7 @@ enum DurableFile {
 
     /// Creates the directory at `path` (and its parents) when missing, and makes each new one
     /// durable in its parent.
-    static func createDirectory(_ path: String) throws(DurableFileError) {
+    static func createDirectory(_ path: String) throws(StateFileError) {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -247,7 +227,7 @@ enum DurableFile {
     /// can be examined but never accumulates. Returns whether it moved: `false` when there is no
     /// such file.
     @discardableResult
-    static func moveAside(_ path: String) throws(DurableFileError) -> Bool {
+    static func moveAside(_ path: String) throws(StateFileError) -> Bool {
         guard rename(path, path + ".damaged") == 0 else {
             if errno == ENOENT { return false }
             throw .failed(path, .lastError(of: "rename"))
@@ -257,12 +237,12 @@ enum DurableFile {
     }
 
     /// Removes the file at `path`; a missing one is fine.
-    static func remove(_ path: String) throws(DurableFileError) {
+    static func remove(_ path: String) throws(StateFileError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw .failed(path, .lastError(of: "unlink")) }
     }
 
     /// Removes the directory at `path` and the files in it (state directories hold no subdirectories).
-    static func removeDirectory(_ path: String) throws(DurableFileError) {
+    static func removeDirectory(_ path: String) throws(StateFileError) {
         guard let directory = opendir(path) else {
             if errno == ENOENT { return }
             throw .failed(path, .lastError(of: "opendir"))
@@ -280,23 +260,15 @@ enum DurableFile {
     }
 
     /// `fsync`s the directory holding `path`, which makes a rename or a new entry in it durable.
-    static func syncDirectory(of path: String) throws(DurableFileError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .failed(directory, .lastError(of: "open")) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .failed(directory, .lastError(of: "fsync")) }
+    static func syncDirectory(of path: String) throws(StateFileError) {
+        try DurableFile.syncDirectory(of: path, failure: StateFileError.failure)
     }
 
-    fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(DurableFileError) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress.map { $0 + written }, $0.count - written) }
-            if count > 0 {
-                written += count
-            } else if count < 0, errno != EINTR {
-                throw .failed(path, .lastError(of: "write"))
-            }
+    fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
+        do {
+            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+        } catch {
+            throw .failed(path, error)
         }
     }
 }

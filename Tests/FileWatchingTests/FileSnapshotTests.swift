@@ -1,7 +1,8 @@
+import DurableFiles
 import Glibc
 import Synchronization
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 struct FileSnapshotTests {
     @Test func readsTheWholeFileWithTheIdentityStatReports() throws {

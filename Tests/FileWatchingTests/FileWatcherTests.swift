@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 /// The watcher against real files, one test per way of saving. Serialized: the tests measure
 /// settle behaviour against wall-clock pauses and share the process's one inotify thread.

@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 
 /// What `stat(2)` says about a watched path right now.

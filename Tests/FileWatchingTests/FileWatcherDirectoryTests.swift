@@ -1,5 +1,5 @@
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 /// The reconciliation interval of ``WatcherHarness/fastConfiguration`` is a minute, so everything
 /// here is noticed through inotify events, not by polling.

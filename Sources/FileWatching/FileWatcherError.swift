@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Why a ``FileWatcher`` could not start or could not accept a path.
 public enum FileWatcherError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The path is not absolute or has a `..` component; the watcher never resolves paths

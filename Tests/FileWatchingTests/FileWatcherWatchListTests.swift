@@ -1,5 +1,5 @@
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 extension FileWatcherTests.WatchList {
     @Test func watchesAddedAndRemovedWhileRunning() async throws {

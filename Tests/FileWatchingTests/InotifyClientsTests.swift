@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 /// The inotify thread's bookkeeping, without the thread: shared kernel watches and owed overflows.
 struct InotifyClientsTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 extension FileWatcherTests {
     /// Watched paths that go through symbolic links. The reconciliation of

@@ -39,7 +39,8 @@ public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
         self.statusChangeTime = statusChangeTime
     }
 
-    init(_ status: stat) {
+    /// The identity `stat`/`fstat`/`lstat` reported in `status`.
+    public init(_ status: stat) {
         self.init(
             fileID: FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)),
             size: Int64(status.st_size),

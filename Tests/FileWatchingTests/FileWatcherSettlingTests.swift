@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 extension FileWatcherTests {
     /// Files a writer keeps open or keeps changing: announced only when complete, at least every

@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +6,7 @@ import Musl
 #endif
 
 /// Why a state file could not be read or written.
-enum DurableFileError: Error, Hashable, Sendable, CustomStringConvertible {
+enum StateFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A system call failed on the file, e.g. `write` with `ENOSPC`.
     case failed(String, SystemCallError)
     /// The path names a directory or something else that is not a regular file.
@@ -17,10 +18,28 @@ enum DurableFileError: Error, Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// A failed step of a ``DurableFile`` operation: the path and the call, as for every other
+    /// system call here.
+    static func failure(_ step: DurableFile.Step, _ path: String, _ error: SystemCallError) -> StateFileError {
+        .failed(path, error)
+    }
+
     var description: String {
         switch self {
         case .failed(let path, let error): return "\(path): \(error)"
         case .notARegularFile(let path): return "\(path): not a regular file"
+        }
+    }
+}
+
+extension DurableFile.Milestone {
+    /// The suffix of the crash point (`StateCrashPoints`, `LISTSYNCD_TEST_CRASH_AT`) named for
+    /// this milestone, e.g. `log-written`.
+    var crashPointName: String {
+        switch self {
+        case .written: "written"
+        case .synced: "synced"
+        case .renamed: "renamed"
         }
     }
 }

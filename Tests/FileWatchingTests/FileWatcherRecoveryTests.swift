@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 extension FileWatcherTests.Recovery {
     /// `IN_Q_OVERFLOW` cannot be provoked reliably here (the inotify thread drains the kernel queue

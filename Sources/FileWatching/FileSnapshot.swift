@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 
 /// A watched file's content at one moment, or the fact that it is not there.

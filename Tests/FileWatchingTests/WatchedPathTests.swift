@@ -1,5 +1,5 @@
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 struct WatchedPathTests {
     @Test func splitsIntoDirectoryAndName() throws {

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import ListSyncDaemon
+@testable import FileWatching
 
 extension FileWatcherTests {
     /// Only a writer — an open followed by `IN_MODIFY`, not yet by `IN_CLOSE_WRITE` — holds a file

@@ -5,27 +5,20 @@ import Darwin
 #endif
 
 /// Whole reads and writes on a file descriptor with read(2) and write(2), retried after
-/// interruptions (`EINTR`) and short counts: the one loop behind standard output, the state file
-/// and atomic file replacement.
-enum FileDescriptorIO {
-    /// A read or write failed; `code` is the system's `errno`.
-    struct Failure: Error {
-        let code: Int32
-
-        /// The system's text for ``code``.
-        var reason: String { String(cString: strerror(self.code)) }
-    }
-
+/// interruptions (`EINTR`) and short counts: the one loop behind the CLI's standard output, the
+/// state files of the daemon and the CLI, and ``DurableFile``'s atomic replacement and appends.
+public enum FileDescriptorIO {
     /// Writes every byte of `bytes` to `descriptor`.
     ///
-    /// - Throws: ``Failure`` on the first error other than `EINTR`; some bytes may be written.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(Failure) {
+    /// - Throws: ``SystemCallError`` (`write`) on the first error other than `EINTR`; some bytes
+    ///   may be written.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Failure(code: errno)
+                throw .lastError(of: "write")
             }
             offset += written
         }
@@ -33,15 +26,15 @@ enum FileDescriptorIO {
 
     /// Reads `descriptor` to its end. O(bytes read).
     ///
-    /// - Throws: ``Failure`` on the first error other than `EINTR`.
-    static func readAll(from descriptor: Int32) throws(Failure) -> [UInt8] {
+    /// - Throws: ``SystemCallError`` (`read`) on the first error other than `EINTR`.
+    public static func readAll(from descriptor: Int32) throws(SystemCallError) -> [UInt8] {
         var bytes: [UInt8] = []
         var block = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = block.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Failure(code: errno)
+                throw .lastError(of: "read")
             }
             if count == 0 { return bytes }
             bytes += block[..<count]

@@ -1,4 +1,5 @@
 import CInotifyTools
+import DurableFiles
 import Glibc
 import Logging
 
