@@ -43,7 +43,12 @@ import ListSyncTestSupport
         let sinks = try tables.map { try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", $0], log: $0) }
         defer { sinks.forEach { $0.send(SIGKILL) } }
         for table in tables {
-            try await eventually("\(table) is filled") { try await Self.count(server, table) == "21" }
+            do {
+                try await eventually("\(table) is filled", timeout: .seconds(60)) { try await Self.count(server, table) == "21" }
+            } catch {
+                Issue.record("\(error): \(readFile(harness.path(table + ".err")))")
+                throw error
+            }
         }
         for (sink, table) in zip(sinks, tables) { #expect(sink.exitStatus == nil, "\(readFile(harness.path(table + ".err")))") }
     }
