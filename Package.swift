@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "DurableFiles",
                 "FileWatching",
+                "ListSyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
