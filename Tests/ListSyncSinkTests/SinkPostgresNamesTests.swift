@@ -40,9 +40,12 @@ import ListSyncTestSupport
         #expect(log.contains(": resuming") && !log.contains("table replaced"), "\(log)")
 
         let tables = ["alpha", "beta"].map { String(repeating: "t", count: 48) + "_\($0)_" + String(repeating: "x", count: 20) }
-        let sinks = try tables.map { try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", $0], log: $0) }
+        // One after the other: two sinks of one watch share its rows of listsync_sections, and
+        // two first snapshots at the same moment collide on them (a known limit, see docs/SINKS.md).
+        var sinks: [ChildProcess] = []
         defer { sinks.forEach { $0.send(SIGKILL) } }
         for table in tables {
+            sinks.append(try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", table], log: table))
             do {
                 try await eventually("\(table) is filled", timeout: .seconds(60)) { try await Self.count(server, table) == "21" }
             } catch {
