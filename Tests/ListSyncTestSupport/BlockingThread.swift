@@ -4,20 +4,20 @@ import Synchronization
 
 /// Runs blocking work on a thread of its own, so a writer that sleeps between writes holds no
 /// Swift concurrency thread.
-final class BlockingThread<Value: Sendable>: Sendable {
+package final class BlockingThread<Value: Sendable>: Sendable {
     private let outcome = Mutex<Result<Value, any Error>?>(nil)
 
-    init(_ body: @escaping @Sendable () throws -> Value) {
+    package init(_ body: @escaping @Sendable () throws -> Value) {
         Thread.detachNewThread { [self] in
             let result = Result { try body() }
             self.outcome.withLock { $0 = result }
         }
     }
 
-    var isFinished: Bool { self.outcome.withLock { $0 != nil } }
+    package var isFinished: Bool { self.outcome.withLock { $0 != nil } }
 
     /// Waits for the thread's result.
-    func join() throws -> Value {
+    package func join() throws -> Value {
         while true {
             if let result = self.outcome.withLock({ $0 }) { return try result.get() }
             usleep(5_000)

@@ -2,13 +2,13 @@ import Glibc
 
 /// The ways tests change files, each a plain system call sequence so the inotify events are
 /// exactly those of the save strategy it imitates.
-enum FileOperations {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package enum FileOperations {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Opens `path` with `flags` and writes each chunk, pausing `pause` between chunks, then closes.
-    static func write(_ chunks: [String], to path: String, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, pause: Duration = .zero) throws {
+    package static func write(_ chunks: [String], to path: String, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, pause: Duration = .zero) throws {
         let descriptor = open(path, flags | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("open \(path)") }
         defer { close(descriptor) }
@@ -23,43 +23,43 @@ enum FileOperations {
         }
     }
 
-    static func write(_ text: String, to path: String) throws {
+    package static func write(_ text: String, to path: String) throws {
         try write([text], to: path)
     }
 
-    static func rename(_ from: String, to: String) throws {
+    package static func rename(_ from: String, to: String) throws {
         guard Glibc.rename(from, to) == 0 else { throw failure("rename \(from) → \(to)") }
     }
 
-    static func remove(_ path: String) throws {
+    package static func remove(_ path: String) throws {
         guard unlink(path) == 0 else { throw failure("unlink \(path)") }
     }
 
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         guard mkdir(path, 0o755) == 0 else { throw failure("mkdir \(path)") }
     }
 
-    static func removeDirectory(_ path: String) throws {
+    package static func removeDirectory(_ path: String) throws {
         guard rmdir(path) == 0 else { throw failure("rmdir \(path)") }
     }
 
-    static func symlink(_ target: String, at path: String) throws {
+    package static func symlink(_ target: String, at path: String) throws {
         guard Glibc.symlink(target, path) == 0 else { throw failure("symlink \(path)") }
     }
 
     /// Points the symbolic link at `path` to `target` atomically, as `ln -sfn` does: a new link
     /// under a temporary name, renamed over the old one.
-    static func replaceSymlink(_ path: String, with target: String) throws {
+    package static func replaceSymlink(_ path: String, with target: String) throws {
         try symlink(target, at: path + ".new")
         try rename(path + ".new", to: path)
     }
 
-    static func hardLink(_ existing: String, at path: String) throws {
+    package static func hardLink(_ existing: String, at path: String) throws {
         guard link(existing, path) == 0 else { throw failure("link \(path)") }
     }
 
     /// Runs `executable` with `arguments` and waits for it; it must exit 0.
-    static func run(_ executable: String, _ arguments: [String]) throws {
+    package static func run(_ executable: String, _ arguments: [String]) throws {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
