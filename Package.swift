@@ -186,7 +186,7 @@ let package = Package(
         .target(
             name: "ListSyncSink",
             dependencies: [
-                "CSQLite", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient",
+                "CSQLite", "DurableFiles", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

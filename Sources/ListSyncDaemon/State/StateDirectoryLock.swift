@@ -19,8 +19,8 @@ final class StateDirectoryLock: Sendable {
     static let fileName = ".lock"
 
     /// The locked file.
-    let path: String
-    private let descriptor: Int32
+    var path: String { self.lock.path }
+    private let lock: HolderLock
 
     /// Takes the lock on `stateDirectory` (created when missing) and records this process's pid
     /// in it; throws at once, without waiting, when another process holds it.
@@ -31,40 +31,13 @@ final class StateDirectoryLock: Sendable {
         } catch {
             throw .cannotLock(path: path, error)
         }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .cannotLock(path: path, .failed(path, .lastError(of: "open"))) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let failure = SystemCallError.lastError(of: "flock")
-            defer { close(descriptor) }
-            guard failure.code == EWOULDBLOCK else { throw .cannotLock(path: path, .failed(path, failure)) }
-            throw .heldByAnotherProcess(path: path, pid: Self.recordedPID(in: descriptor))
+        do {
+            self.lock = try HolderLock(path: path, holder: "\(getpid())")
+        } catch {
+            switch error {
+            case .held(let holder): throw .heldByAnotherProcess(path: path, pid: holder.flatMap { pid_t($0) })
+            case .failed(let failure): throw .cannotLock(path: path, .failed(path, failure))
+            }
         }
-        // Only the holder writes the file, so the pid in it is always the holder's.
-        let pid = Array("\(getpid())\n".utf8)
-        guard ftruncate(descriptor, 0) == 0, pwrite(descriptor, pid, pid.count, 0) == pid.count else {
-            let failure = SystemCallError.lastError(of: "write")
-            close(descriptor)
-            throw .cannotLock(path: path, .failed(path, failure))
-        }
-        self.path = path
-        self.descriptor = descriptor
-    }
-
-    /// The pid the holder wrote, if it reads as one.
-    private static func recordedPID(in descriptor: Int32) -> pid_t? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        return pid_t(String(decoding: buffer[..<count], as: UTF8.self).trimmingNewlines)
-    }
-
-    deinit {
-        close(self.descriptor)
-    }
-}
-
-extension String {
-    fileprivate var trimmingNewlines: String {
-        String(self.prefix { $0 != "\n" && $0 != "\0" })
     }
 }

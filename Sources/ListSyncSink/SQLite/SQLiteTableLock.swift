@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,37 +9,28 @@ import Glibc
 /// ends, however it ends; the file stays.
 final class SQLiteTableLock {
     /// The side file.
-    let path: String
-    private let descriptor: Int32
+    var path: String { self.lock.path }
+    private let lock: HolderLock
 
     /// Takes the lock on `table` of the database file `database` for the sink of `watch`.
     ///
     /// - Throws: ``SinkError/refused(_:)`` when another sink holds it, naming that sink;
     ///   ``SinkError/database(_:)`` when the side file cannot be made.
     init(database: String, table: String, watch: String) throws(SinkError) {
-        self.path = database + ".listsync-lock-" + Self.fileName(table)
-        let descriptor = open(self.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .database("\(self.path): cannot open the table's lock file: \(String(cString: strerror(errno))) (errno \(errno))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let failure = errno
-            let holder = Self.read(descriptor)
-            close(descriptor)
-            guard failure == EWOULDBLOCK else {
-                throw .database("\(self.path): cannot lock: \(String(cString: strerror(failure))) (errno \(failure))")
+        let path = database + ".listsync-lock-" + Self.fileName(table)
+        do {
+            self.lock = try HolderLock(path: path, holder: "pid \(getpid()), watch \(watch)")
+        } catch {
+            switch error {
+            case .held(let holder):
+                let who = holder.map { "the sink \($0)" } ?? "another sink"
+                throw .refused("the table \"\(table)\" in \(database) is held by \(who) (lock \(path)); one sink per table")
+            case .failed(let failure) where failure.call == "open":
+                throw .database("\(path): cannot open the table's lock file: \(failure.reason) (errno \(failure.code))")
+            case .failed(let failure):
+                throw .database("\(path): cannot lock: \(failure.reason) (errno \(failure.code))")
             }
-            let who = holder.isEmpty ? "another sink" : "the sink \(holder)"
-            throw .refused("the table \"\(table)\" in \(database) is held by \(who) (lock \(self.path)); one sink per table")
         }
-        self.descriptor = descriptor
-        let holder = Array("pid \(getpid()), watch \(watch)".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-    }
-
-    deinit {
-        close(self.descriptor)
     }
 
     /// The table's name as part of a file name: ASCII letters and digits, `_`, `-` and `.` as
@@ -59,12 +51,5 @@ final class SQLiteTableLock {
         }
         guard name.utf8.count > 160 else { return name }
         return String(name.prefix(140)) + "~" + String(SQLDialect.fnv1a(folded), radix: 16)
-    }
-
-    /// What the side file holds (up to 256 bytes).
-    private static func read(_ descriptor: Int32) -> String {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
     }
 }

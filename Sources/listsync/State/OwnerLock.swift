@@ -1,20 +1,15 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
-/// An exclusive `flock` on a lock file, held by one long-running client for its whole life, so
-/// that a second one on the same output or state exits at once instead of interleaving its
-/// writes with the first's. The holder writes its process id into the file, so that the second
-/// can name it.
-///
-/// The lock goes with the process (the kernel drops it when the descriptor closes, also on
-/// SIGKILL), so a lock file left behind by a killed client never blocks the next one.
+/// The lock one long-running client (`mirror`) holds on its output and its state for its whole
+/// life (a ``HolderLock`` holding its process id), so that a second one on the same output or
+/// state exits at once instead of interleaving its writes with the first's.
 final class OwnerLock {
     /// The lock file.
-    let path: String
-    private let descriptor: Int32
+    var path: String { self.lock.path }
+    private let lock: HolderLock
 
     /// Why the lock was not taken.
     enum Failure: Error, CustomStringConvertible {
@@ -38,35 +33,15 @@ final class OwnerLock {
     ///
     /// - Throws: ``Failure/held(path:owner:)`` when another process holds it.
     init(path: String) throws(Failure) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .system(path: path, doing: "create the lock file", reason: String(cString: strerror(errno))) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            guard code == EINTR else {
-                defer { close(descriptor) }
-                guard code == EWOULDBLOCK else { throw .system(path: path, doing: "lock", reason: String(cString: strerror(code))) }
-                throw .held(path: path, owner: Self.owner(in: descriptor))
+        do {
+            self.lock = try HolderLock(path: path, holder: "\(getpid())")
+        } catch {
+            switch error {
+            case .held(let holder): throw .held(path: path, owner: holder.flatMap { Int32($0) }.map(String.init))
+            case .failed(let failure):
+                throw .system(path: path, doing: failure.call == "flock" ? "lock" : "create the lock file", reason: failure.reason)
             }
         }
-        let pid = Array("\(getpid())\n".utf8)
-        if ftruncate(descriptor, 0) == 0 {
-            _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        }
-        self.path = path
-        self.descriptor = descriptor
-    }
-
-    /// The process id recorded in the lock file; `nil` when there is none.
-    private static func owner(in descriptor: Int32) -> String? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").first.map(String.init)
-        return text.flatMap { Int32($0) }.map(String.init)
-    }
-
-    deinit {
-        close(self.descriptor)
     }
 }
 
