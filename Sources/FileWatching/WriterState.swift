@@ -28,6 +28,12 @@ enum WriterState: Hashable {
     /// Follows an event about the file's entry: `IN_MODIFY` makes a writer, `IN_CLOSE_WRITE` ends
     /// it, and a rename over the entry or its removal puts another file there, which nobody
     /// writes yet (whoever has the old one open does not write the new one).
+    ///
+    /// Inotify does not say which descriptor closed, so any `IN_CLOSE_WRITE` ends the hold — also
+    /// that of another program that opened the file for writing and wrote nothing (`: >> file`)
+    /// while a slow writer still has it open. Counting opens would not help: `IN_OPEN` carries
+    /// no mode, so a reader still holding the file would count as a writer. The limit is stated
+    /// in listsyncd.toml(5) and pinned by `FileWatcherTests.Writers`.
     mutating func note(_ mask: InotifyEvent.Mask, now: ContinuousClock.Instant) {
         if !mask.isDisjoint(with: [.movedTo, .movedFrom, .delete, .closeWrite]) {
             self = .none

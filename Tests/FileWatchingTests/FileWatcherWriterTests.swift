@@ -90,6 +90,40 @@ extension FileWatcherTests.Writers {
         }
     }
 
+    /// A limit, pinned here: inotify does not say which descriptor an `IN_CLOSE_WRITE` closed, so
+    /// a second program that opens the file for writing and closes it without writing
+    /// (`: >> file`) ends the hold of a writer that still has it open, and what that writer wrote
+    /// so far is announced as a version. Counting opens against closes cannot tell either:
+    /// `IN_OPEN` does not give the mode, so a reader still holding the file (`tail -f`) would
+    /// look like a writer and hold every save back until the writer bound. The man page
+    /// (listsyncd.toml(5), `settle_max_ms`) states the limit; change both together.
+    @Test func aSecondProgramClosingTheFileForWritingEndsTheHoldOfTheFirst() async throws {
+        try await WatcherHarness.run(configuration: Self.configuration) { harness in
+            let file = try await harness.watchNewFile("list.csv", containing: "id\n1\n")
+            let writer = DescriptorHolder()
+            writer.open(file, flags: O_WRONLY | O_APPEND)
+            defer { writer.close() }
+            writer.write("2\n")
+            let announced = await harness.waitUntil { !harness.writingAnnouncementTimes(of: file).isEmpty }
+            #expect(announced, "not announced as being written")
+            #expect(harness.observations(of: file) == [.content("id\n1\n")], "announced while the writer held it")
+
+            // `: >> file` while the writer still holds the file: its close ends the hold.
+            let other = DescriptorHolder()
+            other.open(file, flags: O_WRONLY | O_APPEND)
+            other.close()
+            let seen = await harness.waitUntil { harness.observations(of: file).last == .content("id\n1\n2\n") }
+            #expect(seen, "the hold outlived the other program's close: \(harness.observations(of: file))")
+
+            // The writer writes again: seen as a writer, it holds the file back until it closes.
+            writer.write("3\n")
+            try await Task.sleep(for: .milliseconds(1000))
+            #expect(harness.observations(of: file).last == .content("id\n1\n2\n"), "announced while the writer held it")
+            writer.close()
+            await harness.expectSettled(file, at: .content("id\n1\n2\n3\n"))
+        }
+    }
+
     /// After lost events, whether the writer that held a file still does is not known: the file
     /// is announced once its `stat` stayed the same for the writer bound — not sooner, for a
     /// writer may be pausing — and a writer seen again (`IN_MODIFY`) holds it back until it

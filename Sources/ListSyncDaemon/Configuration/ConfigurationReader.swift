@@ -74,10 +74,14 @@ struct ConfigurationReader {
                 reader, value, path in
                 if let name = value.string {
                     guard let name = reader.nonEmpty(name, key: "allow_groups", at: path) else { return nil }
-                    guard let id = PeerAccess.groupID(named: name) else {
-                        return reader.reject("allow_groups", at: path, because: "no group named \"\(name)\" in the group database")
+                    do throws(NameServiceError) {
+                        guard let id = try PeerAccess.groupID(named: name) else {
+                            return reader.reject("allow_groups", at: path, because: "no group named \"\(name)\" in the group database")
+                        }
+                        return .name(name, id: id)
+                    } catch {
+                        return reader.reject("allow_groups", at: path, because: "\(error)")
                     }
-                    return .name(name, id: id)
                 }
                 return reader.id(value, key: "allow_groups", at: path).map { .id(gid_t($0)) }
             } ?? [],

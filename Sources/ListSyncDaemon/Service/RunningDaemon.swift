@@ -20,6 +20,8 @@ final class RunningDaemon: Sendable {
     private let pool: NIOThreadPool
     /// The test hook that kills the daemon at a step of saving state (see ``StateCrashPoints``).
     private let crashPoints: StateCrashPoints
+    /// The test hook that holds every watch's restore (see ``RestoreHold``).
+    private let restoreHold: RestoreHold
     private let logger: Logger
 
     init(
@@ -32,6 +34,7 @@ final class RunningDaemon: Sendable {
         self.notifier = systemd.notifier
         self.pool = pool
         self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable])
+        self.restoreHold = RestoreHold(setting: environment[RestoreHold.variable])
         self.logger = logger
         let connections = ConnectionRegistry()
         let status = StatusReporter(notifier: systemd.notifier, directory: self.directory, connections: connections)
@@ -71,7 +74,7 @@ final class RunningDaemon: Sendable {
         store.restoredBytes = cacheBytes
         let feed = WatchFeed(
             watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil)
-        let tracker = FileTracker(watch: watch, feed: feed, store: store, logger: self.logger)
+        let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
         let pool = self.pool

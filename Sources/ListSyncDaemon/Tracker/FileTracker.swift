@@ -32,6 +32,8 @@ final class FileTracker: Sendable {
     private let writer = Mutex<ContinuousClock.Instant?>(nil)
     private let restored: Latch
     private let firstRead: Latch
+    /// The test hook that holds the restore (see ``RestoreHold``).
+    private let restoreHold: RestoreHold
     /// Whether ``run(pool:)`` deletes the watch's state when it ends: the watch was removed.
     private let removesState = Atomic(false)
     private let logger: Logger
@@ -40,8 +42,9 @@ final class FileTracker: Sendable {
     static let storageRetryInterval = Duration.seconds(1)
 
     /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
-    init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, logger: Logger) {
+    init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, restoreHold: RestoreHold = .none, logger: Logger) {
         self.feed = feed
+        self.restoreHold = restoreHold
         self.configuration = Mutex((watch, nil, store.historyLength, store.historyMaxBytes))
         self.initialStore = store
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -285,6 +288,7 @@ final class FileTracker: Sendable {
     /// Reads the watch's state back: the machine carries on from the restored version, or starts
     /// the feed's epoch when there is nothing to restore. `nil` when the pool refused the work.
     private func restore(pool: NIOThreadPool) async -> (StateMachine, WatchStateStore)? {
+        await self.restoreHold.wait()
         let watch = self.watch
         let store = self.initialStore
         let outcome: (store: WatchStateStore, restoration: WatchStateStore.Restoration, setAside: [DamagedStateFile])

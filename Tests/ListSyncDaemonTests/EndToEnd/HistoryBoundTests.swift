@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -14,7 +15,21 @@ extension EndToEndTests.Persistence {
         "sku,name,price\n" + (0..<rows).map { "S\($0),item \($0) with a name of some length,\(version).\($0 % 100)\n" }.joined()
     }
 
-    @Test func wholeListChangesStayWithinTheByteBoundsAndOldCursorsAreServedFromDisk() throws {
+    /// Waits until the log at `path` leads to version `seq` of history `epoch` (it is appended
+    /// after the version is published), and returns it with the bytes it was read from.
+    static func log(at path: String, epoch: Epoch, reaching seq: UInt64) async throws -> (log: ChangesetLog, file: [UInt8]) {
+        var reached: (log: ChangesetLog, file: [UInt8])?
+        try await eventually("the log \(path) leads to version \(seq)") {
+            guard access(path, F_OK) == 0 else { return false }
+            let file = try Self.contents(of: path)
+            guard let (log, _) = try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq), log.lastSeq == seq else { return false }
+            reached = (log, file)
+            return true
+        }
+        return try #require(reached)
+    }
+
+    @Test func wholeListChangesStayWithinTheByteBoundsAndOldCursorsAreServedFromDisk() async throws {
         let harness = try DaemonHarness()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
         let file = harness.path("whole.csv")
@@ -24,20 +39,19 @@ extension EndToEndTests.Persistence {
         let live = try harness.subscriber("whole")
         #expect(try live.waitUntil { $0.mirror != nil })
         var mirrors = [try #require(live.mirror)]
+        let epoch = mirrors[0].cursor.epoch
         let logPath = harness.path("state/whole/log")
         for version in 1...12 {
             try EndToEndTests.Subscribers.save(Self.wholeListVersion(version), to: file)
             #expect(try live.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
             mirrors.append(try #require(live.mirror))
-            // The log follows the publication: give it a moment, then check its bound.
-            usleep(200_000)
-            let size = try Self.contents(of: logPath).count
+            // The log follows the publication: once it holds this version, check its bound.
+            let size = try await Self.log(at: logPath, epoch: epoch, reaching: UInt64(version)).file.count
             #expect(size <= 2 << 20, "version \(version): the log holds \(size) bytes")
         }
         #expect(live.changesets.map(\.seq) == Array(1...12))
 
         // What the disk holds, and what memory (1 MiB of the newest lines) holds.
-        let epoch = mirrors[0].cursor.epoch
         let (log, lines) = try #require(try ChangesetLog.decode(try Self.contents(of: logPath), epoch: epoch, leadingTo: 12))
         #expect(log.lastSeq == 12)
         var cached = 0

@@ -29,7 +29,10 @@ extension EndToEndTests.Persistence {
 
         // Edited while the daemon is down: the next seq once it is back.
         try FileOperations.write(Self.bigList(rows: rows, changed: [7]), to: harness.path("big.csv"))
-        try harness.start(waitingUntilLoaded: false)
+        // The restore is held (a test hook) until `release` exists, so what follows happens
+        // during it however fast this machine restores.
+        let release = harness.path("release-restore")
+        try harness.start(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
         // READY=1 came as soon as the socket was served, before the history was back.
         #expect(!harness.log.contains("state restored"), "\(harness.log)")
 
@@ -43,11 +46,15 @@ extension EndToEndTests.Persistence {
         #expect(try listed.waitForExit(timeout: .seconds(30)) == 0, "\(listed.log)")
         #expect(listed.log.contains(#""state":"loading""#), "\(listed.log)")
 
-        // A subscribe made during the restore is answered once the history is back: the cursor
-        // from before the restart resumes with exactly the edit made while down.
+        // A snapshot asked for during the restore (checked below).
         let snapshot = try DaemonProcess(
             executable: try DaemonProcess.cliPath, arguments: ["snapshot", "big", "--output-format", "csv", "--socket", harness.socketPath],
             logPath: harness.path("snapshot.log"))
+        #expect(!harness.log.contains("state restored"), "the restore was not held: \(harness.log)")
+
+        // The restore goes on. A subscribe is answered once the history is back: the cursor
+        // from before the restart resumes with exactly the edit made while down.
+        try FileOperations.write("", to: release)
         let resumed = try harness.subscriber("big", mirror: atZero)
         #expect(resumed.reply?.mode == .resume, "\(harness.log)")
         #expect(try resumed.waitUntil(timeout: .seconds(60)) { $0.changesets.count == 1 })

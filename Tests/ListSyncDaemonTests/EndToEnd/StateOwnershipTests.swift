@@ -28,14 +28,15 @@ extension EndToEndTests.Persistence {
     /// lock file and the first daemon's pid, and writes, moves and damages nothing: the first one
     /// carries on, and its next restart keeps the epoch and resumes.
     @Test(arguments: [false, true])
-    func aSecondDaemonOnTheSameStateDirectoryExitsAtOnceAndTouchesNothing(copyWithAnotherSocket: Bool) throws {
+    func aSecondDaemonOnTheSameStateDirectoryExitsAtOnceAndTouchesNothing(copyWithAnotherSocket: Bool) async throws {
         let harness = try Self.start()
         let first = try harness.subscriber("list")
         #expect(try first.waitUntil { $0.mirror != nil })
         try Self.save(1, harness, first)
         let atOne = try #require(first.mirror)
-        // Let the log catch up with version 1 (it is appended after publication).
-        usleep(500_000)
+        // Wait until the log holds version 1 (it is appended after publication): nothing of the
+        // first daemon's is still to be written when the tree is taken.
+        _ = try await Self.log(at: harness.path("state/list/log"), epoch: atOne.cursor.epoch, reaching: 1)
         let before = try Self.tree(harness.path("state"))
 
         var config = harness.configPath

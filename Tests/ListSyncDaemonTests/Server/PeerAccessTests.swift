@@ -31,9 +31,9 @@ import Testing
         let daemonUser = try #require(getpwnam("daemon")?.pointee)
         let peer = Self.peer(daemonUser.pw_uid, daemonUser.pw_gid)
         let groupName = String(cString: try #require(getgrgid(daemonUser.pw_gid)?.pointee.gr_name))
-        let groupID = try #require(PeerAccess.groupID(named: groupName))
+        let groupID = try #require(try PeerAccess.groupID(named: groupName))
         #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name(groupName, id: groupID)]).allows(peer))
-        #expect(PeerAccess.groupID(named: "no-such-group-\(getpid())") == nil)
+        #expect(try PeerAccess.groupID(named: "no-such-group-\(getpid())") == nil)
 
         // A supplementary membership from the group database, if this system has one.
         setgrent()
@@ -47,5 +47,19 @@ import Testing
             #expect(PeerAccess.groups(ofUser: user.pw_uid, primaryGroup: user.pw_gid).contains(entry.gr_gid))
             return
         }
+    }
+
+    /// A group whose entry does not fit in the first buffer (a group with many members, from
+    /// LDAP) is found: the buffer grows on `ERANGE`. One that does not fit in the largest buffer
+    /// is a failed lookup that says so — never "no such group". Shown with buffers far smaller
+    /// than the real ones, on the group `root` (id 0).
+    @Test func aGroupLargerThanTheBufferIsFoundAndOneLargerThanTheBoundIsAnError() throws {
+        let name = String(cString: try #require(getgrgid(0)?.pointee.gr_name))
+        #expect(try PeerAccess.groupID(named: name, initialBufferSize: 2) == 0)
+        let error = #expect(throws: NameServiceError.self, "a lookup that failed was reported as no group") {
+            try PeerAccess.groupID(named: name, initialBufferSize: 2, maximumBufferSize: 3)
+        }
+        #expect(error?.code == ERANGE)
+        #expect(error?.description == "cannot look up group \"\(name)\" in the group database: its entry does not fit in 3 bytes")
     }
 }
