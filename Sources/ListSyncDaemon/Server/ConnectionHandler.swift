@@ -12,7 +12,8 @@ import NIOCore
 /// gets `goodbye` `slow_consumer` and is closed. Other connections are never held up: each runs
 /// on its own event loop and shares the feeds' encoded changesets and snapshots.
 ///
-/// Memory: replies not yet written and an unfinished request line count against the server's
+/// Memory: replies not yet written, changeset lines read back from disk for this connection and
+/// not yet written, and an unfinished request line count against the server's
 /// ``ClientBufferBudget``, which cuts the slowest connections off when it is exceeded; a request
 /// line left unfinished past the configured limit is answered `line_timeout` and closes.
 final class ConnectionHandler: ChannelInboundHandler {
@@ -318,7 +319,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             progressed = false
             var index = 0
             while case .open(var subscriptions) = self.state, index < subscriptions.count {
-                guard let (line, ends) = subscriptions[index].nextLine() else {
+                guard let (line, ends, isOwnCopy) = subscriptions[index].nextLine() else {
                     index += 1
                     continue
                 }
@@ -331,7 +332,15 @@ final class ConnectionHandler: ChannelInboundHandler {
                 self.state = .open(subscriptions)
                 written += line.readableBytes
                 progressed = true
-                context.write(Self.wrapOutboundOut(line), promise: nil)
+                guard isOwnCopy else {
+                    context.write(Self.wrapOutboundOut(line), promise: nil)
+                    continue
+                }
+                // A line read back from disk for this connection alone is its own buffer.
+                let bytes = line.readableBytes
+                let mailbox = self.mailbox
+                mailbox.noteReplyBytes(bytes)
+                context.write(Self.wrapOutboundOut(line)).whenComplete { _ in mailbox.noteReplyBytes(-bytes) }
             }
         }
         return written
