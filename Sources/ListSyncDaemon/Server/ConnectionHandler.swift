@@ -173,11 +173,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
-                // A subscribe still waiting for the restore is dropped unanswered.
-                for pending in self.pendingSubscriptions where pending.feed.name == watch {
-                    pending.feed.unsubscribe(self.mailbox)
-                }
-                self.pendingSubscriptions.removeAll { $0.feed.name == watch }
+                self.withdrawPendingSubscriptions { $0.feed.name == watch }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
             case .subscribe(let id, let watch, let since):
                 guard let feed = self.server.watches.feed(named: watch) else {
@@ -189,7 +185,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     subscriptions.remove(at: index)
                     self.state = .open(subscriptions)
                 }
-                self.pendingSubscriptions.removeAll { $0.feed === feed }
+                self.withdrawPendingSubscriptions { $0.feed === feed }
                 guard !feed.isRestoring else {
                     feed.wake(self.mailbox)
                     self.pendingSubscriptions.append(PendingSubscription(id: id, feed: feed, since: since))
@@ -224,6 +220,24 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor, reason: reason)))), context: context)
         self.server.connectionsDidChange()
         self.pump()
+    }
+
+    /// Withdraws the subscribes still waiting for their watch's restore that `isWithdrawn`
+    /// picks (an `unsubscribe`, or a `subscribe` again, came first): each is answered with an
+    /// `unsubscribed` reply carrying its own `id`, so a client waiting for it by `id` is not left
+    /// waiting.
+    private func withdrawPendingSubscriptions(where isWithdrawn: (PendingSubscription) -> Bool) {
+        guard let context else { return }
+        var waiting: [PendingSubscription] = []
+        for pending in self.pendingSubscriptions {
+            guard isWithdrawn(pending) else {
+                waiting.append(pending)
+                continue
+            }
+            pending.feed.unsubscribe(self.mailbox)
+            self.write(.reply(Reply(id: pending.id, result: .unsubscribed(watch: pending.feed.name))), context: context)
+        }
+        self.pendingSubscriptions = waiting
     }
 
     /// Starts the subscriptions whose watch's restore has ended, in the order they were asked.
