@@ -82,6 +82,12 @@ final class ChangesetArchive: Sendable {
         }
     }
 
+    /// Lets go of the log's file, whose space the file system reclaims once no read holds it:
+    /// the watch's state was deleted.
+    func releaseFile() {
+        self.replace(with: nil, at: "")
+    }
+
     /// The `seq`s of history `epoch` whose changesets are on disk; `nil` when none are.
     ///
     /// - Complexity: O(1).

@@ -479,12 +479,13 @@ struct WatchStateStore: Sendable {
         try self.writeSlot(version, changeset: live.changeset, watch: watch, staged: nil)
     }
 
-    /// Deletes the watch's state: the watch left the configuration.
+    /// Deletes the watch's state: the watch left the configuration. The archive lets go of the
+    /// log's file, so its space is freed (once no read of it is under way).
     func remove() throws(StateFileError) {
+        self.archive.releaseFile()
         try StateFile.removeDirectory(self.directory)
     }
 
-    /// Replaces the log with `start` and `record` (of `seq`) after it.
     /// Replaces the log with `log`: its file is `header`, the bytes `kept` of the current log
     /// file (copied file to file), and `record` (of `seq`) after them.
     private mutating func rewriteLog(
