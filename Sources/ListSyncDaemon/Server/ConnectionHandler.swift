@@ -1,6 +1,7 @@
 import ListSyncProtocol
 import Logging
 import NIOCore
+import NIOPosix
 
 /// The last step of a connection's pipeline: answers requests, keeps the connection's
 /// subscriptions and writes what they produce as fast as the client reads.
@@ -53,14 +54,28 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
+    /// How the peer was admitted, to check it again if a reload changed the allowlist before
+    /// the connection registered; `nil` when the server does not check peers (tests).
+    private let admission: Admission?
     /// How feeds and the server reach this handler from other threads.
     let mailbox: ConnectionMailbox
     private var logger: Logger
 
-    /// A handler for `peer`'s connection, reached through `mailbox`.
-    init(server: ServerContext, peer: PeerAccess.Peer, mailbox: ConnectionMailbox) {
+    /// The allowlist a peer was admitted under.
+    struct Admission {
+        /// The list in force, which reloads replace.
+        var accessList: AccessList
+        /// Its generation when the connection was accepted.
+        var generation: UInt64
+        /// Where group lookups run.
+        var pool: NIOThreadPool?
+    }
+
+    /// A handler for `peer`'s connection, reached through `mailbox`, admitted by `admission`.
+    init(server: ServerContext, peer: PeerAccess.Peer, mailbox: ConnectionMailbox, admission: Admission? = nil) {
         self.server = server
         self.peer = peer
+        self.admission = admission
         self.logger = server.logger
         self.logger[metadataKey: "peer"] = "\(peer)"
         self.mailbox = mailbox
@@ -83,6 +98,21 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.server.connectionsDidChange()
         self.logger.debug("client connected")
         context.fireChannelActive()
+        // A reload between the accept and the registration above did not see this connection.
+        if let admission = self.admission,
+            let allowed = admission.accessList.recheck(self.peer, acceptedAt: admission.generation, pool: admission.pool, eventLoop: context.eventLoop)
+        {
+            allowed.assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(true): return
+                case .success(false): self.revoke()
+                case .failure(let error):
+                    self.logger.warning(
+                        "cannot check the connection against the reloaded allowlist: the thread pool refused the work",
+                        metadata: ["error": "\(error)"])
+                }
+            }
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

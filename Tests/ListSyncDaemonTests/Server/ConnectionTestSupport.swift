@@ -15,7 +15,10 @@ final class EmbeddedConnection {
     let watches = WatchFeeds()
     let context: ServerContext
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength) throws {
+    init(
+        configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength,
+        admission: ConnectionHandler.Admission? = nil
+    ) throws {
         var configuration = ServerConfiguration(
             access: PeerAccess(daemonUserID: 1, allowedUserIDs: [], allowedGroups: []),
             heartbeatInterval: .seconds(15))
@@ -25,7 +28,8 @@ final class EmbeddedConnection {
         try self.channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, mailbox: mailbox)),
             MessageDecoder(),
-            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), mailbox: mailbox),
+            ConnectionHandler(
+                server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), mailbox: mailbox, admission: admission),
         ])
         try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).wait()
     }
