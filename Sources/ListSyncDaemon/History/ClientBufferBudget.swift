@@ -3,10 +3,12 @@ import Synchronization
 
 /// The memory the daemon may spend buffering for clients (`client_buffer_budget_mib`).
 ///
-/// Counted: what each connection holds on its own — the unfinished request line read so far and
-/// replies not yet written — and every snapshot being sent, once however many subscribers share
-/// it (``EncodedSnapshot``). Changeset, status and heartbeat lines are shared by every subscriber
-/// and belong to the watches (their history), so they are not counted per connection.
+/// Counted: what each connection holds on its own — the unfinished request line read so far,
+/// replies not yet written, and changeset lines read back from disk for it (older than the
+/// history memory keeps) not yet written — and every snapshot being sent, once however many
+/// subscribers share it (``EncodedSnapshot``). Changeset lines in memory, status and heartbeat
+/// lines are shared by every subscriber and belong to the watches (their history), so they are
+/// not counted per connection.
 ///
 /// When a charge takes the total over the limit, the connections that have held buffered data the
 /// longest — the slowest consumers: unwritable the longest, or with a line left unfinished the

@@ -174,8 +174,11 @@ final class WatchFeed: Sendable {
 
     /// What a subscriber should send next, given how far it got.
     enum Next {
-        /// The changeset line publishing the `seq` asked for.
+        /// The changeset line publishing the `seq` asked for, shared with the watch's history.
         case changeset(ByteBuffer)
+        /// The changeset line publishing the `seq` asked for, read back from disk for this
+        /// subscriber alone: its bytes count against the client-buffer budget until written.
+        case archivedChangeset(ByteBuffer)
         /// The changesets after the subscriber's position are gone from the ring: send a fresh
         /// snapshot of this version.
         case snapshot(WatchVersion)
@@ -218,7 +221,7 @@ final class WatchFeed: Sendable {
         // Read outside the lock: an older changeset, evicted from memory, read back from the
         // log. Gone meanwhile (the log was trimmed), the subscriber resynchronises.
         guard let line = archive.line(publishing: position.nextSeq, of: epoch) else { return .snapshot(current) }
-        return .changeset(ByteBuffer(bytes: line))
+        return .archivedChangeset(ByteBuffer(bytes: line))
     }
 
     /// The snapshot of `version`, shared with every subscription sending it: the one being sent

@@ -1,6 +1,7 @@
 import ListSyncProtocol
 import Logging
 import NIOCore
+import NIOPosix
 
 /// The last step of a connection's pipeline: answers requests, keeps the connection's
 /// subscriptions and writes what they produce as fast as the client reads.
@@ -12,7 +13,8 @@ import NIOCore
 /// gets `goodbye` `slow_consumer` and is closed. Other connections are never held up: each runs
 /// on its own event loop and shares the feeds' encoded changesets and snapshots.
 ///
-/// Memory: replies not yet written and an unfinished request line count against the server's
+/// Memory: replies not yet written, changeset lines read back from disk for this connection and
+/// not yet written, and an unfinished request line count against the server's
 /// ``ClientBufferBudget``, which cuts the slowest connections off when it is exceeded; a request
 /// line left unfinished past the configured limit is answered `line_timeout` and closes.
 final class ConnectionHandler: ChannelInboundHandler {
@@ -52,14 +54,28 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
+    /// How the peer was admitted, to check it again if a reload changed the allowlist before
+    /// the connection registered; `nil` when the server does not check peers (tests).
+    private let admission: Admission?
     /// How feeds and the server reach this handler from other threads.
     let mailbox: ConnectionMailbox
     private var logger: Logger
 
-    /// A handler for `peer`'s connection, reached through `mailbox`.
-    init(server: ServerContext, peer: PeerAccess.Peer, mailbox: ConnectionMailbox) {
+    /// The allowlist a peer was admitted under.
+    struct Admission {
+        /// The list in force, which reloads replace.
+        var accessList: AccessList
+        /// Its generation when the connection was accepted.
+        var generation: UInt64
+        /// Where group lookups run.
+        var pool: NIOThreadPool?
+    }
+
+    /// A handler for `peer`'s connection, reached through `mailbox`, admitted by `admission`.
+    init(server: ServerContext, peer: PeerAccess.Peer, mailbox: ConnectionMailbox, admission: Admission? = nil) {
         self.server = server
         self.peer = peer
+        self.admission = admission
         self.logger = server.logger
         self.logger[metadataKey: "peer"] = "\(peer)"
         self.mailbox = mailbox
@@ -82,6 +98,21 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.server.connectionsDidChange()
         self.logger.debug("client connected")
         context.fireChannelActive()
+        // A reload between the accept and the registration above did not see this connection.
+        if let admission = self.admission,
+            let allowed = admission.accessList.recheck(self.peer, acceptedAt: admission.generation, pool: admission.pool, eventLoop: context.eventLoop)
+        {
+            allowed.assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(true): return
+                case .success(false): self.revoke()
+                case .failure(let error):
+                    self.logger.warning(
+                        "cannot check the connection against the reloaded allowlist: the thread pool refused the work",
+                        metadata: ["error": "\(error)"])
+                }
+            }
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -172,11 +203,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     self.noteSnapshotsBeingSent()
                     self.server.connectionsDidChange()
                 }
-                // A subscribe still waiting for the restore is dropped unanswered.
-                for pending in self.pendingSubscriptions where pending.feed.name == watch {
-                    pending.feed.unsubscribe(self.mailbox)
-                }
-                self.pendingSubscriptions.removeAll { $0.feed.name == watch }
+                self.withdrawPendingSubscriptions { $0.feed.name == watch }
                 self.write(.reply(Reply(id: id, result: .unsubscribed(watch: watch))), context: context)
             case .subscribe(let id, let watch, let since):
                 guard let feed = self.server.watches.feed(named: watch) else {
@@ -188,7 +215,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     subscriptions.remove(at: index)
                     self.state = .open(subscriptions)
                 }
-                self.pendingSubscriptions.removeAll { $0.feed === feed }
+                self.withdrawPendingSubscriptions { $0.feed === feed }
                 guard !feed.isRestoring else {
                     feed.wake(self.mailbox)
                     self.pendingSubscriptions.append(PendingSubscription(id: id, feed: feed, since: since))
@@ -223,6 +250,24 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.write(.reply(Reply(id: id, result: .subscribed(.init(watch: watch, mode: mode, cursor: cursor, reason: reason)))), context: context)
         self.server.connectionsDidChange()
         self.pump()
+    }
+
+    /// Withdraws the subscribes still waiting for their watch's restore that `isWithdrawn`
+    /// picks (an `unsubscribe`, or a `subscribe` again, came first): each is answered with an
+    /// `unsubscribed` reply carrying its own `id`, so a client waiting for it by `id` is not left
+    /// waiting.
+    private func withdrawPendingSubscriptions(where isWithdrawn: (PendingSubscription) -> Bool) {
+        guard let context else { return }
+        var waiting: [PendingSubscription] = []
+        for pending in self.pendingSubscriptions {
+            guard isWithdrawn(pending) else {
+                waiting.append(pending)
+                continue
+            }
+            pending.feed.unsubscribe(self.mailbox)
+            self.write(.reply(Reply(id: pending.id, result: .unsubscribed(watch: pending.feed.name))), context: context)
+        }
+        self.pendingSubscriptions = waiting
     }
 
     /// Starts the subscriptions whose watch's restore has ended, in the order they were asked.
@@ -318,7 +363,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             progressed = false
             var index = 0
             while case .open(var subscriptions) = self.state, index < subscriptions.count {
-                guard let (line, ends) = subscriptions[index].nextLine() else {
+                guard let (line, ends, isOwnCopy) = subscriptions[index].nextLine() else {
                     index += 1
                     continue
                 }
@@ -331,7 +376,15 @@ final class ConnectionHandler: ChannelInboundHandler {
                 self.state = .open(subscriptions)
                 written += line.readableBytes
                 progressed = true
-                context.write(Self.wrapOutboundOut(line), promise: nil)
+                guard isOwnCopy else {
+                    context.write(Self.wrapOutboundOut(line), promise: nil)
+                    continue
+                }
+                // A line read back from disk for this connection alone is its own buffer.
+                let bytes = line.readableBytes
+                let mailbox = self.mailbox
+                mailbox.noteReplyBytes(bytes)
+                context.write(Self.wrapOutboundOut(line)).whenComplete { _ in mailbox.noteReplyBytes(-bytes) }
             }
         }
         return written

@@ -36,12 +36,12 @@ final class SocketServer: Sendable {
     let context: ServerContext
     private let serverChannel: any Channel
     private let socketFile: UnixSocketFile?
-    private let access: NIOLockedValueBox<PeerAccess>
+    private let access: AccessList
     private let heartbeatInterval: NIOLockedValueBox<Duration>
     private let pool: NIOThreadPool
 
     private init(
-        context: ServerContext, serverChannel: any Channel, socketFile: UnixSocketFile?, access: NIOLockedValueBox<PeerAccess>,
+        context: ServerContext, serverChannel: any Channel, socketFile: UnixSocketFile?, access: AccessList,
         pool: NIOThreadPool
     ) {
         self.context = context
@@ -60,7 +60,7 @@ final class SocketServer: Sendable {
     static func start(
         listener: Listener, context: ServerContext, group: any EventLoopGroup, pool: NIOThreadPool
     ) async throws(ServerError) -> SocketServer {
-        let access = NIOLockedValueBox(context.configuration.access)
+        let access = AccessList(context.configuration.access)
         let configuration = context.configuration
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: Self.listenBacklog)
@@ -71,7 +71,7 @@ final class SocketServer: Sendable {
             )
             .childChannelInitializer { channel in
                 Self.setCloseOnExec(channel).flatMap {
-                    Self.initialize(channel, context: context, access: access.withLockedValue { $0 }, pool: pool)
+                    Self.initialize(channel, context: context, accessList: access, pool: pool)
                 }
             }
         let serverChannel: any Channel
@@ -104,11 +104,15 @@ final class SocketServer: Sendable {
         return SocketServer(context: context, serverChannel: serverChannel, socketFile: socketFile, access: access, pool: pool)
     }
 
-    /// Reads the peer's credentials and builds its pipeline: the full one for allowed peers,
-    /// a refusal for the others. The socket is already close-on-exec (``setCloseOnExec(_:)``).
+    /// Reads the peer's credentials and builds its pipeline: the full one for peers the list in
+    /// force now allows, a refusal for the others. The socket is already close-on-exec
+    /// (``setCloseOnExec(_:)``). The connection handler checks again once it is registered if a
+    /// reload changed the list meanwhile (``AccessList``).
     private static func initialize(
-        _ channel: any Channel, context: ServerContext, access: PeerAccess, pool: NIOThreadPool
+        _ channel: any Channel, context: ServerContext, accessList: AccessList, pool: NIOThreadPool
     ) -> EventLoopFuture<Void> {
+        let accepted = accessList.snapshot
+        let access = accepted.access
         guard let options = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
         }
@@ -133,21 +137,33 @@ final class SocketServer: Sendable {
                 BackPressureHandler(),
                 ByteToMessageHandler(LineFrameDecoder(mailbox: mailbox)),
                 MessageDecoder(),
-                ConnectionHandler(server: context, peer: peer, mailbox: mailbox),
+                ConnectionHandler(
+                    server: context, peer: peer, mailbox: mailbox,
+                    admission: .init(accessList: accessList, generation: accepted.generation, pool: pool)),
             ])
         }
     }
 
     /// Applies reloaded settings: the allowlist and the heartbeat interval. Every open connection
     /// is checked against the new allowlist (group lookups run on the pool); those no longer
-    /// allowed get `error` `not_permitted` and are closed.
+    /// allowed get `error` `not_permitted` and are closed. Connections accepted under the old
+    /// list and not registered yet check themselves when they are (``AccessList``).
     func update(access: PeerAccess, heartbeatInterval: Duration) async {
-        self.access.withLockedValue { $0 = access }
+        self.access.replace(with: access)
         self.heartbeatInterval.withLockedValue { $0 = heartbeatInterval }
         let connections = self.context.connections.all
-        let revoked = (try? await self.pool.runIfActive {
-            connections.filter { connection in connection.peer.map { !access.allows($0) } ?? false }
-        }) ?? []
+        let revoked: [ConnectionMailbox]
+        do {
+            revoked = try await self.pool.runIfActive {
+                connections.filter { connection in connection.peer.map { !access.allows($0) } ?? false }
+            }
+        } catch {
+            // Only while the daemon stops: the pool runs no more work.
+            self.context.logger.warning(
+                "cannot check the open connections against the new allowlist: the thread pool refused the work",
+                metadata: ["error": "\(error)"])
+            return
+        }
         for connection in revoked {
             connection.revoke()
         }

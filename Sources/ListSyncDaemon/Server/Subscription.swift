@@ -51,9 +51,10 @@ struct Subscription {
         }
     }
 
-    /// The next line to write, and whether the subscription ends after it (the watch was
-    /// removed); `nil` when there is nothing to send now.
-    mutating func nextLine() -> (line: ByteBuffer, ends: Bool)? {
+    /// The next line to write, whether the subscription ends after it (the watch was removed),
+    /// and whether the line is this subscription's own copy (read back from disk), which counts
+    /// against the client-buffer budget until written; `nil` when there is nothing to send now.
+    mutating func nextLine() -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
         switch self.phase {
         case .sendingSnapshot(let snapshot, let index, let then):
             guard let chunk = snapshot.chunk(index) else {
@@ -61,20 +62,24 @@ struct Subscription {
                 return self.nextLine()
             }
             self.phase = .sendingSnapshot(snapshot, nextChunk: index + 1, then: then)
-            return (chunk, false)
+            return (chunk, false, false)
         case .streaming(var position):
             switch self.feed.next(after: position) {
             case .changeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
-                return (line, false)
+                return (line, false, false)
+            case .archivedChangeset(let line):
+                position.nextSeq += 1
+                self.phase = .streaming(position)
+                return (line, false, true)
             case .snapshot(let version):
                 self.phase = self.snapshot(of: version, statusGeneration: position.statusGeneration)
                 return self.nextLine()
             case .status(let line, let generation, let removed):
                 position.statusGeneration = generation
                 self.phase = .streaming(position)
-                return (line, removed)
+                return (line, removed, false)
             case .upToDate:
                 return nil
             }

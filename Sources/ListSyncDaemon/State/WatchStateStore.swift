@@ -170,7 +170,8 @@ struct WatchStateStore: Sendable {
         let (slot, checkpoint, bytes) = newest
         let changed = checkpoint.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
-        var changesets: [[UInt8]] = []
+        // Slices of the log file read: only the lines kept in memory are copied, at the end.
+        var changesets: [ArraySlice<UInt8>] = []
         do throws(StateDamage.Reason) {
             if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: checkpoint.cursor.epoch, leadingTo: checkpoint.cursor.seq) {
                 guard checkpoint.changeset != nil || decoded.log.lastSeq == checkpoint.cursor.seq else {
@@ -186,7 +187,7 @@ struct WatchStateStore: Sendable {
                 }
                 self.log = decoded.log
                 self.archive.replace(with: decoded.log, at: self.logPath)
-                changesets = decoded.lines.map(Array.init)
+                changesets = decoded.lines
             } else if checkpoint.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
                 throw logFile == nil ? .missing : .inconsistent("the log is of another epoch than the checkpoint's")
@@ -201,19 +202,28 @@ struct WatchStateStore: Sendable {
             return (self.damaged(StateDamage(path: self.slotPath(slot), reason: error)), setAside)
         }
         if let changeset = checkpoint.changeset, self.log?.lastSeq != checkpoint.cursor.seq {
-            changesets.append(changeset)
+            changesets.append(changeset[...])
         }
         self.live = checkpoint
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         try? self.settleLog()
+        return (.restored(version, watch: checkpoint.watch, changesets: self.keptInMemory(changesets)), setAside)
+    }
+
+    /// Copies of the newest of `lines` (oldest first) that memory keeps: at most
+    /// ``historyLength``, of at most ``restoredBytes`` together, but always the newest. Only
+    /// those are copied, so a restore holds the log once, not twice.
+    ///
+    /// - Complexity: O(*k*) in the lines kept, plus their bytes.
+    func keptInMemory(_ lines: [ArraySlice<UInt8>]) -> [[UInt8]] {
         var kept = 0
         var keptBytes = 0
-        for line in changesets.suffix(self.historyLength).reversed() {
+        for line in lines.suffix(self.historyLength).reversed() {
             guard kept == 0 || keptBytes + line.count <= self.restoredBytes else { break }
             kept += 1
             keptBytes += line.count
         }
-        return (.restored(version, watch: checkpoint.watch, changesets: changesets.suffix(kept).map { $0 }), setAside)
+        return lines.suffix(kept).map(Array.init)
     }
 
     /// The version `bytes` make, read with `watch`'s settings, checked against `digest`.
@@ -469,12 +479,13 @@ struct WatchStateStore: Sendable {
         try self.writeSlot(version, changeset: live.changeset, watch: watch, staged: nil)
     }
 
-    /// Deletes the watch's state: the watch left the configuration.
+    /// Deletes the watch's state: the watch left the configuration. The archive lets go of the
+    /// log's file, so its space is freed (once no read of it is under way).
     func remove() throws(StateFileError) {
+        self.archive.releaseFile()
         try StateFile.removeDirectory(self.directory)
     }
 
-    /// Replaces the log with `start` and `record` (of `seq`) after it.
     /// Replaces the log with `log`: its file is `header`, the bytes `kept` of the current log
     /// file (copied file to file), and `record` (of `seq`) after them.
     private mutating func rewriteLog(

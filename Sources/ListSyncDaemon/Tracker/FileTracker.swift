@@ -301,6 +301,10 @@ final class FileTracker: Sendable {
         } catch {
             return nil
         }
+        // The restore brought the log up to the restored version: if the disk had no room for
+        // it, say so now rather than at the next save.
+        var restored = outcome.store
+        self.reportDroppedHistory(of: &restored)
         for file in outcome.setAside {
             self.logger.notice(
                 "a checkpoint does not read whole; \(file.handlingDescription)",
@@ -311,7 +315,7 @@ final class FileTracker: Sendable {
         case .restored(let version, let stored, let changesets):
             self.feed.restore(version, changesets: changesets)
             self.logger.info("state restored", metadata: ["cursor": "\(version.cursor)", "changesets": "\(changesets.count)"])
-            return (StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions), outcome.store)
+            return (StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions), restored)
         case .none:
             self.logger.info("no saved state: a new history starts", metadata: ["state": "\(store.directory)"])
         case .identityChanged(let fields):
@@ -322,7 +326,7 @@ final class FileTracker: Sendable {
                 "damaged state: \(file.damage.path) cannot be used; \(file.handlingDescription); a new history starts",
                 metadata: ["file": "\(file.damage.path)", "problem": "\(file.damage.reason)"])
         }
-        return (fresh, outcome.store)
+        return (fresh, restored)
     }
 
     /// Reports that the version just read could not be saved, and asks for another read later.

@@ -15,7 +15,10 @@ final class EmbeddedConnection {
     let watches = WatchFeeds()
     let context: ServerContext
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength) throws {
+    init(
+        configure: (inout ServerConfiguration) -> Void = { _ in }, lineLimit: Int = LineFraming.maximumLineLength,
+        admission: ConnectionHandler.Admission? = nil
+    ) throws {
         var configuration = ServerConfiguration(
             access: PeerAccess(daemonUserID: 1, allowedUserIDs: [], allowedGroups: []),
             heartbeatInterval: .seconds(15))
@@ -25,7 +28,8 @@ final class EmbeddedConnection {
         try self.channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, mailbox: mailbox)),
             MessageDecoder(),
-            ConnectionHandler(server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), mailbox: mailbox),
+            ConnectionHandler(
+                server: self.context, peer: PeerAccess.Peer(processID: 1, userID: 1, groupID: 1), mailbox: mailbox, admission: admission),
         ])
         try self.channel.connect(to: SocketAddress(unixDomainSocketPath: "/unused")).wait()
     }
@@ -107,17 +111,19 @@ struct Publisher {
         self.machine = FileTracker.StateMachine(watch: feed.name, epoch: EmbeddedConnection.epoch)
     }
 
-    /// Publishes the version whose rows are `ids` (name `n<id>-<tag>`).
-    mutating func publish(ids: [Int], tag: String = "") {
+    /// Publishes the version whose rows are `ids` (name `n<id>-<tag>`); returns what was published.
+    @discardableResult
+    mutating func publish(ids: [Int], tag: String = "") -> WatchPublication? {
         let text = "id,name\n" + ids.map { "\($0),n\($0)\(tag)\n" }.joined()
-        self.publish(text)
+        return self.publish(text)
     }
 
-    mutating func publish(_ text: String) {
+    @discardableResult
+    mutating func publish(_ text: String) -> WatchPublication? {
         let read: Result<FileSnapshot, FileReadError> = .success(.present(bytes: Array(text.utf8), identity: FileIdentity(fileID: FileID(device: 0, inode: 0), size: 0, modificationTime: .zero, statusChangeTime: .zero)))
-        if let publication = self.machine.ingest(read, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"])) {
-            self.feed.publish(publication)
-        }
+        guard let publication = self.machine.ingest(read, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"])) else { return nil }
+        self.feed.publish(publication)
+        return publication
     }
 }
 
