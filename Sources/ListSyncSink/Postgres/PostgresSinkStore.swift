@@ -88,9 +88,17 @@ public final class PostgresSinkStore: SinkStore {
             let schema = SQLDialect.postgres.quoted(self.schema)
             try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
             try await self.lockTable(on: connection)
-            try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
             try await self.run("SET search_path TO \(schema)", on: connection)
-            for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
+            // One sink at a time sets up the schema: two at once would collide in the catalog
+            // (`CREATE … IF NOT EXISTS` is not safe against a concurrent twin) or both rekey.
+            try await self.transaction(on: connection) {
+                try await self.run("SELECT pg_advisory_xact_lock($1)", [.integer(self.setupLockKey)], on: connection)
+                try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
+                for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
+                var rekeyed = false
+                for try await _ in try await self.rows(self.sql.sectionsHaveTableName, [.text(self.schemaName)], on: connection) { rekeyed = true }
+                if !rekeyed { for statement in self.sql.migration { try await self.run(statement, on: connection) } }
+            }
         } catch {
             _ = try? await connection.close()
             throw error
@@ -102,6 +110,12 @@ public final class PostgresSinkStore: SinkStore {
     /// The key of the table's advisory lock: the FNV-1a hash of the schema and table names.
     private var lockKey: Int64 {
         Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(self.schemaName)\u{0}\(self.sql.tableName)".utf8)))
+    }
+
+    /// The key of the transaction lock under which a sink creates (or rekeys) the schema's
+    /// bookkeeping tables.
+    private var setupLockKey: Int64 {
+        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync bookkeeping\u{0}\(self.schemaName)".utf8)))
     }
 
     /// Takes the table's advisory lock for the session.
@@ -271,7 +285,7 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     private func storedCursor(on connection: PostgresConnection) async throws -> (cursor: Cursor, table: String, schema: ListSchema?)? {
-        for try await (epochText, seq, _, table, columns) in try await self.rows(self.sql.selectCursor, [.text(self.watch)], on: connection)
+        for try await (epochText, seq, _, table, columns) in try await self.rows(self.sql.selectCursor, [.text(self.watch), .text(self.layout.table)], on: connection)
             .decode((String, Int64, String, String, String).self)
         {
             guard let epoch = Epoch(epochText) else { return nil }
@@ -347,7 +361,7 @@ public final class PostgresSinkStore: SinkStore {
         verifying schema: ListSchema? = nil, on connection: PostgresConnection
     ) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
-        for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch)], on: connection)
+        for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch), .text(self.layout.table)], on: connection)
             .decode((String, String).self)
         {
             guard let hash = ContentHash(hashText) else { throw SinkError.diverged("a section of \(self.watch) has no hash") }
@@ -607,11 +621,11 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     private func writeSections(_ sections: [ChangesetStage.Section], on connection: PostgresConnection) async throws {
-        try await self.run(self.sql.deleteSections, [.text(self.watch)], on: connection)
+        try await self.run(self.sql.deleteSections, [.text(self.watch), .text(self.layout.table)], on: connection)
         for (position, section) in sections.enumerated() {
             try await self.run(
                 self.sql.insertSection,
-                [.text(self.watch), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)],
+                [.text(self.watch), .text(self.layout.table), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)],
                 on: connection)
         }
     }
