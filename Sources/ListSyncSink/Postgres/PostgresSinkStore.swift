@@ -16,7 +16,10 @@ import PostgresNIO
 ///
 /// Each connection holds a session advisory lock on the table (`pg_try_advisory_lock`, keyed by
 /// the schema and table) and names itself `listsync sink WATCH` (`application_name`): a second
-/// sink on the table is refused, with the holder's name and server process.
+/// sink on the table is refused, with the holder's name and server process. Only when the sink
+/// first connects: on a reconnect the lock may still be held by the sink's own lost session
+/// (the server has not yet noticed the network cut), so a held lock is retried with the
+/// backoff, naming its holder, until it is free.
 public final class PostgresSinkStore: SinkStore {
     private let settings: PostgresSettings
     private let schema: String
@@ -30,6 +33,9 @@ public final class PostgresSinkStore: SinkStore {
     private let logger = Logger(label: "listsync.sink.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private var connection: PostgresConnection?
     private var connections = 0
+    /// Whether a connection ever took the table's lock: from then on, a held lock is the sink's
+    /// own lost session or a sink that came in between — retried, never a refusal.
+    private var hasConnected = false
     /// Told about each failed attempt to reach the database, with the delay before the next.
     public var onRetry: (String, Duration) -> Void = { _, _ in }
     /// Told once the database is reached again after ``onRetry``, with where it is (never the
@@ -87,7 +93,11 @@ public final class PostgresSinkStore: SinkStore {
         do {
             let schema = SQLDialect.postgres.quoted(self.schema)
             try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
-            try await self.lockTable(on: connection)
+            do {
+                try await self.lockTable(on: connection)
+            } catch SinkError.refused(let reason) where self.hasConnected {
+                throw LockStillHeld(reason: reason)
+            }
             try await self.run("SET search_path TO \(schema)", on: connection)
             // One sink at a time sets up the schema: two at once would collide in the catalog
             // (`CREATE … IF NOT EXISTS` is not safe against a concurrent twin) or both rekey.
@@ -104,12 +114,22 @@ public final class PostgresSinkStore: SinkStore {
             throw error
         }
         self.connection = connection
+        self.hasConnected = true
         return connection
     }
 
+    /// The table's lock found held on a reconnect: retried (``isTransient(_:)``).
+    struct LockStillHeld: Error {
+        /// Who holds it, as ``lockTable(on:)`` says.
+        let reason: String
+    }
+
     /// The key of the table's advisory lock: the FNV-1a hash of the schema and table names.
-    private var lockKey: Int64 {
-        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(self.schemaName)\u{0}\(self.sql.tableName)".utf8)))
+    private var lockKey: Int64 { Self.lockKey(schema: self.schemaName, table: self.sql.tableName) }
+
+    /// The advisory lock key of `table` in `schema` (both as the database names them).
+    static func lockKey(schema: String, table: String) -> Int64 {
+        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(schema)\u{0}\(table)".utf8)))
     }
 
     /// The key of the transaction lock under which a sink creates (or rekeys) the schema's
@@ -189,11 +209,13 @@ public final class PostgresSinkStore: SinkStore {
         }
     }
 
-    /// Whether `error` is a lost or refused connection (worth retrying) rather than a statement
+    /// Whether `error` is a lost or refused connection, or the table's lock still held on a
+    /// reconnect (``LockStillHeld``), all worth retrying, rather than a statement
     /// the server rejects or a failure that trying again cannot mend (TLS set-up, a reply that
     /// does not decode, an authentication method PostgresNIO lacks): only those named here are
     /// retried.
     static func isTransient(_ error: any Error) -> Bool {
+        if error is LockStillHeld { return true }
         guard let error = error as? PSQLError else {
             // Below PostgresNIO: a socket that could not connect, or was cut.
             return error is IOError || error is ChannelError
@@ -217,6 +239,7 @@ public final class PostgresSinkStore: SinkStore {
     /// system call and errno, the TLS error) — never a password: the settings' description
     /// leaves it out, and no statement carries one.
     static func describe(_ error: any Error) -> String {
+        if let held = error as? LockStillHeld { return held.reason + " (after a reconnect: retried until it is free)" }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return message + (info[.detail].map { " (\($0))" } ?? "") + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
