@@ -466,8 +466,14 @@ public final class PostgresSinkStore: SinkStore {
                 let restored = try await self.changing("INSERT INTO \(self.sql.table) SELECT * FROM \(kept)", on: connection)
                 try RowCount.expectKept(writes.refillKeptCount(after: list), restored, in: self.layout.table)
                 try await self.run("DROP TABLE \(kept)", on: connection)
-                let rows = writes.refillRows(in: list).map { self.sql.insertValues($0, list.schema) }
-                try await self.copy(rows, into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection)
+                // Streamed: each row's values are built as COPY reads them, into one array.
+                var rows = writes.refillRows(in: list).makeIterator()
+                try await self.copy(into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection) { values in
+                    guard let row = rows.next() else { return false }
+                    values.removeAll(keepingCapacity: true)
+                    self.sql.appendInsertValues(row, list.schema, to: &values)
+                    return true
+                }
                 let moves = writes.moved.map { self.sql.placeValues($0.place) + [.integer($0.rowID)] }
                 try await self.update(self.sql.placeColumns, moves, on: connection)
                 if let sections = writes.sections { try await self.writeSections(sections, on: connection) }
