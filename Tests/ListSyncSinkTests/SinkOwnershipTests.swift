@@ -110,7 +110,7 @@ import ListSyncTestSupport
 
     /// A second sink on a table exits at once with status 1, naming the table and the sink that
     /// holds it (its process id for SQLite, its `application_name` and server process for
-    /// PostgreSQL); the first goes on.
+    /// PostgreSQL) — for SQLite also through a symbolic link to the database; the first goes on.
     @Test(arguments: SinkTestDatabaseKind.allCases) func aSecondSinkOnATableExitsAtOnce(kind: SinkTestDatabaseKind) async throws {
         let harness = try EndToEndHarness()
         let (database, first) = try await SinkBehaviourTests.productsSink(harness, kind, [])
@@ -123,6 +123,16 @@ import ListSyncTestSupport
         switch kind {
         case .sqlite: #expect(message.contains("pid \(first.pid), watch products"), "\(message)")
         case .postgres: #expect(message.contains("listsync sink products"), "\(message)")
+        }
+        if kind == .sqlite {
+            // The same database through a symbolic link is the same table: refused as well.
+            let link = harness.path("link.sqlite")
+            #expect(symlink(harness.path("sink.sqlite"), link) == 0)
+            let linked = try Self.sink(harness, kind, SQLiteTestDatabase(path: link), log: "linked")
+            defer { linked.send(SIGKILL) }
+            #expect(try await linked.waitForExit(timeout: .seconds(10)) == 1)
+            let refusal = readFile(harness.path("linked.err"))
+            #expect(refusal.contains("pid \(first.pid), watch products"), "\(refusal)")
         }
         try await harness.save(ProductVersions.csv(1))
         try await eventually("the first sink follows the file") { try await SinkBehaviourTests.tableEqualsFile(harness, database) }
