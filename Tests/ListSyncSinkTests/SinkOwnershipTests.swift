@@ -57,10 +57,10 @@ import ListSyncTestSupport
         #expect(takeOver.exitStatus == nil, "\(readFile(harness.path("takeover.err")))")
     }
 
-    /// Another watch's table: refused with the owner's name while its sink is stopped; taken over
-    /// with `--take-over-table`, after which the first watch's sink is refused in its turn. And
-    /// a running sink whose table is no longer its watch's (recorded for another by hand) finds
-    /// it in its next transaction: logged as a divergence, then refused — it never writes on.
+    /// Another watch's table: refused with the owner's name while its sink is stopped
+    /// (``anotherWatchsSinkOnARunningSinksTable(kind:)`` covers the take-over). And a running
+    /// sink whose table is no longer its watch's (recorded for another by hand) finds it in its
+    /// next transaction: logged as a divergence, then refused — it never writes on.
     @Test(arguments: SinkTestDatabaseKind.allCases) func anotherWatchsTable(kind: SinkTestDatabaseKind) async throws {
         let harness = try EndToEndHarness(watches: [
             EndToEndHarness.Watch(), EndToEndHarness.Watch(name: "order", file: "order.csv", key: ["sku"], sectionBy: "category"),
@@ -94,6 +94,52 @@ import ListSyncTestSupport
         #expect(try await SinkCrashTests.table(database, columns: SinkBehaviourTests.productColumns) == version0)
     }
 
+    /// #17 item 12: while the sink of `products` runs, the sink of another watch (`order`) on
+    /// the same table — even with `--take-over-table` — exits 1 naming the running sink, and the
+    /// table keeps `products`' rows. Once that sink is stopped, `--take-over-table` gives the
+    /// table to `order` (its rows, `listsync_tables`), and the sink of `products` is then refused
+    /// in its turn, leaving `order`'s rows as they are.
+    @Test(arguments: SinkTestDatabaseKind.allCases) func anotherWatchsSinkOnARunningSinksTable(kind: SinkTestDatabaseKind) async throws {
+        let order = EndToEndHarness.Watch(name: "order", file: "order.csv", key: ["sku"], sectionBy: "category")
+        let harness = try EndToEndHarness(watches: [EndToEndHarness.Watch(), order])
+        let database = try await kind.make(harness)
+        try FileContent.write(ProductVersions.csv(0), to: harness.watched)
+        try FileContent.write(ProductVersions.csv(3), to: harness.path("order.csv"))
+        try await harness.startDaemon()
+        let first = try Self.sink(harness, kind, database)
+        defer { first.send(SIGKILL) }
+        try await eventually("the snapshot is in the table") { try await SinkBehaviourTests.tableEqualsFile(harness, database) }
+
+        for (log, options) in [("order", ["--table", "products"]), ("order-take", ["--table", "products", "--take-over-table"])] {
+            let other = try Self.sink(harness, kind, database, watch: "order", options, log: log)
+            defer { other.send(SIGKILL) }
+            #expect(try await other.waitForExit(timeout: .seconds(10)) == 1)
+            let message = readFile(harness.path(log + ".err"))
+            #expect(message.contains("\"products\"") && message.contains("held by"), "\(message)")
+        }
+        try await harness.save(ProductVersions.csv(1))
+        try await eventually("the running sink follows its file") { try await SinkBehaviourTests.tableEqualsFile(harness, database) }
+        #expect(first.exitStatus == nil, "\(readFile(harness.path("sink.err")))")
+        first.send(SIGKILL)
+        _ = try await first.waitForExit()
+
+        let takeOver = try Self.sink(harness, kind, database, watch: "order", ["--table", "products", "--take-over-table"], log: "takeover")
+        defer { takeOver.send(SIGKILL) }
+        try await eventually("the table holds order's list") {
+            try await SinkBookkeepingTests.tableEqualsFile(harness, database, "products", watch: order)
+        }
+        #expect(try await database.query("SELECT watch FROM listsync_tables WHERE table_name = 'products'") == [["order"]])
+        takeOver.send(SIGKILL)
+        _ = try await takeOver.waitForExit()
+
+        let refused = try Self.sink(harness, kind, database, log: "refused")
+        defer { refused.send(SIGKILL) }
+        #expect(try await refused.waitForExit(timeout: .seconds(10)) == 1)
+        let message = readFile(harness.path("refused.err"))
+        #expect(message.contains("belongs to the sink of the watch order, not products"), "\(message)")
+        #expect(try await SinkBookkeepingTests.tableEqualsFile(harness, database, "products", watch: order))
+    }
+
     /// Without `--verify`: a row deleted by hand that the next changeset updates — the `UPDATE`
     /// changes no row — is a divergence, logged and repaired by a snapshot.
     @Test(arguments: SinkTestDatabaseKind.allCases) func anUpdateOfARowDeletedByHandResynchronizes(kind: SinkTestDatabaseKind) async throws {
@@ -110,7 +156,7 @@ import ListSyncTestSupport
 
     /// A second sink on a table exits at once with status 1, naming the table and the sink that
     /// holds it (its process id for SQLite, its `application_name` and server process for
-    /// PostgreSQL); the first goes on.
+    /// PostgreSQL) — for SQLite also through a symbolic link to the database; the first goes on.
     @Test(arguments: SinkTestDatabaseKind.allCases) func aSecondSinkOnATableExitsAtOnce(kind: SinkTestDatabaseKind) async throws {
         let harness = try EndToEndHarness()
         let (database, first) = try await SinkBehaviourTests.productsSink(harness, kind, [])
@@ -123,6 +169,16 @@ import ListSyncTestSupport
         switch kind {
         case .sqlite: #expect(message.contains("pid \(first.pid), watch products"), "\(message)")
         case .postgres: #expect(message.contains("listsync sink products"), "\(message)")
+        }
+        if kind == .sqlite {
+            // The same database through a symbolic link is the same table: refused as well.
+            let link = harness.path("link.sqlite")
+            #expect(symlink(harness.path("sink.sqlite"), link) == 0)
+            let linked = try Self.sink(harness, kind, SQLiteTestDatabase(path: link), log: "linked")
+            defer { linked.send(SIGKILL) }
+            #expect(try await linked.waitForExit(timeout: .seconds(10)) == 1)
+            let refusal = readFile(harness.path("linked.err"))
+            #expect(refusal.contains("pid \(first.pid), watch products"), "\(refusal)")
         }
         try await harness.save(ProductVersions.csv(1))
         try await eventually("the first sink follows the file") { try await SinkBehaviourTests.tableEqualsFile(harness, database) }

@@ -40,12 +40,10 @@ import ListSyncTestSupport
         #expect(log.contains(": resuming") && !log.contains("table replaced"), "\(log)")
 
         let tables = ["alpha", "beta"].map { String(repeating: "t", count: 48) + "_\($0)_" + String(repeating: "x", count: 20) }
-        // One after the other: two sinks of one watch share its rows of listsync_sections, and
-        // two first snapshots at the same moment collide on them (a known limit, see docs/SINKS.md).
-        var sinks: [ChildProcess] = []
+        // Started together: each keeps its own cursor and sections (keyed by watch and table).
+        var sinks = try tables.map { try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", $0], log: $0) }
         defer { sinks.forEach { $0.send(SIGKILL) } }
         for table in tables {
-            sinks.append(try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", table], log: table))
             do {
                 try await eventually("\(table) is filled", timeout: .seconds(60)) { try await Self.count(server, table) == "21" }
             } catch {
@@ -54,6 +52,22 @@ import ListSyncTestSupport
             }
         }
         for (sink, table) in zip(sinks, tables) { #expect(sink.exitStatus == nil, "\(readFile(harness.path(table + ".err")))") }
+
+        // Each restarted resumes from its own cursor: the other's never overwrote it.
+        for sink in sinks {
+            sink.send(SIGKILL)
+            _ = try await sink.waitForExit()
+        }
+        sinks = try tables.map { try SinkOwnershipTests.sink(harness, .postgres, database, watch: watch, ["--table", $0], log: $0 + "-again") }
+        for table in tables {
+            try await eventually("\(table)'s sink restarts", timeout: .seconds(60)) { readFile(harness.path(table + "-again.err")).contains("subscribed") }
+        }
+        try await harness.save("sku,\(long)_one,\(long)_two\n" + (1...22).map { "S\($0),a\($0),b\($0)" }.joined(separator: "\n") + "\n")
+        for table in tables {
+            try await eventually("\(table) gets the new row", timeout: .seconds(60)) { try await Self.count(server, table) == "22" }
+            let log = readFile(harness.path(table + "-again.err"))
+            #expect(log.contains(": resuming") && !log.contains("table replaced"), "\(log)")
+        }
     }
 
     /// JSON records holding `\u0000` (which `jsonb` and `text` cannot hold) are stored exactly in

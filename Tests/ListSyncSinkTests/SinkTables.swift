@@ -12,7 +12,8 @@ enum SinkTables {
         let quotedTable = SQLDialect.quote(table)
         guard sectioned else { return "SELECT \(selected) FROM \(quotedTable) t ORDER BY t.listsync_order\(collate)" }
         return """
-            SELECT \(selected) FROM \(quotedTable) t JOIN listsync_sections s ON s.watch = '\(watch)' AND s.section = t.listsync_section
+            SELECT \(selected) FROM \(quotedTable) t JOIN listsync_sections s
+              ON s.watch = '\(watch)' AND s.table_name = '\(table.replacingAll("'", with: "''"))' AND s.section = t.listsync_section
             ORDER BY s.position, t.listsync_order\(collate)
             """
     }

@@ -41,9 +41,10 @@ struct SinkStatements {
         return columns == Set(self.insertColumns(schema).map(self.dialect.identifier)) && key == expectedKey.map(self.dialect.identifier)
     }
 
-    /// The bookkeeping tables, created when missing: the cursor of each watch and the sections
-    /// of each sectioned list, both written in the transaction of each changeset, and the owner
-    /// of each table a sink made or took over (``owner``).
+    /// The bookkeeping tables, created when missing: the cursor of each watch's table and the
+    /// sections of each sectioned list, both keyed by watch and table (as `--table` names it:
+    /// two sinks of one watch write two tables and keep apart) and written in the transaction of
+    /// each changeset, and the owner of each table a sink made or took over (``owner``).
     var bookkeeping: [String] {
         let integer = self.dialect.integer
         let time = self.dialect == .postgres ? "TIMESTAMPTZ" : "TEXT"
@@ -54,32 +55,91 @@ struct SinkStatements {
             CREATE TABLE IF NOT EXISTS listsync_tables (
               table_name TEXT\(names) PRIMARY KEY, watch TEXT NOT NULL, since \(time) NOT NULL)
             """,
-            """
-            CREATE TABLE IF NOT EXISTS listsync_cursors (
-              watch TEXT PRIMARY KEY, epoch TEXT NOT NULL, seq \(integer) NOT NULL, digest TEXT NOT NULL,
-              updated_at \(time) NOT NULL, table_name TEXT NOT NULL, columns TEXT NOT NULL)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS listsync_sections (
-              watch TEXT NOT NULL, position \(integer) NOT NULL, section TEXT NOT NULL, hash TEXT NOT NULL,
-              PRIMARY KEY (watch, position))
-            """,
+            Self.createCursors("listsync_cursors", integer: integer, time: time),
+            Self.createSections("listsync_sections", integer: integer),
         ]
     }
 
-    /// Reads a watch's cursor: epoch, seq, digest, table name, columns (JSON array).
-    var selectCursor: String {
-        "SELECT epoch, seq, digest, table_name, columns FROM listsync_cursors WHERE watch = \(self.dialect.parameter(1))"
+    private static func createCursors(_ name: String, integer: String, time: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(name) (
+          watch TEXT NOT NULL, epoch TEXT NOT NULL, seq \(integer) NOT NULL, digest TEXT NOT NULL,
+          updated_at \(time) NOT NULL, table_name TEXT NOT NULL, columns TEXT NOT NULL, PRIMARY KEY (watch, table_name))
+        """
     }
 
-    /// Writes a watch's cursor: watch, epoch, seq, digest, table name, columns.
+    private static func createSections(_ name: String, integer: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(name) (
+          watch TEXT NOT NULL, table_name TEXT NOT NULL, position \(integer) NOT NULL, section TEXT NOT NULL, hash TEXT NOT NULL,
+          PRIMARY KEY (watch, table_name, position))
+        """
+    }
+
+    /// One row when `listsync_sections` has its `table_name` column: absent, the bookkeeping was
+    /// written by a version that keyed it by watch alone, and ``migration`` rekeys it. PostgreSQL
+    /// takes the schema as its parameter.
+    var sectionsHaveTableName: String {
+        switch self.dialect {
+        case .sqlite: "SELECT 1 FROM pragma_table_info('listsync_sections') WHERE name = 'table_name'"
+        case .postgres:
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'listsync_sections' AND column_name = 'table_name'"
+        }
+    }
+
+    /// Rekeys bookkeeping written by a version that keyed `listsync_cursors` by watch and
+    /// `listsync_sections` by watch and position (one table per watch): each cursor row keeps
+    /// its table, each section row gets the table its watch's cursor names (a section row with no
+    /// cursor, which that version never left, is dropped). Run in one transaction.
+    var migration: [String] {
+        switch self.dialect {
+        case .postgres:
+            return [
+                "ALTER TABLE listsync_sections ADD COLUMN table_name TEXT",
+                "UPDATE listsync_sections s SET table_name = c.table_name FROM listsync_cursors c WHERE c.watch = s.watch",
+                "DELETE FROM listsync_sections WHERE table_name IS NULL",
+                """
+                ALTER TABLE listsync_sections ALTER COLUMN table_name SET NOT NULL, DROP CONSTRAINT listsync_sections_pkey,
+                  ADD PRIMARY KEY (watch, table_name, position)
+                """,
+                "ALTER TABLE listsync_cursors DROP CONSTRAINT listsync_cursors_pkey, ADD PRIMARY KEY (watch, table_name)",
+            ]
+        case .sqlite:
+            // SQLite cannot change a primary key: each table is copied into one with the new key.
+            let integer = self.dialect.integer
+            return [
+                Self.createCursors("listsync_cursors_rekeyed", integer: integer, time: "TEXT"),
+                """
+                INSERT INTO listsync_cursors_rekeyed (watch, epoch, seq, digest, updated_at, table_name, columns)
+                SELECT watch, epoch, seq, digest, updated_at, table_name, columns FROM listsync_cursors
+                """,
+                Self.createSections("listsync_sections_rekeyed", integer: integer),
+                """
+                INSERT INTO listsync_sections_rekeyed (watch, table_name, position, section, hash)
+                SELECT s.watch, c.table_name, s.position, s.section, s.hash FROM listsync_sections s JOIN listsync_cursors c ON c.watch = s.watch
+                """,
+                "DROP TABLE listsync_cursors",
+                "ALTER TABLE listsync_cursors_rekeyed RENAME TO listsync_cursors",
+                "DROP TABLE listsync_sections",
+                "ALTER TABLE listsync_sections_rekeyed RENAME TO listsync_sections",
+            ]
+        }
+    }
+
+    /// Reads the cursor of a watch's table (watch, table as `--table` names it): epoch, seq,
+    /// digest, table name, columns (JSON array).
+    var selectCursor: String {
+        "SELECT epoch, seq, digest, table_name, columns FROM listsync_cursors WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2))"
+    }
+
+    /// Writes the cursor of a watch's table: watch, epoch, seq, digest, table name, columns.
     var upsertCursor: String {
         let now = self.dialect == .postgres ? "now()" : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
         return """
             INSERT INTO listsync_cursors (watch, epoch, seq, digest, table_name, columns, updated_at)
             VALUES (\(self.parameters(6)), \(now))
-            ON CONFLICT (watch) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, digest = excluded.digest,
-              table_name = excluded.table_name, columns = excluded.columns, updated_at = excluded.updated_at
+            ON CONFLICT (watch, table_name) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, digest = excluded.digest,
+              columns = excluded.columns, updated_at = excluded.updated_at
             """
     }
 
@@ -102,13 +162,17 @@ struct SinkStatements {
         "SELECT 1 FROM listsync_cursors WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2))"
     }
 
-    /// Removes a watch's sections.
-    var deleteSections: String { "DELETE FROM listsync_sections WHERE watch = \(self.dialect.parameter(1))" }
-    /// Adds a section: watch, position, section (the `listsync_section` value), hash.
-    var insertSection: String { "INSERT INTO listsync_sections (watch, position, section, hash) VALUES (\(self.parameters(4)))" }
-    /// A watch's sections in order: section, hash.
+    /// Removes the sections of a watch's table: watch, table.
+    var deleteSections: String {
+        "DELETE FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2))"
+    }
+    /// Adds a section: watch, table, position, section (the `listsync_section` value), hash.
+    var insertSection: String {
+        "INSERT INTO listsync_sections (watch, table_name, position, section, hash) VALUES (\(self.parameters(5)))"
+    }
+    /// The sections of a watch's table in order (watch, table): section, hash.
     var selectSections: String {
-        "SELECT section, hash FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) ORDER BY position"
+        "SELECT section, hash FROM listsync_sections WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2)) ORDER BY position"
     }
 
     /// Every row's identity, section, order key and hash, then the values of `values` as text,

@@ -16,7 +16,10 @@ import PostgresNIO
 ///
 /// Each connection holds a session advisory lock on the table (`pg_try_advisory_lock`, keyed by
 /// the schema and table) and names itself `listsync sink WATCH` (`application_name`): a second
-/// sink on the table is refused, with the holder's name and server process.
+/// sink on the table is refused, with the holder's name and server process. Only when the sink
+/// first connects: on a reconnect the lock may still be held by the sink's own lost session
+/// (the server has not yet noticed the network cut), so a held lock is retried with the
+/// backoff, naming its holder, until it is free.
 public final class PostgresSinkStore: SinkStore {
     private let settings: PostgresSettings
     private let schema: String
@@ -30,6 +33,9 @@ public final class PostgresSinkStore: SinkStore {
     private let logger = Logger(label: "listsync.sink.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private var connection: PostgresConnection?
     private var connections = 0
+    /// Whether a connection ever took the table's lock: from then on, a held lock is the sink's
+    /// own lost session or a sink that came in between — retried, never a refusal.
+    private var hasConnected = false
     /// Told about each failed attempt to reach the database, with the delay before the next.
     public var onRetry: (String, Duration) -> Void = { _, _ in }
     /// Told once the database is reached again after ``onRetry``, with where it is (never the
@@ -87,21 +93,49 @@ public final class PostgresSinkStore: SinkStore {
         do {
             let schema = SQLDialect.postgres.quoted(self.schema)
             try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
-            try await self.lockTable(on: connection)
-            try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
+            do {
+                try await self.lockTable(on: connection)
+            } catch SinkError.refused(let reason) where self.hasConnected {
+                throw LockStillHeld(reason: reason)
+            }
             try await self.run("SET search_path TO \(schema)", on: connection)
-            for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
+            // One sink at a time sets up the schema: two at once would collide in the catalog
+            // (`CREATE … IF NOT EXISTS` is not safe against a concurrent twin) or both rekey.
+            try await self.transaction(on: connection) {
+                try await self.run("SELECT pg_advisory_xact_lock($1)", [.integer(self.setupLockKey)], on: connection)
+                try await self.run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
+                for statement in self.sql.bookkeeping { try await self.run(statement, on: connection) }
+                var rekeyed = false
+                for try await _ in try await self.rows(self.sql.sectionsHaveTableName, [.text(self.schemaName)], on: connection) { rekeyed = true }
+                if !rekeyed { for statement in self.sql.migration { try await self.run(statement, on: connection) } }
+            }
         } catch {
             _ = try? await connection.close()
             throw error
         }
         self.connection = connection
+        self.hasConnected = true
         return connection
     }
 
+    /// The table's lock found held on a reconnect: retried (``isTransient(_:)``).
+    struct LockStillHeld: Error {
+        /// Who holds it, as ``lockTable(on:)`` says.
+        let reason: String
+    }
+
     /// The key of the table's advisory lock: the FNV-1a hash of the schema and table names.
-    private var lockKey: Int64 {
-        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(self.schemaName)\u{0}\(self.sql.tableName)".utf8)))
+    private var lockKey: Int64 { Self.lockKey(schema: self.schemaName, table: self.sql.tableName) }
+
+    /// The advisory lock key of `table` in `schema` (both as the database names them).
+    static func lockKey(schema: String, table: String) -> Int64 {
+        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync\u{0}\(schema)\u{0}\(table)".utf8)))
+    }
+
+    /// The key of the transaction lock under which a sink creates (or rekeys) the schema's
+    /// bookkeeping tables.
+    private var setupLockKey: Int64 {
+        Int64(bitPattern: SQLDialect.fnv1a(Array("listsync bookkeeping\u{0}\(self.schemaName)".utf8)))
     }
 
     /// Takes the table's advisory lock for the session.
@@ -175,11 +209,13 @@ public final class PostgresSinkStore: SinkStore {
         }
     }
 
-    /// Whether `error` is a lost or refused connection (worth retrying) rather than a statement
+    /// Whether `error` is a lost or refused connection, or the table's lock still held on a
+    /// reconnect (``LockStillHeld``), all worth retrying, rather than a statement
     /// the server rejects or a failure that trying again cannot mend (TLS set-up, a reply that
     /// does not decode, an authentication method PostgresNIO lacks): only those named here are
     /// retried.
     static func isTransient(_ error: any Error) -> Bool {
+        if error is LockStillHeld { return true }
         guard let error = error as? PSQLError else {
             // Below PostgresNIO: a socket that could not connect, or was cut.
             return error is IOError || error is ChannelError
@@ -203,6 +239,7 @@ public final class PostgresSinkStore: SinkStore {
     /// system call and errno, the TLS error) — never a password: the settings' description
     /// leaves it out, and no statement carries one.
     static func describe(_ error: any Error) -> String {
+        if let held = error as? LockStillHeld { return held.reason + " (after a reconnect: retried until it is free)" }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return message + (info[.detail].map { " (\($0))" } ?? "") + (info[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
@@ -271,7 +308,7 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     private func storedCursor(on connection: PostgresConnection) async throws -> (cursor: Cursor, table: String, schema: ListSchema?)? {
-        for try await (epochText, seq, _, table, columns) in try await self.rows(self.sql.selectCursor, [.text(self.watch)], on: connection)
+        for try await (epochText, seq, _, table, columns) in try await self.rows(self.sql.selectCursor, [.text(self.watch), .text(self.layout.table)], on: connection)
             .decode((String, Int64, String, String, String).self)
         {
             guard let epoch = Epoch(epochText) else { return nil }
@@ -347,7 +384,7 @@ public final class PostgresSinkStore: SinkStore {
         verifying schema: ListSchema? = nil, on connection: PostgresConnection
     ) async throws -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
-        for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch)], on: connection)
+        for try await (section, hashText) in try await self.rows(self.sql.selectSections, [.text(self.watch), .text(self.layout.table)], on: connection)
             .decode((String, String).self)
         {
             guard let hash = ContentHash(hashText) else { throw SinkError.diverged("a section of \(self.watch) has no hash") }
@@ -429,8 +466,14 @@ public final class PostgresSinkStore: SinkStore {
                 let restored = try await self.changing("INSERT INTO \(self.sql.table) SELECT * FROM \(kept)", on: connection)
                 try RowCount.expectKept(writes.refillKeptCount(after: list), restored, in: self.layout.table)
                 try await self.run("DROP TABLE \(kept)", on: connection)
-                let rows = writes.refillRows(in: list).map { self.sql.insertValues($0, list.schema) }
-                try await self.copy(rows, into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection)
+                // Streamed: each row's values are built as COPY reads them, into one array.
+                var rows = writes.refillRows(in: list).makeIterator()
+                try await self.copy(into: self.sql.tableName, columns: self.sql.insertColumns(list.schema), on: connection) { values in
+                    guard let row = rows.next() else { return false }
+                    values.removeAll(keepingCapacity: true)
+                    self.sql.appendInsertValues(row, list.schema, to: &values)
+                    return true
+                }
                 let moves = writes.moved.map { self.sql.placeValues($0.place) + [.integer($0.rowID)] }
                 try await self.update(self.sql.placeColumns, moves, on: connection)
                 if let sections = writes.sections { try await self.writeSections(sections, on: connection) }
@@ -607,11 +650,11 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     private func writeSections(_ sections: [ChangesetStage.Section], on connection: PostgresConnection) async throws {
-        try await self.run(self.sql.deleteSections, [.text(self.watch)], on: connection)
+        try await self.run(self.sql.deleteSections, [.text(self.watch), .text(self.layout.table)], on: connection)
         for (position, section) in sections.enumerated() {
             try await self.run(
                 self.sql.insertSection,
-                [.text(self.watch), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)],
+                [.text(self.watch), .text(self.layout.table), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)],
                 on: connection)
         }
     }

@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// The lock a SQLite sink holds on its table for as long as it runs: `flock` on a side file next
-/// to the database, `DATABASE.listsync-lock-TABLE`, holding the process id and watch of the sink
+/// to the database, `DATABASE.listsync-lock-TABLE` (``resolved(_:)``: the database's real path,
+/// so that a symbolic link or another spelling of the same file finds the same lock), holding the process id and watch of the sink
 /// that has it (what a second sink's refusal names). The kernel releases it when the process
 /// ends, however it ends; the file stays.
 final class SQLiteTableLock {
@@ -17,7 +18,7 @@ final class SQLiteTableLock {
     /// - Throws: ``SinkError/refused(_:)`` when another sink holds it, naming that sink;
     ///   ``SinkError/database(_:)`` when the side file cannot be made.
     init(database: String, table: String, watch: String) throws(SinkError) {
-        let path = database + ".listsync-lock-" + Self.fileName(table)
+        let path = Self.resolved(database) + ".listsync-lock-" + Self.fileName(table)
         do {
             self.lock = try HolderLock(path: path, holder: "pid \(getpid()), watch \(watch)")
         } catch {
@@ -31,6 +32,23 @@ final class SQLiteTableLock {
                 throw .database("\(path): cannot lock: \(failure.reason) (errno \(failure.code))")
             }
         }
+    }
+
+    /// The database file's real path (`realpath`: symbolic links followed, `.` and `..` gone);
+    /// for a database not made yet, its directory's real path and its name; as given when
+    /// neither resolves (then opening the database fails and says why).
+    static func resolved(_ database: String) -> String {
+        if let real = realpath(database, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let slash = database.lastIndex(of: "/")
+        let directory = slash.map { $0 == database.startIndex ? "/" : String(database[..<$0]) } ?? "."
+        let name = slash.map { String(database[database.index(after: $0)...]) } ?? database
+        guard !name.isEmpty, let real = realpath(directory, nil) else { return database }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return (resolved.hasSuffix("/") ? resolved : resolved + "/") + name
     }
 
     /// The table's name as part of a file name: ASCII letters and digits, `_`, `-` and `.` as

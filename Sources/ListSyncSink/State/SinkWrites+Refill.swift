@@ -9,8 +9,9 @@ extension SinkWrites {
 
     /// The rows a refill inserts after the kept ones: the inserted and updated rows, each with its
     /// place — an update in place takes its row's section and order key from `list`, the list
-    /// after the changeset.
-    func refillRows(in list: SinkList) -> [Row] {
+    /// after the changeset. Made one at a time as they are read (a refill's rows go straight
+    /// into `COPY` or an insert): never all at once.
+    func refillRows(in list: SinkList) -> some Sequence<Row> {
         let unplaced = Set(self.updated.lazy.filter { $0.place == nil }.map(\.rowID))
         var places: [Int64: Place] = [:]
         if !unplaced.isEmpty {
@@ -22,8 +23,9 @@ extension SinkWrites {
                 }
             }
         }
-        return self.inserted + self.updated.map { row in
-            var row = row
+        return sequence(state: (inserted: self.inserted.makeIterator(), updated: self.updated.makeIterator())) { rows -> Row? in
+            if let row = rows.inserted.next() { return row }
+            guard var row = rows.updated.next() else { return nil }
             if row.place == nil { row.place = places[row.rowID] }
             return row
         }

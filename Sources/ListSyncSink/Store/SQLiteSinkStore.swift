@@ -33,7 +33,14 @@ public final class SQLiteSinkStore: SinkStore {
         self.layout = layout
         self.sql = SinkStatements(layout: layout, dialect: .sqlite)
         self.takeOver = takeOver
-        for statement in self.sql.bookkeeping { try self.database.execute(statement) }
+        try self.database.transaction { () throws(SinkError) in
+            for statement in self.sql.bookkeeping { try self.database.execute(statement) }
+            let rekeyed = try self.database.statement(self.sql.sectionsHaveTableName)
+            defer { rekeyed.reset() }
+            guard try !rekeyed.step() else { return }
+            for statement in self.sql.migration { try self.database.execute(statement) }
+        }
+        self.database.forgetStatements()
     }
 
     /// What the bookkeeping says about the table (read in the caller's transaction, if any).
@@ -65,7 +72,7 @@ public final class SQLiteSinkStore: SinkStore {
         // A table being taken over holds someone else's rows: a snapshot replaces them.
         guard claim.divergence(table: self.layout.table, watch: self.watch) == nil else { return nil }
         let cursorRow = try self.database.statement(self.sql.selectCursor)
-        try cursorRow.bind([.text(self.watch)])
+        try cursorRow.bind([.text(self.watch), .text(self.layout.table)])
         defer { cursorRow.reset() }
         guard try cursorRow.step(), let epochText = cursorRow.text(0), let epoch = Epoch(epochText),
             cursorRow.text(3) == self.layout.table, let schema = cursorRow.text(4).flatMap(StoredRows.columns)
@@ -95,7 +102,7 @@ public final class SQLiteSinkStore: SinkStore {
     private func readSections(verifying schema: ListSchema? = nil) throws(SinkError) -> (sections: [MirroredSection], orders: [Int64: String]) {
         var stored: [(section: String, hash: ContentHash)] = []
         let sections = try self.database.statement(self.sql.selectSections)
-        try sections.bind([.text(self.watch)])
+        try sections.bind([.text(self.watch), .text(self.layout.table)])
         while try sections.step() {
             guard let section = sections.text(0), let hash = sections.text(1).flatMap(ContentHash.init) else {
                 throw .diverged("a section of \(self.watch) in listsync_sections has no hash")
@@ -217,10 +224,10 @@ public final class SQLiteSinkStore: SinkStore {
     }
 
     private func writeSections(_ sections: [ChangesetStage.Section]) throws(SinkError) {
-        try self.database.statement(self.sql.deleteSections).run([.text(self.watch)])
+        try self.database.statement(self.sql.deleteSections).run([.text(self.watch), .text(self.layout.table)])
         let insert = try self.database.statement(self.sql.insertSection)
         for (position, section) in sections.enumerated() {
-            try insert.run([.text(self.watch), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)])
+            try insert.run([.text(self.watch), .text(self.layout.table), .integer(Int64(position)), SinkList.sectionValue(section.model), .text(section.hash.description)])
         }
     }
 

@@ -9,7 +9,7 @@ struct SinkCommand: AsyncParsableCommand {
         discussion: """
             The table has one row per record; `ORDER BY listsync_order` (after the section's \
             position, for sectioned lists) gives the file's order. Each changeset's rows are \
-            written with the watch's cursor (table listsync_cursors) in one transaction, and the \
+            written with the cursor of the watch's table (table listsync_cursors) in one transaction, and the \
             sink resumes from that cursor when it starts: nothing is skipped or applied twice. \
             A snapshot replaces the table's contents in one transaction. While the watched file is \
             invalid or missing the table keeps the last good version; when the watch is removed \
