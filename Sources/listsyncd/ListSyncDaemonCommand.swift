@@ -66,7 +66,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             systemd = SystemdIntegration(
                 notifier: try SystemdNotifier(environment: environment),
                 watchdog: try SystemdWatchdog(environment: environment),
-                listeningDescriptor: try (activation?.socket(named: "api") ?? activation?.sockets.first)?.adopt())
+                listeningDescriptor: try (activation?.socket(named: "api") ?? activation?.sockets.first { $0.name != "metrics" })?.adopt(),
+                metricsDescriptor: try activation?.socket(named: "metrics")?.adopt(families: [AF_INET, AF_INET6]))
         } catch {
             logger.critical("cannot use what systemd passed: \(error)")
             throw ExitCode.failure

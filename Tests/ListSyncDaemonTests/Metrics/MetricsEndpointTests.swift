@@ -1,0 +1,197 @@
+import Glibc
+import ListFormats
+import ListSyncProtocol
+import ListSyncTestSupport
+import Testing
+@testable import ListSyncDaemon
+
+extension EndToEndTests {
+    /// The metrics endpoint (`metrics_listen`) of a real daemon, read over HTTP by an independent
+    /// client (Python's urllib) and checked by Prometheus' own `promtool`.
+    @Suite struct Metrics {
+        /// The series of an exposition, `name{labels}` → value; `# HELP` and `# TYPE` names apart.
+        struct Exposition {
+            var series: [String: Double] = [:]
+            var helped: Set<String> = []
+            var typed: Set<String> = []
+            let text: String
+
+            init(_ text: String) throws {
+                self.text = text
+                for line in text.split(separator: "\n") {
+                    if line.hasPrefix("# HELP ") {
+                        self.helped.insert(String(line.dropFirst(7).prefix { $0 != " " }))
+                    } else if line.hasPrefix("# TYPE ") {
+                        self.typed.insert(String(line.dropFirst(7).prefix { $0 != " " }))
+                    } else if let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) {
+                        self.series[String(line[..<space])] = value
+                    } else {
+                        throw TestFailure(description: "not an exposition line: \(line)")
+                    }
+                }
+            }
+
+            subscript(_ key: String) -> Double? { self.series[key] }
+        }
+
+        static func scrape(_ port: Int) throws -> Exposition {
+            let response = try HTTPFetch.request("http://127.0.0.1:\(port)/metrics")
+            guard response.status == 200 else { throw TestFailure(description: "GET /metrics: \(response.status) \(response.body)") }
+            #expect(response.contentType == "text/plain; version=0.0.4; charset=utf-8")
+            return try Exposition(response.body)
+        }
+
+        /// Runs `promtool check metrics` on `exposition`; returns its exit status and what it printed.
+        static func promtool(_ exposition: String, in harness: DaemonHarness) throws -> (Int32, String) {
+            let file = harness.path("exposition-\(UInt32.random(in: 0...UInt32.max)).txt")
+            try FileOperations.write(exposition, to: file)
+            let check = try DaemonProcess(
+                executable: "/bin/sh", arguments: ["-c", "exec promtool check metrics < \"$0\"", file], logPath: file + ".promtool")
+            return (try check.waitForExit(timeout: .seconds(30)), check.log)
+        }
+
+        static let watch = "name = \"list\"\npath = \"list.csv\"\nkey = \"id\""
+
+        /// The bytes of the regular files in `directory`.
+        static func bytes(in directory: String) -> Double {
+            guard let stream = opendir(directory) else { return 0 }
+            defer { closedir(stream) }
+            var total = 0
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                var status = stat()
+                if stat(directory + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG { total += Int(status.st_size) }
+            }
+            return Double(total)
+        }
+
+        @Test func knownEditsAnInvalidVersionAndThreeSubscribersGiveExactCountsAndGauges() throws {
+            let harness = try DaemonHarness()
+            let port = try HTTPFetch.freeLoopbackPort()
+            let file = harness.path("list.csv")
+            try FileOperations.write("id,name\n1,a\n2,b\n3,c\n", to: file)
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"\nclient_buffer_budget_mib = 64")
+            try harness.start()
+
+            let idle = try Self.scrape(port)
+            #expect(idle.helped == idle.typed && !idle.typed.isEmpty, "every family has its HELP")
+            #expect(idle[#"listsync_subscribers{watch="list"}"#] == 0)
+
+            var subscribers = try (0..<3).map { _ in try harness.subscriber("list") }
+            for subscriber in subscribers {
+                #expect(try subscriber.waitUntil { $0.mirror != nil })
+            }
+            func save(_ text: String, seq: UInt64) throws {
+                try EndToEndTests.Subscribers.save(text, to: file)
+                for subscriber in subscribers {
+                    #expect(try subscriber.waitUntil { $0.mirror?.cursor.seq == seq }, "\(harness.log)")
+                }
+            }
+            // seq 1: record 2 updated, record 4 inserted; seq 2: record 1 deleted.
+            try save("id,name\n1,a\n2,B\n3,c\n4,d\n", seq: 1)
+            try save("id,name\n2,B\n3,c\n4,d\n", seq: 2)
+            // One invalid version: the last good one stays live.
+            try EndToEndTests.Subscribers.save("id,name\n5,\"never closed\n", to: file)
+            for subscriber in subscribers {
+                #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
+            }
+            let invalid = try Self.scrape(port)
+            #expect(invalid[#"listsync_watch_state{watch="list",state="invalid"}"#] == 1)
+            #expect(invalid[#"listsync_watch_state{watch="list",state="ok"}"#] == 0)
+            #expect(invalid[#"listsync_watch_invalid_versions_total{watch="list"}"#] == 1)
+            // seq 3: records 3 and 4 change places.
+            try save("id,name\n2,B\n4,d\n3,c\n", seq: 3)
+            let movedOnTheWire = subscribers[0].changesetMessages.last.map { $0.stages.reduce(0) { $0 + $1.elementMoved.count } } ?? 0
+            #expect(movedOnTheWire >= 1)
+
+            let metrics = try Self.scrape(port)
+            let expected: [String: Double] = [
+                #"listsync_watch_versions_total{watch="list"}"#: 4,
+                #"listsync_watch_records_changed_total{watch="list",op="inserted"}"#: 1,
+                #"listsync_watch_records_changed_total{watch="list",op="deleted"}"#: 1,
+                #"listsync_watch_records_changed_total{watch="list",op="updated"}"#: 1,
+                #"listsync_watch_records_changed_total{watch="list",op="moved"}"#: Double(movedOnTheWire),
+                #"listsync_watch_invalid_versions_total{watch="list"}"#: 1,
+                #"listsync_watch_state{watch="list",state="ok"}"#: 1,
+                #"listsync_watch_state{watch="list",state="invalid"}"#: 0,
+                #"listsync_watch_state{watch="list",state="loading"}"#: 0,
+                #"listsync_watch_state{watch="list",state="missing"}"#: 0,
+                #"listsync_watch_state{watch="list",state="writing"}"#: 0,
+                #"listsync_watch_rows{watch="list"}"#: 3,
+                #"listsync_watch_cursor_seq{watch="list"}"#: 3,
+                #"listsync_subscribers{watch="list"}"#: 3,
+                #"listsync_history_changesets{watch="list"}"#: 3,
+                #"listsync_state_bytes{watch="list"}"#: Self.bytes(in: harness.path("state/list")),
+                "listsync_client_buffer_budget_bytes": 67_108_864,
+                "listsync_client_buffer_bytes": 0,
+                "listsync_inotify_overflows_total": 0,
+                #"listsync_disconnects_total{reason="slow_consumer"}"#: 0,
+                #"listsync_disconnects_total{reason="shutdown"}"#: 0,
+                #"listsync_disconnects_total{reason="error"}"#: 0,
+            ]
+            for (series, value) in expected.sorted(by: { $0.key < $1.key }) {
+                #expect(metrics[series] == value, "\(series)")
+            }
+            #expect(metrics.helped == metrics.typed, "every family has its HELP")
+            let (status, printed) = try Self.promtool(metrics.text, in: harness)
+            #expect(status == 0 && printed.isEmpty, "promtool check metrics: \(printed)")
+            // The series are the same with three subscribers as with none.
+            #expect(Set(metrics.series.keys) == Set(idle.series.keys))
+
+            // A subscriber that hangs up is counted as closed by the client (as was the harness's
+            // client that waited for the watch to load).
+            let hungUp = try #require(metrics[#"listsync_disconnects_total{reason="closed_by_client"}"#])
+            #expect(hungUp >= 1)
+            subscribers.removeLast()
+            try eventuallyBlocking("the hang-up is counted") {
+                try Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 1
+            }
+            #expect(try Self.scrape(port)[#"listsync_subscribers{watch="list"}"#] == 2)
+
+            // The other paths.
+            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
+            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200)
+            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/nothing").status == 404)
+            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/metrics", method: "POST").status == 405)
+            #expect(try harness.stop() == 0)
+        }
+
+        @Test func readyIsUnavailableWhileAWatchLoadsThenAvailable() throws {
+            let harness = try DaemonHarness()
+            let port = try HTTPFetch.freeLoopbackPort()
+            try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"")
+            // The restore is held (a test hook) until `release` exists: the watch stays loading.
+            let release = harness.path("release-restore")
+            try harness.start(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
+
+            let loading = try HTTPFetch.request("http://127.0.0.1:\(port)/ready")
+            #expect(loading.status == 503)
+            #expect(loading.body == "loading: list\n")
+            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
+            let metrics = try Self.scrape(port)
+            #expect(metrics[#"listsync_watch_state{watch="list",state="loading"}"#] == 1)
+            #expect(metrics[#"listsync_watch_state{watch="list",state="ok"}"#] == 0)
+
+            try FileOperations.write("", to: release)
+            try eventuallyBlocking("/ready answers 200") {
+                try HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200
+            }
+            #expect(try Self.scrape(port)[#"listsync_watch_state{watch="list",state="ok"}"#] == 1)
+            #expect(try harness.stop() == 0)
+        }
+
+        @Test func aMistypedMetricsAddressIsAPositionedError() throws {
+            let harness = try DaemonHarness()
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"localhost:9464\"")
+            let check = try DaemonProcess(
+                executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
+            #expect(try check.waitForExit() != 0)
+            #expect(
+                check.log.contains(
+                    "invalid 'metrics_listen': \"localhost\" is not an IP address such as 127.0.0.1 or ::1 (host names are not looked up)"),
+                "\(check.log)")
+            #expect(check.log.contains("listsyncd.toml:"), "\(check.log)")
+        }
+    }
+}
