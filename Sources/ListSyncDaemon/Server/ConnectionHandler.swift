@@ -197,6 +197,9 @@ final class ConnectionHandler: ChannelInboundHandler {
                 self.write(.reply(Reply(id: id, result: .list(self.server.watches.summaries))), context: context)
             case .ping(let id):
                 self.write(.reply(Reply(id: id, result: .pong)), context: context)
+            case .metrics(let id):
+                let exposition = String(decoding: self.server.metricsExposition(), as: UTF8.self)
+                self.write(.reply(Reply(id: id, result: .metrics(exposition: exposition))), context: context)
             case .unsubscribe(let id, let watch):
                 guard self.server.watches.feed(named: watch) != nil || subscriptions.contains(where: { $0.feed.name == watch }) else {
                     self.answer(ProtocolError(.unknownWatch, "no watch named \"\(watch)\"", requestID: id), context: context)

@@ -138,13 +138,25 @@ extension EndToEndTests {
             // The series are the same with three subscribers as with none.
             #expect(Set(metrics.series.keys) == Set(idle.series.keys))
 
-            // A subscriber that hangs up is counted as closed by the client (as was the harness's
-            // client that waited for the watch to load).
+            // Hang-ups are counted as closed by the client: the harness's client that waited for
+            // the watch to load, `listsync metrics` below, a subscriber.
             let hungUp = try #require(metrics[#"listsync_disconnects_total{reason="closed_by_client"}"#])
             #expect(hungUp >= 1)
-            subscribers.removeLast()
-            try eventuallyBlocking("the hang-up is counted") {
+            // `listsync metrics` prints the same families over the daemon's socket.
+            let cli = try DaemonProcess(
+                executable: try DaemonProcess.cliPath, arguments: ["metrics", "--socket", harness.socketPath], logPath: harness.path("metrics.txt"))
+            #expect(try cli.waitForExit(timeout: .seconds(30)) == 0, "\(cli.log)")
+            let overSocket = try Exposition(cli.log)
+            #expect(Set(overSocket.series.keys) == Set(metrics.series.keys))
+            for series in expected.keys where !series.hasPrefix("listsync_client_buffer_bytes") {
+                #expect(overSocket[series] == metrics[series], "\(series)")
+            }
+            try eventuallyBlocking("the command's hang-up is counted") {
                 try Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 1
+            }
+            subscribers.removeLast()
+            try eventuallyBlocking("the subscriber's hang-up is counted") {
+                try Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 2
             }
             #expect(try Self.scrape(port)[#"listsync_subscribers{watch="list"}"#] == 2)
 
