@@ -193,6 +193,43 @@ extension EndToEndTests {
             #expect(try harness.stop() == 0)
         }
 
+        /// `systemd/listsyncd-metrics.socket`, the unit shipped.
+        static func metricsSocketUnit(file: String = #filePath) throws -> String {
+            let repository = file.split(separator: "/", omittingEmptySubsequences: false).dropLast(4).joined(separator: "/")
+            return try FileContent.read(repository + "/systemd/listsyncd-metrics.socket")
+        }
+
+        /// `systemd-socket-activate` passes a TCP socket named as the unit names it: the daemon
+        /// serves its metrics there, the first scrape starting it, and does not bind `metrics_listen`.
+        @Test func theMetricsSocketSystemdPassesIsServedAndWinsOverMetricsListen() throws {
+            let unit = try Self.metricsSocketUnit()
+            #expect(unit.contains("\nListenStream=127.0.0.1:9464\n"))
+            let name = try #require(unit.split(separator: "\n").first { $0.hasPrefix("FileDescriptorName=") }?.dropFirst("FileDescriptorName=".count))
+            let harness = try DaemonHarness()
+            let (passed, configured) = (try HTTPFetch.freeLoopbackPort(), try HTTPFetch.freeLoopbackPort())
+            try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(configured)\"")
+            let activated = try DaemonProcess(
+                executable: "/usr/bin/systemd-socket-activate",
+                arguments: [
+                    "-l", "127.0.0.1:\(passed)", "--fdname=\(name)", "-E", "NOTIFY_SOCKET=\(harness.directory.path)/notify",
+                    try DaemonProcess.binaryPath, "--config", harness.configPath,
+                ],
+                logPath: harness.path("daemon.log"))
+            defer {
+                activated.send(SIGTERM)
+                _ = try? activated.waitForExit()
+            }
+            try eventuallyBlocking("the activated daemon serves /ready") {
+                (try? HTTPFetch.request("http://127.0.0.1:\(passed)/ready").status) == 200
+            }
+            let metrics = try Self.scrape(passed)
+            #expect(metrics[#"listsync_watch_versions_total{watch="list"}"#] == 1)
+            #expect(metrics[#"listsync_watch_state{watch="list",state="ok"}"#] == 1)
+            #expect(activated.log.contains("serving metrics metrics=descriptor 3 (socket-activated)"), "\(activated.log)")
+            #expect((try? HTTPFetch.request("http://127.0.0.1:\(configured)/live")) == nil, "metrics_listen is not bound")
+        }
+
         @Test func aMistypedMetricsAddressIsAPositionedError() throws {
             let harness = try DaemonHarness()
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"localhost:9464\"")
