@@ -16,6 +16,8 @@ final class WatchFeed: Sendable {
     let epoch: Epoch
     /// The watch's series, updated as the feed changes; `nil` in tests that need none.
     let metrics: WatchMetrics?
+    /// Called after a publication changed the status (the daemon's `STATUS=` line follows it).
+    private let onStatusChange: @Sendable () -> Void
 
     private struct State {
         var format: WatchConfiguration.Format
@@ -29,6 +31,8 @@ final class WatchFeed: Sendable {
         /// Counts status changes, so a subscriber knows whether it has seen the current one.
         var statusGeneration: UInt64 = 0
         var statusLine: ByteBuffer
+        /// Whether the watch's versions are saved; `false` while the state cannot be saved.
+        var savesState = true
         var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
         /// Whether the watch's saved state is still being read back: until then no subscription
         /// can be planned (a cursor from before a restart could not resume yet).
@@ -44,11 +48,12 @@ final class WatchFeed: Sendable {
     /// from `archive`.
     init(
         watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: ChangesetArchive? = nil,
-        metrics: WatchMetrics? = nil
+        metrics: WatchMetrics? = nil, onStatusChange: @escaping @Sendable () -> Void = {}
     ) {
         self.name = watch.name
         self.epoch = epoch
         self.metrics = metrics
+        self.onStatusChange = onStatusChange
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
@@ -85,9 +90,15 @@ final class WatchFeed: Sendable {
                 state.statusGeneration += 1
                 state.statusLine = statusLine
             }
+            if let savesState = publication.savesState {
+                state.savesState = savesState
+            }
             return (Array(state.subscribers.values), isNewVersion)
         }
         self.record(publication, isNewVersion: isNewVersion)
+        if publication.status != nil || publication.savesState != nil {
+            self.onStatusChange()
+        }
         for subscriber in subscribers {
             subscriber.feedDidChange()
         }
@@ -284,6 +295,11 @@ final class WatchFeed: Sendable {
     /// The watch's state, as its status says.
     var watchState: WatchState {
         self.state.withLock { $0.status.state }
+    }
+
+    /// Whether the watch's versions are saved: `false` while its state cannot be saved.
+    var savesState: Bool {
+        self.state.withLock { $0.savesState }
     }
 
     /// How many changesets are kept for resuming, in memory or on disk.

@@ -16,7 +16,10 @@ struct WatchPublication: Sendable {
     /// file that cannot be read), counted by `listsync_watch_invalid_versions_total` even when
     /// the status stays the same.
     var isInvalidRead = false
+    /// Whether the watch's state can be saved, when that changed: `false` when a version could
+    /// not be made durable (it is not published), `true` once one is again.
+    var savesState: Bool?
 
     /// Whether it changes nothing.
-    var isEmpty: Bool { self.version == nil && self.status == nil && !self.isInvalidRead }
+    var isEmpty: Bool { self.version == nil && self.status == nil && !self.isInvalidRead && self.savesState == nil }
 }

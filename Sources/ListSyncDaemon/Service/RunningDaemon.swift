@@ -79,7 +79,8 @@ final class RunningDaemon: Sendable {
         store.restoredBytes = cacheBytes
         let feed = WatchFeed(
             watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil,
-            metrics: self.metrics.watch(named: watch.name, stateDirectory: store.isPersistent ? store.directory : nil))
+            metrics: self.metrics.watch(named: watch.name, stateDirectory: store.isPersistent ? store.directory : nil),
+            onStatusChange: { [status = self.status] in status.report() })
         let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)

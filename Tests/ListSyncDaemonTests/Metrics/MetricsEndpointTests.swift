@@ -230,6 +230,21 @@ extension EndToEndTests {
             #expect((try? HTTPFetch.request("http://127.0.0.1:\(configured)/live")) == nil, "metrics_listen is not bound")
         }
 
+        /// systemd's `STATUS=` line says which watches need attention, and stops when none does.
+        @Test func theStatusLineSaysWhatNeedsAttention() throws {
+            let harness = try DaemonHarness()
+            let file = harness.path("list.csv")
+            try harness.writeConfig([Self.watch, "name = \"other\"\npath = \"other.csv\"\nkey = \"id\""])
+            try FileOperations.write("id,name\n1,a\n", to: harness.path("other.csv"))
+            try harness.start()
+            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 missing")
+            try EndToEndTests.Subscribers.save("id,name\n1,\"never closed\n", to: file)
+            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 invalid")
+            try EndToEndTests.Subscribers.save("id,name\n1,a\n", to: file)
+            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections")
+            #expect(try harness.stop() == 0)
+        }
+
         @Test func aMistypedMetricsAddressIsAPositionedError() throws {
             let harness = try DaemonHarness()
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"localhost:9464\"")
