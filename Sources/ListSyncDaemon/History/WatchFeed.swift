@@ -116,6 +116,9 @@ final class WatchFeed: Sendable {
         if let status = publication.status, status.state != .removed {
             metrics.noteState(status.state)
         }
+        if let savesState = publication.savesState {
+            metrics.stateSaveFailing.set(to: savesState ? 0 : 1)
+        }
     }
 
     /// Makes `version`, the last one published before the daemon restarted, current, with the

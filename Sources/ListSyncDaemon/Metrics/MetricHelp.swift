@@ -9,6 +9,7 @@ enum MetricHelp {
     static let cursorSeq = "The seq of the watch's live version."
     static let subscribers = "Connections subscribed to the watch (or waiting for its restore to subscribe)."
     static let stateBytes = "Bytes of the watch's files in the state directory (checkpoint slots and changeset log)."
+    static let stateSaveFailing = "1 while the watch's state cannot be saved (a full disk...): new versions are not published until it can."
     static let historyChangesets = "Changesets kept for resuming (in memory or in the log on disk)."
     static let publishDuration = "From the file event a version was read for to its publication, settling included."
     static let readDuration = "Reading the watched file (confirmed complete)."

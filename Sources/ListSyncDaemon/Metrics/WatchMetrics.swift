@@ -19,6 +19,7 @@ final class WatchMetrics: Sendable {
     let cursorSeq: Gauge
     let subscribers: Gauge
     let stateBytes: Gauge
+    let stateSaveFailing: Gauge
     let historyChangesets: Gauge
     let publishDuration: DurationHistogram
     let readDuration: DurationHistogram
@@ -48,6 +49,7 @@ final class WatchMetrics: Sendable {
         self.cursorSeq = registry.makeGauge(name: "listsync_watch_cursor_seq", labels: watch, help: MetricHelp.cursorSeq)
         self.subscribers = registry.makeGauge(name: "listsync_subscribers", labels: watch, help: MetricHelp.subscribers)
         self.stateBytes = registry.makeGauge(name: "listsync_state_bytes", labels: watch, help: MetricHelp.stateBytes)
+        self.stateSaveFailing = registry.makeGauge(name: "listsync_state_save_failing", labels: watch, help: MetricHelp.stateSaveFailing)
         self.historyChangesets = registry.makeGauge(name: "listsync_history_changesets", labels: watch, help: MetricHelp.historyChangesets)
         let buckets = MetricHelp.durationBuckets
         self.publishDuration = registry.makeDurationHistogram(
@@ -89,7 +91,7 @@ final class WatchMetrics: Sendable {
         for counter in [self.versions, self.invalidVersions] + self.recordsChanged {
             registry.unregisterCounter(counter)
         }
-        for gauge in [self.rows, self.cursorSeq, self.subscribers, self.stateBytes, self.historyChangesets] + self.states {
+        for gauge in [self.rows, self.cursorSeq, self.subscribers, self.stateBytes, self.stateSaveFailing, self.historyChangesets] + self.states {
             registry.unregisterGauge(gauge)
         }
         for histogram in [self.publishDuration, self.readDuration, self.diffDuration, self.stateSyncDuration] {

@@ -121,6 +121,7 @@ extension EndToEndTests {
                 #"listsync_watch_cursor_seq{watch="list"}"#: 3,
                 #"listsync_subscribers{watch="list"}"#: 3,
                 #"listsync_history_changesets{watch="list"}"#: 3,
+                #"listsync_state_save_failing{watch="list"}"#: 0,
                 #"listsync_state_bytes{watch="list"}"#: Self.bytes(in: harness.path("state/list")),
                 "listsync_client_buffer_budget_bytes": 67_108_864,
                 "listsync_client_buffer_bytes": 0,
@@ -135,6 +136,19 @@ extension EndToEndTests {
             #expect(metrics.helped == metrics.typed, "every family has its HELP")
             let (status, printed) = try Self.promtool(metrics.text, in: harness)
             #expect(status == 0 && printed.isEmpty, "promtool check metrics: \(printed)")
+            // A real Prometheus server scraping every second gets the same values: instant
+            // queries over its HTTP API.
+            let prometheus = try PrometheusServer(scraping: "127.0.0.1:\(port)", in: harness.directory.path)
+            try eventuallyBlocking("Prometheus has scraped the last version", timeout: .seconds(60)) {
+                try prometheus.value(of: #"listsync_watch_versions_total{watch="list"}"#) == 4
+            }
+            #expect(try prometheus.value(of: #"up{job="listsync"}"#) == 1)
+            for (series, value) in expected.sorted(by: { $0.key < $1.key }) where !series.hasPrefix("listsync_state_bytes") {
+                #expect(try prometheus.value(of: series) == value, "PromQL \(series)")
+            }
+            #expect(try prometheus.value(of: #"sum(listsync_watch_records_changed_total{watch="list"})"#) == 3 + Double(movedOnTheWire))
+            withExtendedLifetime(prometheus) {}
+
             // The series are the same with three subscribers as with none.
             #expect(Set(metrics.series.keys) == Set(idle.series.keys))
 
