@@ -127,6 +127,11 @@ extension EndToEndTests {
                 "listsync_client_buffer_bytes": 0,
                 "listsync_inotify_overflows_total": 0,
                 #"listsync_disconnects_total{reason="slow_consumer"}"#: 0,
+                // Seqs 1 to 3 came from saves the watcher announced; version 0 from the first read.
+                #"listsync_publish_duration_seconds_count{watch="list"}"#: 3,
+                // Seqs 0 to 3 and the invalid version were parsed; the four versions saved.
+                #"listsync_diff_duration_seconds_count{watch="list"}"#: 5,
+                #"listsync_state_sync_duration_seconds_count{watch="list"}"#: 4,
                 #"listsync_disconnects_total{reason="shutdown"}"#: 0,
                 #"listsync_disconnects_total{reason="error"}"#: 0,
             ]
@@ -134,6 +139,14 @@ extension EndToEndTests {
                 #expect(metrics[series] == value, "\(series)")
             }
             #expect(metrics.helped == metrics.typed, "every family has its HELP")
+            // Each histogram's +Inf bucket holds its count; publication took some time, and every
+            // read was timed.
+            for family in ["publish", "diff", "state_sync", "read"] {
+                let name = "listsync_\(family)_duration_seconds"
+                #expect(metrics[name + #"_bucket{watch="list",le="+Inf"}"#] == metrics[name + #"_count{watch="list"}"#], "\(name)")
+            }
+            #expect((metrics[#"listsync_publish_duration_seconds_sum{watch="list"}"#] ?? 0) > 0)
+            #expect((metrics[#"listsync_read_duration_seconds_count{watch="list"}"#] ?? 0) >= 5)
             let (status, printed) = try Self.promtool(metrics.text, in: harness)
             #expect(status == 0 && printed.isEmpty, "promtool check metrics: \(printed)")
             // A real Prometheus server scraping every second gets the same values: instant
@@ -256,6 +269,31 @@ extension EndToEndTests {
             try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 invalid")
             try EndToEndTests.Subscribers.save("id,name\n1,a\n", to: file)
             try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections")
+            #expect(try harness.stop() == 0)
+        }
+
+        /// A version that cannot be saved: the gauge says so, and so does `STATUS=`, until it can.
+        @Test func stateThatCannotBeSavedIsAGaugeAndInTheStatusLine() throws {
+            let harness = try DaemonHarness()
+            let port = try HTTPFetch.freeLoopbackPort()
+            let file = harness.path("list.csv")
+            try FileOperations.write("id,name\n1,a\n", to: file)
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"")
+            try harness.start()
+            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
+            // A file where the watch's state directory was: nothing can be written under it.
+            try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
+            try FileOperations.write("in the way", to: harness.path("state/list"))
+            try EndToEndTests.Subscribers.save("id,name\n1,b\n", to: file)
+            try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 0 connections; attention: state of 1 watch cannot be saved")
+            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 1)
+            #expect(try Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 1, "a version not saved is not published")
+            try FileOperations.remove(harness.path("state/list"))
+            try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 0 connections")
+            try eventuallyBlocking("the version is published once saved") {
+                try Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 2
+            }
+            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
             #expect(try harness.stop() == 0)
         }
 

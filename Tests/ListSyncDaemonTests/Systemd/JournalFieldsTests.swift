@@ -57,7 +57,9 @@ import Testing
         #expect(version["LISTSYNC_WATCH"] == "list")
         #expect(version["PRIORITY"] == "6")
         #expect(version["SYSLOG_IDENTIFIER"] == "listsyncd")
-        #expect(version["MESSAGE"] == "new version rows=1 seq=0 watch=list")
+        let cursor = try #require(version["LISTSYNC_CURSOR"])
+        #expect(cursor.hasSuffix(":0"))
+        #expect(version["MESSAGE"] == "new version cursor=\(cursor) rows=1 seq=0 watch=list")
         #expect(found("ready")?["LISTSYNC_WATCH"] == nil, "a record about no watch has no watch field")
         // Taken by the journal, so not written to standard error as well.
         #expect(!daemon.log.contains("new version"), "\(daemon.log)")
