@@ -297,6 +297,37 @@ extension EndToEndTests {
             #expect(try harness.stop() == 0)
         }
 
+        /// A reload that removes a watch removes its series; one that adds a watch adds them.
+        @Test func aReloadAddsAndRemovesAWatchsSeries() throws {
+            let harness = try DaemonHarness()
+            let port = try HTTPFetch.freeLoopbackPort()
+            try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
+            try FileOperations.write("id,name\n1,a\n2,b\n", to: harness.path("other.csv"))
+            let other = "name = \"other\"\npath = \"other.csv\"\nkey = \"id\""
+            let listen = "metrics_listen = \"127.0.0.1:\(port)\""
+            try harness.writeConfig([Self.watch], extra: listen)
+            try harness.start()
+            func watches(_ exposition: Exposition) -> Set<String> {
+                Set(exposition.series.keys.compactMap { key in
+                    key.range(of: #"watch=""#).map { String(key[$0.upperBound...].prefix { $0 != "\"" }) }
+                })
+            }
+            #expect(watches(try Self.scrape(port)) == ["list"])
+            try harness.writeConfig([Self.watch, other], extra: listen)
+            harness.daemon?.send(SIGHUP)
+            try harness.waitForNotification("READY=1")
+            let added = try Self.scrape(port)
+            #expect(watches(added) == ["list", "other"])
+            #expect(added[#"listsync_watch_rows{watch="other"}"#] == 2)
+            try harness.writeConfig([other], extra: listen)
+            harness.daemon?.send(SIGHUP)
+            try harness.waitForNotification("READY=1")
+            let removed = try Self.scrape(port)
+            #expect(watches(removed) == ["other"])
+            #expect(removed.helped == removed.typed)
+            #expect(try harness.stop() == 0)
+        }
+
         @Test func aMistypedMetricsAddressIsAPositionedError() throws {
             let harness = try DaemonHarness()
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"localhost:9464\"")
