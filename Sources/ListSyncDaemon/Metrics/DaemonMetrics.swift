@@ -3,7 +3,7 @@ import Synchronization
 
 /// The daemon's Prometheus metrics: one `PrometheusCollectorRegistry` per daemon instance (not
 /// the process-wide swift-metrics bootstrap, so that several daemons in one process — tests —
-/// keep apart), every family with its `# HELP` (``MetricHelp``).
+/// keep apart), every family with its `# HELP` (``MetricFamilies``).
 ///
 /// Counters and histograms are recorded where their events happen (the feeds, the trackers, the
 /// connections, the watcher); the gauges that follow a value kept elsewhere (the client buffers,
@@ -24,11 +24,11 @@ final class DaemonMetrics: Sendable {
         let registry = self.registry
         self.disconnects = Dictionary(
             uniqueKeysWithValues: DisconnectReason.allCases.map {
-                ($0, registry.makeCounter(name: "listsync_disconnects_total", labels: [("reason", $0.rawValue)], help: MetricHelp.disconnects))
+                ($0, registry.makeCounter(descriptor: MetricFamilies.disconnects, labels: [("reason", $0.rawValue)]))
             })
-        self.clientBufferBytes = registry.makeGauge(name: "listsync_client_buffer_bytes", help: MetricHelp.clientBufferBytes)
-        self.clientBufferBudgetBytes = registry.makeGauge(name: "listsync_client_buffer_budget_bytes", help: MetricHelp.clientBufferBudgetBytes)
-        self.inotifyOverflows = registry.makeCounter(name: "listsync_inotify_overflows_total", help: MetricHelp.inotifyOverflows)
+        self.clientBufferBytes = registry.makeGauge(descriptor: MetricFamilies.clientBufferBytes)
+        self.clientBufferBudgetBytes = registry.makeGauge(descriptor: MetricFamilies.clientBufferBudgetBytes)
+        self.inotifyOverflows = registry.makeCounter(descriptor: MetricFamilies.inotifyOverflows)
         self.clientBufferBudgetBytes.set(to: Double(clientBufferBudget))
     }
 

@@ -37,10 +37,10 @@ final class MetricsEndpoint: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in SocketServer.setCloseOnExec(channel) }
             .childChannelInitializer { channel in
-                SocketServer.setCloseOnExec(channel).flatMap {
-                    channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                        channel.pipeline.addHandler(MetricsHTTPHandler(server: context))
-                    }
+                SocketServer.setCloseOnExec(channel).flatMapThrowing {
+                    // On the channel's event loop: the handlers are added synchronously.
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(server: context))
                 }
             }
         switch listener {

@@ -36,30 +36,30 @@ final class WatchMetrics: Sendable {
         self.name = name
         self.stateDirectory = stateDirectory
         let watch = [("watch", name)]
-        self.versions = registry.makeCounter(name: "listsync_watch_versions_total", labels: watch, help: MetricHelp.versions)
+        self.versions = registry.makeCounter(descriptor: MetricFamilies.versions, labels: watch)
         self.recordsChanged = Self.operations.map {
-            registry.makeCounter(name: "listsync_watch_records_changed_total", labels: watch + [("op", $0)], help: MetricHelp.recordsChanged)
+            registry.makeCounter(descriptor: MetricFamilies.recordsChanged, labels: watch + [("op", $0)])
         }
         self.invalidVersions = registry.makeCounter(
-            name: "listsync_watch_invalid_versions_total", labels: watch, help: MetricHelp.invalidVersions)
+            descriptor: MetricFamilies.invalidVersions, labels: watch)
         self.states = Self.trackedStates.map {
-            registry.makeGauge(name: "listsync_watch_state", labels: watch + [("state", $0.rawValue)], help: MetricHelp.state)
+            registry.makeGauge(descriptor: MetricFamilies.state, labels: watch + [("state", $0.rawValue)])
         }
-        self.rows = registry.makeGauge(name: "listsync_watch_rows", labels: watch, help: MetricHelp.rows)
-        self.cursorSeq = registry.makeGauge(name: "listsync_watch_cursor_seq", labels: watch, help: MetricHelp.cursorSeq)
-        self.subscribers = registry.makeGauge(name: "listsync_subscribers", labels: watch, help: MetricHelp.subscribers)
-        self.stateBytes = registry.makeGauge(name: "listsync_state_bytes", labels: watch, help: MetricHelp.stateBytes)
-        self.stateSaveFailing = registry.makeGauge(name: "listsync_state_save_failing", labels: watch, help: MetricHelp.stateSaveFailing)
-        self.historyChangesets = registry.makeGauge(name: "listsync_history_changesets", labels: watch, help: MetricHelp.historyChangesets)
-        let buckets = MetricHelp.durationBuckets
+        self.rows = registry.makeGauge(descriptor: MetricFamilies.rows, labels: watch)
+        self.cursorSeq = registry.makeGauge(descriptor: MetricFamilies.cursorSeq, labels: watch)
+        self.subscribers = registry.makeGauge(descriptor: MetricFamilies.subscribers, labels: watch)
+        self.stateBytes = registry.makeGauge(descriptor: MetricFamilies.stateBytes, labels: watch)
+        self.stateSaveFailing = registry.makeGauge(descriptor: MetricFamilies.stateSaveFailing, labels: watch)
+        self.historyChangesets = registry.makeGauge(descriptor: MetricFamilies.historyChangesets, labels: watch)
+        let buckets = MetricFamilies.durationBuckets
         self.publishDuration = registry.makeDurationHistogram(
-            name: "listsync_publish_duration_seconds", labels: watch, buckets: buckets, help: MetricHelp.publishDuration)
+            descriptor: MetricFamilies.publishDuration, labels: watch, buckets: buckets)
         self.readDuration = registry.makeDurationHistogram(
-            name: "listsync_read_duration_seconds", labels: watch, buckets: buckets, help: MetricHelp.readDuration)
+            descriptor: MetricFamilies.readDuration, labels: watch, buckets: buckets)
         self.diffDuration = registry.makeDurationHistogram(
-            name: "listsync_diff_duration_seconds", labels: watch, buckets: buckets, help: MetricHelp.diffDuration)
+            descriptor: MetricFamilies.diffDuration, labels: watch, buckets: buckets)
         self.stateSyncDuration = registry.makeDurationHistogram(
-            name: "listsync_state_sync_duration_seconds", labels: watch, buckets: buckets, help: MetricHelp.stateSyncDuration)
+            descriptor: MetricFamilies.stateSyncDuration, labels: watch, buckets: buckets)
         self.noteState(.loading)
     }
 
