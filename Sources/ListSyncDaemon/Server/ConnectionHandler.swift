@@ -51,6 +51,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var unfinishedLineTimer: Scheduled<Void>?
     /// The snapshots last reported to the mailbox as being sent.
     private var notedSnapshots: [ObjectIdentifier] = []
+    /// Why the daemon closed the connection, once it decided to; still `nil` when it ends, the
+    /// client closed it.
+    private var disconnectReason: DisconnectReason?
     private var context: ChannelHandlerContext?
     private let server: ServerContext
     private let peer: PeerAccess.Peer
@@ -121,6 +124,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.cancelTimers()
         self.mailbox.releaseBuffers()
         self.server.connections.remove(self.mailbox)
+        self.server.metrics.noteDisconnect(self.disconnectReason ?? .closedByClient)
         self.server.connectionsDidChange()
         self.logger.debug("client disconnected")
         context.fireChannelInactive()
@@ -141,6 +145,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             self.answer(ProtocolError(.lineTooLong, "a line is longer than \(tooLong.limit) bytes"), context: context)
         } else {
             self.logger.debug("connection error; closing", metadata: ["error": "\(error)"])
+            self.disconnectReason = self.disconnectReason ?? .error
             context.close(promise: nil)
         }
     }
@@ -192,6 +197,9 @@ final class ConnectionHandler: ChannelInboundHandler {
                 self.write(.reply(Reply(id: id, result: .list(self.server.watches.summaries))), context: context)
             case .ping(let id):
                 self.write(.reply(Reply(id: id, result: .pong)), context: context)
+            case .metrics(let id):
+                let exposition = String(decoding: self.server.metricsExposition(), as: UTF8.self)
+                self.write(.reply(Reply(id: id, result: .metrics(exposition: exposition))), context: context)
             case .unsubscribe(let id, let watch):
                 guard self.server.watches.feed(named: watch) != nil || subscriptions.contains(where: { $0.feed.name == watch }) else {
                     self.answer(ProtocolError(.unknownWatch, "no watch named \"\(watch)\"", requestID: id), context: context)
@@ -288,6 +296,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func answer(_ error: ProtocolError, context: ChannelHandlerContext) {
         let line = ServerMessage.error(ErrorMessage(error)).encoded()
         if error.code.closesConnection {
+            self.disconnectReason = self.disconnectReason ?? .error
             self.close(after: context.channel.allocator.buffer(bytes: line))
         } else {
             self.write(.error(ErrorMessage(error)), context: context)
@@ -412,6 +421,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard let context else { return self.mailbox.eventLoop.makeSucceededVoidFuture() }
         let closed = context.channel.closeFuture
         if case .closing = self.state { return closed }
+        self.disconnectReason = DisconnectReason(reason)
         self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: reason).encoded()))
         return closed
     }
@@ -434,6 +444,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.logger.notice(
             "the client buffers are over budget; cutting off a slow connection",
             metadata: ["held": "\(self.mailbox.heldBytes)", "budget": "\(self.server.budget.limit)"])
+        self.disconnectReason = .slowConsumer
         self.close(after: context.channel.allocator.buffer(bytes: ServerMessage.goodbye(reason: .slowConsumer).encoded()), waiting: false)
     }
 

@@ -24,9 +24,16 @@ extension FileTracker {
             guard case .success(.present(let bytes, _)) = content, bytes != lastGood?.list.bytes else { return nil }
             return try? store.stageCheckpoint(of: bytes)
         }
+        let metrics = self.feed.metrics
         var ingestion = try await pool.runIfActive {
             var machine = machine
+            let clock = ContinuousClock()
+            let started = clock.now
             let publication = machine.ingest(content, options: watch.readOptions)
+            // Timed when the content was parsed: a new version, or content that does not parse.
+            if publication?.version != nil || publication?.isInvalidRead == true {
+                metrics?.diffDuration.record(started.duration(to: clock.now))
+            }
             return Ingestion(machine: machine, publication: publication, staged: nil)
         }
         ingestion.staged = try await staging

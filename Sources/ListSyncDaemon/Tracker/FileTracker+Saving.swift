@@ -65,7 +65,9 @@ extension FileTracker {
         self.logger.error("cannot save the watch's state; \(serving) until it can", metadata: ["error": "\(error)"])
         let problem = WatchProblem(message: "cannot save the watch's state (\(error)): \(serving) until it can")
         if let status = machine.noteStorageProblem(problem) {
-            self.feed.publish(WatchPublication(status: status))
+            var publication = WatchPublication(status: status)
+            publication.savesState = false
+            self.feed.publish(publication)
         }
         Task { [readRequests] in
             try? await Task.sleep(for: Self.storageRetryInterval)

@@ -194,21 +194,28 @@ final class FileTracker: Sendable {
         }
         tracking.store.historyLength = max(1, settings.historyLength)
         tracking.store.historyMaxBytes = max(1, settings.historyMaxBytes)
+        let clock = ContinuousClock()
+        let readStarted = clock.now
         let read = try await self.read(settings.watch, check: check, completeLinesOnly: completeLinesOnly, pool: pool)
+        self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
         guard await self.confirm(read) else {
             // Written during the read, so possibly torn: the watcher announces the file again
             // once the writer is done.
             return false
         }
         let ingestion = try await self.ingest(read.content, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
+        let saveStarted = clock.now
         let saved = try await self.save(ingestion, to: tracking.store, watch: settings.watch, pool: pool)
+        if ingestion.publication?.version != nil, saved.failure == nil {
+            self.feed.metrics?.stateSyncDuration.record(saveStarted.duration(to: clock.now))
+        }
         tracking.store = saved.store
         self.reportDroppedHistory(of: &tracking.store)
         if let error = saved.failure {
             // Not durable, so not published: the machine stays at the last durable version.
             self.noteStorageProblem(error, machine: &tracking.machine)
         } else {
-            try await self.publish(ingestion, tracking: &tracking, pool: pool)
+            try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, pool: pool)
         }
         return true
     }
