@@ -47,7 +47,7 @@ final class WatchFeed: Sendable {
     /// which memory holds at most `cacheBytes` (but always the newest), the others read back
     /// from `archive`.
     init(
-        watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: ChangesetArchive? = nil,
+        watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: (any ArchivedChangesets)? = nil,
         metrics: WatchMetrics? = nil, onStatusChange: @escaping @Sendable () -> Void = {}
     ) {
         self.name = watch.name
@@ -251,7 +251,7 @@ final class WatchFeed: Sendable {
     /// - Complexity: O(1) for a changeset in memory; a `pread` of its line, outside the lock, for
     ///   one read back from disk.
     func next(after position: Position) -> Next {
-        let found = self.state.withLock { state -> (next: Next?, onDisk: (ChangesetArchive, Epoch, current: WatchVersion)?) in
+        let found = self.state.withLock { state -> (next: Next?, onDisk: (any ArchivedChangesets, Epoch, current: WatchVersion)?) in
             if let current = state.version, position.nextSeq <= current.seq {
                 switch state.history.kept(publishing: position.nextSeq) {
                 case .inMemory(let line): return (.changeset(line), nil)
@@ -279,7 +279,7 @@ final class WatchFeed: Sendable {
     ///   - chunkSize: The size at which a new snapshot's chunks are cut.
     ///   - budget: Where a new snapshot's bytes are counted.
     /// - Complexity: O(1).
-    func snapshot(of version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) -> EncodedSnapshot {
+    func snapshot(of version: WatchVersion, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot {
         self.state.withLock { state in
             if let snapshot = state.snapshot, snapshot.version === version {
                 return snapshot
