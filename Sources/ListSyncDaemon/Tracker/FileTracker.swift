@@ -146,8 +146,8 @@ final class FileTracker: Sendable {
         guard var tracking = await self.restore(pool: pool) else { return }
         self.restored.fire()
         for await request in self.requests {
-            let settings = self.takeSettings()
-            switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: settings.watch.publishWhileWriting) {
+            let publishesWhileWriting = self.settings(takingEpoch: false).watch.publishWhileWriting
+            switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: publishesWhileWriting) {
             case .nothing:
                 continue
             case .noteWriting(let since):
@@ -157,7 +157,7 @@ final class FileTracker: Sendable {
             case .read(let check, let completeLinesOnly):
                 do {
                     let used = try await self.update(
-                        &tracking, settings: settings, check: check, completeLinesOnly: completeLinesOnly, pool: pool)
+                        &tracking, settings: self.settings(takingEpoch: true), check: check, completeLinesOnly: completeLinesOnly, pool: pool)
                     guard used else { continue }
                 } catch is CancellationError {
                     // The daemon is stopping (perhaps because it could not start): whatever made it
@@ -221,9 +221,12 @@ final class FileTracker: Sendable {
     }
 
     /// The settings for the next read; a new epoch a reload asked for is taken, so only one read starts it.
-    private func takeSettings() -> Settings {
+    /// The settings as a reload left them. `takingEpoch`: for a read, which takes the new epoch a
+    /// reload asked for; a request that reads nothing (a writer holds the file) leaves it for
+    /// the read that follows, so it is never lost.
+    private func settings(takingEpoch: Bool) -> Settings {
         self.configuration.withLock { configuration in
-            defer { configuration.newEpoch = nil }
+            defer { if takingEpoch { configuration.newEpoch = nil } }
             return configuration
         }
     }
