@@ -124,6 +124,14 @@ public final class ListSyncService: Service {
             for tracker in running.trackers.all {
                 tracker.stop()
             }
+            // Each tracker ends after the read in progress, once its version is saved and its
+            // changeset is in the log: cancelling at once could skip that append, and the next
+            // start would find the log a version behind. A tracker still restoring has no read
+            // to finish; one that takes longer than the bound is cancelled as before.
+            let deadline = ContinuousClock.now + .seconds(10)
+            for tracker in running.trackers.all where tracker.isRestored {
+                await tracker.waitUntilEnded(before: deadline)
+            }
             group.cancelAll()
         }
     }

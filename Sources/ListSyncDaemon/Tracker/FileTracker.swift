@@ -31,6 +31,8 @@ final class FileTracker: Sendable {
     /// apart from the requests, which coalesce, so no request reads a file a writer holds.
     private let writer = Mutex<ContinuousClock.Instant?>(nil)
     private let restored: Latch
+    /// Fired when ``run(pool:)`` returns.
+    private let ended = Latch()
     private let firstRead: Latch
     /// The test hook that holds the restore (see ``RestoreHold``).
     let restoreHold: RestoreHold
@@ -129,6 +131,20 @@ final class FileTracker: Sendable {
         await self.restored.wait()
     }
 
+    /// Whether the watch's saved state has been read back (a read may be in progress since).
+    var isRestored: Bool {
+        self.restored.isFired
+    }
+
+    /// Returns once ``run(pool:)`` has ended — after ``stop(removingState:)``, the read in
+    /// progress saved, published and its changeset in the log — or at `deadline`, or when the
+    /// task is cancelled, whichever comes first.
+    func waitUntilEnded(before deadline: ContinuousClock.Instant) async {
+        while !self.ended.isFired, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Returns once the file has been read for the first time (whatever it held), or the tracker stopped.
     func waitUntilLoaded() async {
         await self.firstRead.wait()
@@ -142,6 +158,7 @@ final class FileTracker: Sendable {
         defer {
             self.restored.fire()
             self.firstRead.fire()
+            self.ended.fire()
         }
         guard var tracking = await self.restore(pool: pool) else { return }
         self.restored.fire()

@@ -23,6 +23,14 @@ final class Latch: Sendable {
         }
     }
 
+    /// Whether ``fire()`` has been called.
+    var isFired: Bool {
+        self.state.withLock { state in
+            if case .fired = state { return true }
+            return false
+        }
+    }
+
     /// Returns once ``fire()`` has been called.
     func wait() async {
         await withCheckedContinuation { continuation in
