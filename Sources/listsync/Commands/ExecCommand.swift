@@ -50,7 +50,7 @@ struct ExecCommand: AsyncParsableCommand {
             FILE and FILE.done to start over.
 
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
-            cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
+            cannot be started), 2 daemon unreachable at start, 3 data or protocol error, 4 the command failed \
             and --on-error is stop, 5 the daemon does not permit this user.
             """
     )

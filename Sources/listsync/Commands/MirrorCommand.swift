@@ -41,7 +41,7 @@ struct MirrorCommand: AsyncParsableCommand {
 
             Exit status: 0 after --once, 1 usage or configuration error (no such watch, FILE or \
             its state mirrored by another process), 2 daemon \
-            unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
+            unreachable at start, 3 data or protocol error (FILE cannot be written, or the daemon's data does \
             not verify), 5 the daemon does not permit this user (at connect, or when a reload \
             revokes it).
             """
