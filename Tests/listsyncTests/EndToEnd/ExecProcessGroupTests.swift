@@ -9,9 +9,9 @@ extension CommandEndToEnd {
         @Test(arguments: [false, true])
         func aTimedOutCommandsGrandchildrenStopWithIt(state: Bool) async throws {
             let harness = try await EndToEndHarness.running()
-            // The shell records its pid (its group's, when it leads one), starts a grandchild of
-            // exec's that writes a marker 3 s later, and waits for it.
-            let script = #"cat > /dev/null; echo $$ > "$0/leader"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
+            // The shell records its pid and its process group (from /proc/$$/stat, while it runs),
+            // starts a grandchild of exec's that writes a marker 3 s later, and waits for it.
+            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
             var arguments = ["products", "--timeout", "500ms"]
             if state { arguments += ["--state", harness.path("exec.state")] }
             let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
@@ -23,6 +23,8 @@ extension CommandEndToEnd {
             try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
             let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
             let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
+            // Else "no process of the group remains" would hold trivially.
+            #expect(Self.firstLine(of: harness.path("group")) == "\(leader)", "the command leads a process group of its own")
             try await eventually("the run was stopped and reported") {
                 exec.errorOutput.contains("/bin/sh failed on changeset") && exec.errorOutput.contains("timed out after 500ms")
             }
