@@ -23,7 +23,10 @@ struct ExecCommand: AsyncParsableCommand {
             DURATION (500ms, 30s, 2m), a command still running after DURATION gets SIGTERM, and \
             SIGKILL 5 s later if it has not exited; that run has failed, whatever its status. Each \
             command runs in a process group of its own and the signals go to the whole group, so \
-            the processes it started (the commands of sh -c, a pipeline) stop with it. A \
+            the processes it started (the commands of sh -c, a pipeline) stop with it. SIGINT \
+            (Ctrl-C), SIGTERM and SIGHUP that `exec` gets are passed on to the running command's \
+            group before `exec` ends (with --state, through the run's process, which still \
+            records a command that then exits 0). A \
             command that runs longer than a minute is reported on standard error (once per run).
 
             The first snapshot runs nothing. A later one (a new epoch, or the data had to be \
@@ -101,6 +104,8 @@ struct ExecCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
+            // Ctrl-C, SIGTERM and SIGHUP stop the running command too, not only exec.
+            SignalForwarding.install(outlivingCommand: self.recordedRun != nil)
             if let recordedRun {
                 guard let state = self.state else { throw ClientFailure.usage("--recorded-run needs --state") }
                 guard try await recordedRun.perform(command, watch: self.name, state: StateJournal(path: state), limits: self.limits) else {
