@@ -43,7 +43,9 @@ struct ExecCommand: AsyncParsableCommand {
             `listsync` process of its own that outlives `exec`: holding a lock on FILE.lock, it \
             runs the command unless FILE.done records the changeset as done, and records it there \
             when the command exits 0, so a command that succeeded runs once even when `exec` is \
-            killed right after it. A changeset whose command was killed, failed with --on-error \
+            killed right after it. One `exec` keeps FILE: it holds a lock on FILE.owner-lock while it \
+            runs, and a second `exec` with the same --state exits at once with status 1, naming the \
+            process that holds it. A changeset whose command was killed, failed with --on-error \
             stop, or whose run process was itself killed (or the machine went down) between the \
             command's exit and the record, runs again after the restart: make commands \
             idempotent by LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
@@ -115,6 +117,11 @@ struct ExecCommand: AsyncParsableCommand {
             }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             let stateFile = self.state.map(StateJournal.init(path:))
+            // One exec per state, for its whole run: two would append to one journal.
+            let ownerLock = try stateFile.map { file throws(ClientFailure) in
+                try OwnerLock.take(OwnerLock.path(forExecState: file), for: "\(file.path) is the state of an exec")
+            }
+            defer { withExtendedLifetime(ownerLock) {} }
             // JSON Patch and events describe each changeset against the list before it, so
             // their state is the list itself.
             var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }
