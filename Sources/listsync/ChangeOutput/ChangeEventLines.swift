@@ -134,10 +134,10 @@ struct ChangeEventLines {
         var touched: [Identity] = []
         var traces: [Identity: Trace] = [:]
         var renamed = false
-        let counts = self.counts
         func trace(_ identity: Identity, _ change: (inout Trace) -> Void) {
             if traces[identity] == nil { touched.append(identity) }
-            change(&traces[identity, default: Trace(initial: counts?[identity] ?? 0)])
+            // `counts` read in place: a copy held while it is updated below would copy it all.
+            change(&traces[identity, default: Trace(initial: self.counts?[identity] ?? 0)])
         }
         func leave(_ record: ChangesetStage.Record, from section: String?) {
             trace(self.identity(of: record)) { trace in
@@ -180,11 +180,12 @@ struct ChangeEventLines {
                 for record in section.records { trace(self.identity(of: record)) { _ in } }
             }
         }
-        let full = renamed || counts == nil
+        let counted = self.counts != nil
+        let full = renamed || !counted
         let looked = Set(touched.filter { full || traces[$0]?.repeated ?? true })
         let before = self.occurrences(of: looked, in: previous, sectioned: sectioned)
         let after = self.occurrences(of: looked, in: next, sectioned: sectioned)
-        if counts != nil {
+        if counted {
             // A looked-up identity's count is what `next` holds, whatever the edits said.
             for identity in touched {
                 let count = looked.contains(identity) ? after[identity]?.count ?? 0 : traces[identity]?.count ?? 0
