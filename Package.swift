@@ -237,8 +237,8 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
-        // Runs the built `listsync` binary on temporary files; links none of it (only the shared
-        // test support).
+        // Runs the built `listsync` binary on temporary files; links it only where a property test
+        // compares two of its code paths (`@testable import listsync`).
         // The commands that follow a daemon (subscribe, mirror, exec, snapshot, list) run against a
         // real listsyncd; their tests read lists and ask the daemon with the libraries.
         .testTarget(
@@ -248,6 +248,7 @@ let package = Package(
                 "ListSyncClient",
                 "ListSyncProtocol",
                 "ListSyncTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 // Built for the end-to-end tests, which run the binaries.
                 "listsyncd",
                 "listsync",

@@ -14,7 +14,8 @@ import Darwin
 /// Exit status. The file commands (`parse`, `diff`) follow diff(1): 0 success,
 /// 1 different, 2 trouble (a bad file, bad options, a usage error). The daemon
 /// commands (`list`, `subscribe`, `snapshot`, `mirror`, `exec`, `sink`): 0 ok, 1 usage
-/// or configuration error, 2 daemon unreachable, 3 data error, 4 (`exec`) the
+/// or configuration error, 2 daemon unreachable, 3 data or protocol error (a refusal
+/// such as `unsupported_version`), 4 (`exec`) the
 /// command failed and `--on-error` is `stop`, 5 the daemon does not permit this
 /// user. Any other usage error (no or an unknown subcommand) exits 1.
 @main

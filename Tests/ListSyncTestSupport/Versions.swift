@@ -10,9 +10,9 @@ package enum Versions {
     package static let epoch = Epoch(rawValue: 0x5f0c_2a4e_19b7_d3a8)
     package static let watch = "products"
 
-    /// A JSON list read with `id` as key, sectioned by `group` when asked.
-    package static func read(_ json: String, sectioned: Bool = false) throws -> ParsedList {
-        try ListReader(options: ReadOptions(format: .json, key: ["id"], sectionBy: sectioned ? "group" : nil)).read(bytes: Array(json.utf8))
+    /// A JSON list read with `key` (by default `id`) as key, sectioned by `group` when asked.
+    package static func read(_ json: String, sectioned: Bool = false, key: [String] = ["id"]) throws -> ParsedList {
+        try ListReader(options: ReadOptions(format: .json, key: key, sectionBy: sectioned ? "group" : nil)).read(bytes: Array(json.utf8))
     }
 
     /// JSON records `{"id":…,"group":…,"v":…}` from (id, group, value) triples.

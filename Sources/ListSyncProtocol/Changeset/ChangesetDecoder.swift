@@ -5,11 +5,13 @@ import ListFormats
 /// docs/PROTOCOL.md) back into ``ChangesetStage``s. Members it does not know
 /// are ignored, so that the encoding can grow.
 public enum ChangesetDecoder {
-    /// Decodes the encoding's bytes (a JSON array of stages).
+    /// Decodes the encoding's bytes (a JSON array of stages), nested at most as deep as a
+    /// message may be (``MessageParser/maxNestingDepth``), so that every changeset a client
+    /// takes in a message it also takes as bytes.
     public static func decode(_ bytes: [UInt8]) throws(ChangesetDecodingError) -> [ChangesetStage] {
         let list: ParsedList
         do {
-            list = try ListReader(options: ReadOptions(format: .json)).read(bytes: bytes)
+            list = try ListReader(options: ReadOptions(format: .json, maxNestingDepth: MessageParser.maxNestingDepth)).read(bytes: bytes)
         } catch {
             throw .invalidJSON(error)
         }

@@ -21,7 +21,7 @@ struct ChangeOutput {
     }
 
     let format: Format
-    let events: ChangeEventLines
+    private var events: ChangeEventLines
     /// The list as of the last snapshot or changeset; `nil` before the first.
     private var previous: [MirroredSection]?
 
@@ -36,6 +36,7 @@ struct ChangeOutput {
     /// a client's state.
     mutating func start(from mirror: MirroredList) {
         self.previous = mirror.sections
+        if self.format == .events { self.events.hold(mirror.sections) }
     }
 
     /// The bytes for `update`: for a snapshot or changeset, zero or more lines (events of a

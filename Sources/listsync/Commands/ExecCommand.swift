@@ -23,7 +23,10 @@ struct ExecCommand: AsyncParsableCommand {
             DURATION (500ms, 30s, 2m), a command still running after DURATION gets SIGTERM, and \
             SIGKILL 5 s later if it has not exited; that run has failed, whatever its status. Each \
             command runs in a process group of its own and the signals go to the whole group, so \
-            the processes it started (the commands of sh -c, a pipeline) stop with it. A \
+            the processes it started (the commands of sh -c, a pipeline) stop with it. SIGINT \
+            (Ctrl-C), SIGTERM and SIGHUP that `exec` gets are passed on to the running command's \
+            group before `exec` ends (with --state, through the run's process, which still \
+            records a command that then exits 0). A \
             command that runs longer than a minute is reported on standard error (once per run).
 
             The first snapshot runs nothing. A later one (a new epoch, or the data had to be \
@@ -40,7 +43,9 @@ struct ExecCommand: AsyncParsableCommand {
             `listsync` process of its own that outlives `exec`: holding a lock on FILE.lock, it \
             runs the command unless FILE.done records the changeset as done, and records it there \
             when the command exits 0, so a command that succeeded runs once even when `exec` is \
-            killed right after it. A changeset whose command was killed, failed with --on-error \
+            killed right after it. One `exec` keeps FILE: it holds a lock on FILE.owner-lock while it \
+            runs, and a second `exec` with the same --state exits at once with status 1, naming the \
+            process that holds it. A changeset whose command was killed, failed with --on-error \
             stop, or whose run process was itself killed (or the machine went down) between the \
             command's exit and the record, runs again after the restart: make commands \
             idempotent by LISTSYNC_CURSOR where a repeat matters. With --on-error continue, a failed changeset \
@@ -50,7 +55,7 @@ struct ExecCommand: AsyncParsableCommand {
             FILE and FILE.done to start over.
 
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
-            cannot be started), 2 daemon unreachable at start, 3 data error, 4 the command failed \
+            cannot be started), 2 daemon unreachable at start, 3 data or protocol error, 4 the command failed \
             and --on-error is stop, 5 the daemon does not permit this user.
             """
     )
@@ -101,6 +106,8 @@ struct ExecCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let command = ExecutedCommand(commandLine: self.command) else { throw ClientFailure.usage("no command to run; put it after --") }
+            // Ctrl-C, SIGTERM and SIGHUP stop the running command too, not only exec.
+            SignalForwarding.install(outlivingCommand: self.recordedRun != nil)
             if let recordedRun {
                 guard let state = self.state else { throw ClientFailure.usage("--recorded-run needs --state") }
                 guard try await recordedRun.perform(command, watch: self.name, state: StateJournal(path: state), limits: self.limits) else {
@@ -110,6 +117,11 @@ struct ExecCommand: AsyncParsableCommand {
             }
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             let stateFile = self.state.map(StateJournal.init(path:))
+            // One exec per state, for its whole run: two would append to one journal.
+            let ownerLock = try stateFile.map { file throws(ClientFailure) in
+                try OwnerLock.take(OwnerLock.path(forExecState: file), for: "\(file.path) is the state of an exec")
+            }
+            defer { withExtendedLifetime(ownerLock) {} }
             // JSON Patch and events describe each changeset against the list before it, so
             // their state is the list itself.
             var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }

@@ -19,7 +19,8 @@ struct ListCommand: AsyncParsableCommand {
             that modified its file still holds it open (a slow export): its last version stays \
             live until the writer closes the file; the table says for how long.
 
-            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable, 5 the \
+            Exit status: 0 success, 1 usage or configuration error, 2 daemon unreachable, 3 protocol error (the \
+            daemon refused the client: unsupported_version, line_too_long, bad_request), 5 the \
             daemon does not permit this user.
             """
     )

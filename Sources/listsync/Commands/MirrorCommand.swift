@@ -35,13 +35,13 @@ struct MirrorCommand: AsyncParsableCommand {
             first of NAME_2, NAME_3, … that they do not have, said on standard error, and the \
             mirror goes on.
 
-            One mirror keeps FILE: it holds a lock on .FILE.listsync-lock beside FILE (and on \
-            STATE.lock with --state) while it runs, and a second `mirror` on the same FILE or \
+            One mirror keeps FILE: it holds a lock on .FILE.listsync-lock beside FILE and on \
+            STATE.lock (STATE: --state's file, or the default .FILE.listsync-state) while it runs, and a second `mirror` on the same FILE or \
             state exits at once with status 1, naming the process that holds it.
 
             Exit status: 0 after --once, 1 usage or configuration error (no such watch, FILE or \
             its state mirrored by another process), 2 daemon \
-            unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
+            unreachable at start, 3 data or protocol error (FILE cannot be written, or the daemon's data does \
             not verify), 5 the daemon does not permit this user (at connect, or when a reload \
             revokes it).
             """
@@ -66,18 +66,6 @@ struct MirrorCommand: AsyncParsableCommand {
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
     var once = false
 
-    /// Takes the lock at `path`, for what `what` says is locked.
-    ///
-    /// - Throws: ``ClientFailure/usage(_:)`` when another process holds it.
-    private static func lock(_ path: String, of what: String) throws(ClientFailure) -> OwnerLock {
-        do {
-            return try OwnerLock(path: path)
-        } catch {
-            guard case .held = error else { throw .data("\(error)") }
-            throw .usage("\(what) already: \(error)")
-        }
-    }
-
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {
@@ -86,8 +74,9 @@ struct MirrorCommand: AsyncParsableCommand {
             let writer = AtomicFileWriter(path: self.output)
             let stateFile = self.state.map(StateJournal.init(path:)) ?? StateJournal.beside(self.output)
             // One mirror per output and per state, held before either is read or written.
-            let outputLock = try Self.lock(OwnerLock.path(forOutput: writer), of: "\(self.output) is mirrored")
-            let stateLock = try self.state.map { try Self.lock($0 + ".lock", of: "\($0) is the state of a mirror") }
+            let outputLock = try OwnerLock.take(OwnerLock.path(forOutput: writer), for: "\(self.output) is mirrored")
+            // The default state as well as --state's: another mirror's --state may name it.
+            let stateLock = try OwnerLock.take(stateFile.path + ".lock", for: "\(stateFile.path) is the state of a mirror")
             defer { withExtendedLifetime((outputLock, stateLock)) {} }
             var state = ClientState(file: stateFile, kind: .list)
             let output = MirrorOutput(format: format, sectionColumn: self.sections)

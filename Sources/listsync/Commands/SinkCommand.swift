@@ -23,7 +23,7 @@ struct SinkCommand: AsyncParsableCommand {
 
             Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch, a \
             --key that is not the watch's key, a table the sink may not write or another sink holds), \
-            2 daemon unreachable at start, 3 data or database error, 5 the daemon does not permit \
+            2 daemon unreachable at start, 3 data, database or protocol error, 5 the daemon does not permit \
             this user.
             """,
         subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self]

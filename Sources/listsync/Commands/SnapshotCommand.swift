@@ -19,7 +19,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             with a note on standard error naming the state and the reason, and the status is 3.
 
             Exit status: 0 success, 1 usage or configuration error (no such watch), 2 daemon \
-            unreachable, 3 data error (the watch is invalid or missing: its last good version, if \
+            unreachable, 3 data or protocol error (the watch is invalid or missing: its last good version, if \
             it has one, is printed), 5 the daemon does not permit this user.
             """
     )

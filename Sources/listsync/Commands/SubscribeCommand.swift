@@ -32,7 +32,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             itself and resumes from the last cursor it printed.
 
             Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
-            unreachable at start, 3 data error, 5 the daemon does not permit this user (at connect, or when a \
+            unreachable at start, 3 data or protocol error, 5 the daemon does not permit this user (at connect, or when a \
             reload revokes it).
             """
     )

@@ -71,7 +71,9 @@ struct ExecutedCommand {
     /// `limits.warnAfter` is reported on standard error (as on changeset `cursor`); one still
     /// going after `limits.timeout` gets `SIGTERM`, and `SIGKILL` ``Limits/killGrace`` later if
     /// it has not exited by then, each sent to its whole process group; what remains of the
-    /// group when the command has terminated after `SIGTERM` gets `SIGKILL` at once.
+    /// group when the command has terminated after `SIGTERM` gets `SIGKILL` at once. While it
+    /// runs, the `SIGINT`, `SIGTERM` and `SIGHUP` this process gets go to its group too
+    /// (``SignalForwarding``).
     ///
     /// - Throws: ``ClientFailure/usage(_:)`` when the command cannot be started.
     func run(input: [UInt8], environment: [Environment.Key: String?], limits: Limits, cursor: String) async throws(ClientFailure) -> Outcome {
@@ -85,13 +87,16 @@ struct ExecutedCommand {
                 self.executable, arguments: self.arguments, environment: .inherit.updating(environment), platformOptions: options,
                 input: .inputWriter, output: .currentStandardOutput, error: .currentStandardError
             ) { execution in
+                SignalForwarding.running(group: execution.processIdentifier.value)
                 watchdog.start(watching: execution, limits: limits, warning: self.longRunWarning(after: limits.warnAfter, cursor: cursor))
                 return await Self.write(input, to: execution.standardInputWriter)
             }
         } catch {
+            SignalForwarding.finished()
             watchdog.stop()
             throw ClientFailure.usage("cannot run \(self.commandLine.joined(separator: " ")): \(error)")
         }
+        SignalForwarding.finished()
         let timedOut = watchdog.stop() ? limits.timeout : nil
         return Outcome(status: result.terminationStatus, timedOut: timedOut, untakenBytes: input.count - result.closureResult, inputBytes: input.count)
     }

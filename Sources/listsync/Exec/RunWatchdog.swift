@@ -98,16 +98,25 @@ final class RunWatchdog: Sendable {
 
     /// Sends `signal` to the command's process group unless the watch was stopped or the
     /// command has exited; whether it was sent (under the lock, so that ``stop()`` cannot pass
-    /// in between).
+    /// in between). A command that exited right at its deadline may be reaped already by
+    /// Subprocess before ``stop()`` runs: `waitid` then fails with `ECHILD`, and the command has
+    /// exited, not timed out; so has one whose group no longer exists (`kill` fails).
     private func signal<Input, Output, Error>(_ execution: Execution<Input, Output, Error>, _ signal: Signal) -> Bool {
         self.state.withLock { state in
             guard case .watching(let task, let group, _) = state else { return false }
             // A command that has exited but is not reaped yet needs no signal.
             var info = siginfo_t()
-            if waitid(P_PID, id_t(execution.processIdentifier.value), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid != 0 {
+            if waitid(P_PID, id_t(execution.processIdentifier.value), &info, WEXITED | WNOHANG | WNOWAIT) == 0 {
+                if info._sifields._sigchld.si_pid != 0 { return false }
+            } else if errno == ECHILD {
+                // Reaped already: it has exited.
                 return false
             }
-            try? execution.send(signal: signal, toProcessGroup: true)
+            do {
+                try execution.send(signal: signal, toProcessGroup: true)
+            } catch {
+                return false
+            }
             state = .watching(task, group: group, timedOut: true)
             return true
         }

@@ -2,7 +2,9 @@ import ArgumentParser
 import ListSyncClient
 
 /// Why a command that talks to the daemon failed, and the exit status it gives: 1 usage or
-/// configuration error, 2 daemon unreachable, 3 data error, 4 a command `exec` ran failed
+/// configuration error, 2 daemon unreachable, 3 data or protocol error (also a refusal such as
+/// `unsupported_version`, `line_too_long` or `bad_request`: the daemon was reached and said no),
+/// 4 a command `exec` ran failed
 /// (with `--on-error stop`), 5 the daemon does not permit this user (`not_permitted`, at
 /// connect or when a reload revokes access).
 ///
@@ -33,8 +35,9 @@ enum ClientFailure: Error, CustomStringConvertible {
             case .unknownWatch, .watchRemoved: return ExitCode(1)
             case .refused(let message) where message.code == .badCursor: return ExitCode(1)
             case .refused(let message) where message.code == .notPermitted: return Self.notPermittedStatus
-            case .unreachable, .connectionLost, .refused: return ExitCode(2)
-            case .protocolViolation, .inconsistentData: return ExitCode(3)
+            case .unreachable, .connectionLost: return ExitCode(2)
+            // The daemon answered, so it is not unreachable: client and daemon disagree.
+            case .refused, .protocolViolation, .inconsistentData: return ExitCode(3)
             case .cancelled: return ExitCode(130)
             }
         }

@@ -3,8 +3,8 @@ import DurableFiles
 import Glibc
 #endif
 
-/// The lock one long-running client (`mirror`) holds on its output and its state for its whole
-/// life (a ``HolderLock`` holding its process id), so that a second one on the same output or
+/// The lock one long-running client holds for its whole life — `mirror` on its output and its
+/// state, `exec --state` on its state — (a ``HolderLock`` holding its process id), so that a second one on the same output or
 /// state exits at once instead of interleaving its writes with the first's.
 final class OwnerLock {
     /// The lock file.
@@ -49,5 +49,27 @@ extension OwnerLock {
     /// The lock file of `mirror`'s output: the hidden `.NAME.listsync-lock` in its directory.
     static func path(forOutput output: AtomicFileWriter) -> String {
         "\(output.directory)/.\(output.name).listsync-lock"
+    }
+}
+
+extension OwnerLock {
+    /// Takes the lock at `path`, for what `what` says is owned (\"out.csv is mirrored\"): the
+    /// message of a held lock is "`what` already: held by process N (lock PATH)".
+    ///
+    /// - Throws: ``ClientFailure/usage(_:)`` when another process holds it (exit status 1);
+    ///   ``ClientFailure/data(_:)`` when the lock file cannot be created or locked.
+    static func take(_ path: String, for what: String) throws(ClientFailure) -> OwnerLock {
+        do {
+            return try OwnerLock(path: path)
+        } catch {
+            guard case .held = error else { throw .data("\(error)") }
+            throw .usage("\(what) already: \(error)")
+        }
+    }
+
+    /// The lock file of `exec --state FILE`: `FILE.owner-lock` (`FILE.lock` is the lock each run
+    /// of the command waits for, see ``RecordedRun``).
+    static func path(forExecState state: StateJournal) -> String {
+        state.path + ".owner-lock"
     }
 }

@@ -93,6 +93,20 @@ import Testing
         }
     }
 
+    /// The bytes of a changeset decode as deep as a message does (MessageParser.maxNestingDepth),
+    /// not to the reader's default depth: an array of one stage whose unknown member nests
+    /// arrays down to `depth` levels, the stage being level 1 (as the reader counts: the outer
+    /// array is the list, not a level).
+    @Test func bytesDecodeAsDeepAsAMessage() throws {
+        func nested(_ depth: Int) -> [UInt8] {
+            Array(("[{\"future\":" + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}]").utf8)
+        }
+        #expect(try ChangesetDecoder.decode(nested(MessageParser.maxNestingDepth)) == [ChangesetStage()])
+        guard case .invalidJSON = decodeError(String(decoding: nested(MessageParser.maxNestingDepth + 1), as: UTF8.self)) else {
+            Issue.record("expected invalidJSON past MessageParser.maxNestingDepth"); return
+        }
+    }
+
     @Test func unknownMembersAreIgnored() throws {
         let stages = try ChangesetDecoder.decode(Array(#"[{"element_deleted":[[0,1]],"future":{"x":1}}]"#.utf8))
         #expect(stages == [ChangesetStage(elementDeleted: [ElementPath(element: 1, section: 0)])])

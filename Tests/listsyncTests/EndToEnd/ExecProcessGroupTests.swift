@@ -3,15 +3,16 @@ import Testing
 import ListSyncTestSupport
 
 extension CommandEndToEnd {
-    /// `listsync exec --timeout`: the signals go to the command's whole process group, so that
-    /// what `sh -c` started stops with it, with and without `--state`.
+    /// `listsync exec --timeout`, and a signal to `exec` itself: the signals go to the command's
+    /// whole process group, so that what `sh -c` started stops with it, with and without
+    /// `--state`.
     @Suite struct ExecProcessGroupTests {
         @Test(arguments: [false, true])
         func aTimedOutCommandsGrandchildrenStopWithIt(state: Bool) async throws {
             let harness = try await EndToEndHarness.running()
-            // The shell records its pid (its group's, when it leads one), starts a grandchild of
-            // exec's that writes a marker 3 s later, and waits for it.
-            let script = #"cat > /dev/null; echo $$ > "$0/leader"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
+            // The shell records its pid and its process group (from /proc/$$/stat, while it runs),
+            // starts a grandchild of exec's that writes a marker 3 s later, and waits for it.
+            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
             var arguments = ["products", "--timeout", "500ms"]
             if state { arguments += ["--state", harness.path("exec.state")] }
             let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
@@ -23,6 +24,8 @@ extension CommandEndToEnd {
             try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
             let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
             let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
+            // Else "no process of the group remains" would hold trivially.
+            #expect(Self.firstLine(of: harness.path("group")) == "\(leader)", "the command leads a process group of its own")
             try await eventually("the run was stopped and reported") {
                 exec.errorOutput.contains("/bin/sh failed on changeset") && exec.errorOutput.contains("timed out after 500ms")
             }
@@ -33,6 +36,35 @@ extension CommandEndToEnd {
             #expect(access(harness.path("marker"), F_OK) != 0, "the grandchild outlived the timeout: \(exec.errorOutput)")
             #expect(Self.liveMembers(ofGroup: leader).isEmpty)
             #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+        }
+
+        /// SIGTERM or SIGHUP (as SIGINT, which the test's process may have been started ignoring)
+        /// to `exec` goes on to the running command's group (through
+        /// the run's process with `--state`): nothing of it outlives `exec`.
+        @Test(arguments: [(SIGTERM, false), (SIGTERM, true), (SIGHUP, false), (SIGHUP, true)])
+        func aSignalToExecStopsTheCommandsGroup(signal: Int32, state: Bool) async throws {
+            let harness = try await EndToEndHarness.running()
+            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; sleep 30' "$0" & wait"#
+            var arguments = ["products"]
+            if state { arguments += ["--state", harness.path("exec.state")] }
+            let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
+            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
+            if state {
+                try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
+            }
+            try await harness.save(ProductVersions.csv(1))
+            try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
+            let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
+            let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
+            #expect(Self.firstLine(of: harness.path("group")) == "\(leader)", "the command leads a process group of its own")
+            #expect(!Self.liveMembers(ofGroup: leader).isEmpty)
+
+            exec.send(signal)
+            let status = try await exec.waitForExit()
+            #expect(status == 128 + signal, "exec ends by the signal, as before: \(exec.errorOutput)")
+            try await eventually("no process of the command's group remains", timeout: .seconds(10)) {
+                !Self.isLive(grandchild) && Self.liveMembers(ofGroup: leader).isEmpty
+            }
         }
 
         /// The first line of the file at `path`.

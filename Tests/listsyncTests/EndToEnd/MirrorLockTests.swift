@@ -21,6 +21,17 @@ extension CommandEndToEnd {
             #expect(access(harness.path("other.csv"), F_OK) != 0, "the refused mirror wrote nothing")
             #expect(readFile(harness.path("shared.state")) == stateBefore, "the refused mirrors left the state alone")
 
+            // The default state is locked as well: a mirror whose --state names another mirror's
+            // default state is refused.
+            let byDefault = try harness.client("mirror", ["products", "--output", harness.path("default.csv")])
+            try await harness.waitUntilMirrored("default.csv", equals: "products.csv", "the first snapshot, with the default state")
+            let defaultState = harness.path(".default.csv.listsync-state")
+            let onDefaultState = try await harness.run("mirror", ["products", "--output", harness.path("third.csv"), "--state", defaultState])
+            #expect(onDefaultState.status == 1, "\(onDefaultState.error)")
+            #expect(onDefaultState.error.contains("\(defaultState) is the state of a mirror already") && onDefaultState.error.contains("process \(byDefault.pid)"), "\(onDefaultState.error)")
+            #expect(access(harness.path("third.csv"), F_OK) != 0, "the refused mirror wrote nothing")
+            #expect(byDefault.exitStatus == nil, "\(byDefault.errorOutput)")
+
             // The first goes on alone.
             try await harness.save(ProductVersions.csv(1))
             try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 1")

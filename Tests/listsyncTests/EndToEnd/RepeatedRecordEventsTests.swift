@@ -37,6 +37,31 @@ extension CommandEndToEnd {
             try await Self.check(EndToEndHarness.Watch(name: "products", file: "products.ndjson", key: ["id"], sectionBy: nil), versions: versions)
         }
 
+        /// `exec --state --format events` restarted: the list restored from its state still
+        /// numbers occurrences, so a record added beside an existing one of its key after the
+        /// restart is the key's occurrence 1, not a second occurrence 0.
+        @Test func resumedEventsNumberTheOccurrencesOfTheListHeld() async throws {
+            let harness = try EndToEndHarness(watches: [EndToEndHarness.Watch(name: "products", file: "products.ndjson", key: ["id"], sectionBy: nil)])
+            try FileContent.write(#"{"id":1,"v":"a"}"# + "\n", to: harness.watched)
+            try await harness.startDaemon()
+            let state = harness.path("exec.state")
+            let arguments = ["products", "--state", state, "--format", "events", "--", "/bin/sh", "-c", #"cat >> "$0/events""#, harness.directory]
+            var exec = try harness.client("exec", arguments)
+            try await eventually("exec recorded the snapshot") { access(state, F_OK) == 0 }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            try await harness.save(#"{"id":1,"v":"a"}"# + "\n" + #"{"id":2,"v":"b"}"# + "\n")
+            try await eventually("exec recorded \(epoch):1") { readFile(state).contains(#""watch":"products","cursor":"\#(epoch):1""#) }
+            try await exec.killWithDescendants()
+            exec = try harness.client("exec", arguments)
+            try await eventually("exec resumed") { exec.errorOutput.contains(": resuming") }
+            try await harness.save(#"{"id":1,"v":"a"}"# + "\n" + #"{"id":1,"v":"c"}"# + "\n" + #"{"id":2,"v":"b"}"# + "\n")
+            try await eventually("the command got \(epoch):2") { readFile(harness.path("events")).contains("\(epoch):2") }
+            let lines = readFile(harness.path("events")).split(separator: "\n").filter { $0.contains("\(epoch):2") }
+            #expect(lines.count == 1, "\(lines)")
+            #expect(lines.first.map { $0.contains(#""op":"c""#) && $0.contains(#""key":{"id":1,"occurrence":1}"#) } == true, "\(lines)")
+            #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+        }
+
         /// Saves `versions` one after another with a subscriber of events running, renders
         /// `snapshot --output-format json` at each, and has ``replay`` compare.
         static func check(_ watch: EndToEndHarness.Watch, versions: [String]) async throws {
