@@ -26,6 +26,8 @@ extension CommandEndToEnd {
             let mirror = try harness.client("mirror", ["products", "--output", harness.path("mirror.ndjson")])
             let subscriber = try harness.client("subscribe", ["products", "--format", "ndjson"])
             try await harness.waitUntilMirrored("mirror.ndjson", equals: "products.ndjson", "the snapshot")
+            // Subscribed before version 1, or it would get version 1 as a snapshot, not a changeset.
+            try await eventually("the subscriber has the snapshot") { subscriber.outputLines.contains { $0.contains(#""type":"snapshot""#) } }
             let snapshot = try await harness.run("snapshot", ["products", "--output-format", "ndjson"])
             #expect(snapshot.status == 0, "\(snapshot.error)")
             #expect(snapshot.output == version0, "\(snapshot.error)")
