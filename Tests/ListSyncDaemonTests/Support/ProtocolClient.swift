@@ -77,12 +77,30 @@ final class ProtocolClient {
     func receiveLine(timeout: Duration = .seconds(10)) async throws -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let line = try self.lines.nextLine() { return line }
-            if self.isClosedByServer { return nil }
+            switch try self.lineOrWait(until: deadline, timeout: timeout) {
+            case .line(let line): return line
+            case .wait(let remaining): _ = await Readiness.readable(self.descriptor, timeout: remaining)
+            }
+        }
+    }
+
+    /// Where a wait for the next line stands: a line (`nil` at the end of the stream), or
+    /// nothing yet and this long left to wait for the socket.
+    private enum LineWait {
+        case line([UInt8]?)
+        case wait(Duration)
+    }
+
+    /// Takes the next line from what has arrived, reading what the socket holds; fails once
+    /// `deadline` has passed without one.
+    private func lineOrWait(until deadline: ContinuousClock.Instant, timeout: Duration) throws -> LineWait {
+        while true {
+            if let line = try self.lines.nextLine() { return .line(line) }
+            if self.isClosedByServer { return .line(nil) }
             if try self.readAvailable() { continue }
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw Failure(description: "no message within \(timeout)") }
-            _ = await Readiness.readable(self.descriptor, timeout: remaining)
+            return .wait(remaining)
         }
     }
 
@@ -173,14 +191,14 @@ extension ProtocolClient {
     func nextLine(timeout: Duration = .seconds(10)) throws -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let line = try self.lines.nextLine() { return line }
-            if self.isClosedByServer { return nil }
-            if try self.readAvailable() { continue }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { throw Failure(description: "no message within \(timeout)") }
-            var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
-            guard poll(&poller, 1, milliseconds) >= 0 || errno == EINTR else { throw Failure(description: "poll: errno \(errno)") }
+            switch try self.lineOrWait(until: deadline, timeout: timeout) {
+            case .line(let line):
+                return line
+            case .wait(let remaining):
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
+                guard poll(&poller, 1, milliseconds) >= 0 || errno == EINTR else { throw Failure(description: "poll: errno \(errno)") }
+            }
         }
     }
 
