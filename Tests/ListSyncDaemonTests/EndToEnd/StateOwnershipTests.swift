@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -128,6 +129,8 @@ extension EndToEndTests.Persistence {
         try FileOperations.write("in the way", to: harness.path("state/list"))
         // A version that cannot be saved is not published: the watch stays loading.
         try await harness.startDaemon(waitingUntilLoaded: false)
+        // The daemon logs it just after READY=1: wait for the line rather than read the log at once.
+        _ = try? await eventually("the daemon logs the damaged state") { harness.log.contains("could not be moved aside") }
         #expect(!harness.log.contains("moved aside to"), "\(harness.log)")
         #expect(harness.log.contains("could not be moved aside"), "\(harness.log)")
         #expect(harness.log.contains("left in place"), "\(harness.log)")
