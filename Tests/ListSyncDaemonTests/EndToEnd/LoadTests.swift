@@ -7,7 +7,7 @@ import Testing
 extension EndToEndTests.Load {
     /// A daemon watching `products.csv` of `rows` rows (version 0) as `products`, with `extra`
     /// top-level settings.
-    static func start(rows: Int, extra: String = "") async throws -> (DaemonHarness, String, ReadOptions) {
+    static func started(rows: Int, extra: String = "") async throws -> (DaemonHarness, String, ReadOptions) {
         let harness = try DaemonHarness()
         let file = harness.path("products.csv")
         try FileOperations.write(Lists.products(rows: rows, version: 0), to: file)
@@ -16,8 +16,20 @@ extension EndToEndTests.Load {
         return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
     }
 
+    /// A daemon watching `products.csv` of `rows` rows (version 0) as `products`, with `extra`
+    /// top-level settings.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
+    static func start(rows: Int, extra: String = "") throws -> (DaemonHarness, String, ReadOptions) {
+        let harness = try DaemonHarness()
+        let file = harness.path("products.csv")
+        try FileOperations.write(Lists.products(rows: rows, version: 0), to: file)
+        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(EndToEndTests.Subscribers.watch)"], extra: extra)
+        try harness.start()
+        return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
+    }
+
     @Test func aBurstOfTwoThousandConnectionsIsServedInFull() async throws {
-        let (harness, _, _) = try await Self.start(rows: 20)
+        let (harness, _, _) = try await Self.started(rows: 20)
         // Every client connects at once, each with a single non-blocking connect: a full listen
         // queue would refuse some with EAGAIN.
         var clients: [ProtocolClient] = []
@@ -48,7 +60,7 @@ extension EndToEndTests.Load {
 
     @Test func aReaderThatNeverReadsAndHalfLineClientsStayWithinTheBudgetWhileASubscriberStaysCurrent() async throws {
         let budgetMiB = 16
-        let (harness, file, options) = try await Self.start(rows: 30_000, extra: "client_buffer_budget_mib = \(budgetMiB)")
+        let (harness, file, options) = try await Self.started(rows: 30_000, extra: "client_buffer_budget_mib = \(budgetMiB)")
         let daemon = try #require(harness.daemon)
         let subscriber = try await harness.subscribe("products")
         #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
@@ -107,7 +119,7 @@ extension EndToEndTests.Load {
     }
 
     @Test func aLineLeftUnfinishedPastTheLimitIsClosedWithAnError() async throws {
-        let (harness, _, _) = try await Self.start(rows: 10, extra: "partial_line_timeout_ms = 300")
+        let (harness, _, _) = try await Self.started(rows: 10, extra: "partial_line_timeout_ms = 300")
         let stalled = try await harness.connect()
         try stalled.sendRaw(Array(#"{"type":"ping","#.utf8))
         let closing = try await stalled.receiveUntilClosed(timeout: .seconds(10))

@@ -12,7 +12,7 @@ extension EndToEndTests.Persistence {
     static let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
 
     /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
-    static func start(environment: [String: String] = [:]) async throws -> DaemonHarness {
+    static func started(environment: [String: String] = [:]) async throws -> DaemonHarness {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
@@ -20,19 +20,36 @@ extension EndToEndTests.Persistence {
         return harness
     }
 
+    /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
+    static func start(environment: [String: String] = [:]) throws -> DaemonHarness {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        try harness.start(environment: environment)
+        return harness
+    }
+
     /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
-    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") async throws {
+    static func saved(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") async throws {
         try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
         #expect(try await subscriber.receiveUntilMirroring(harness.path(file), options: Self.options))
     }
 
+    /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
+    @available(*, deprecated, message: "blocks a pool thread; use saved")
+    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") throws {
+        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
+        #expect(try subscriber.waitUntilMirrors(harness.path(file), options: Self.options))
+    }
+
     @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() async throws {
-        let harness = try await Self.start()
+        let harness = try await Self.started()
         let first = try await harness.subscribe("list")
         #expect(try await first.receiveUntil { $0.mirror != nil })
-        try await Self.save(1, harness, first)
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
-        try await Self.save(2, harness, first)
+        try await Self.saved(2, harness, first)
         let epoch = atOne.cursor.epoch
         #expect(try await harness.stopDaemon() == 0)
 
@@ -56,7 +73,7 @@ extension EndToEndTests.Persistence {
         #expect(again.changesetMessages == [resumed.changesetMessages[1]])
 
         // And the history carries on.
-        try await Self.save(4, harness, resumed)
+        try await Self.saved(4, harness, resumed)
         #expect(resumed.changesets.last == Cursor(epoch: epoch, seq: 4))
         #expect(try await harness.stopDaemon() == 0)
     }
@@ -72,11 +89,11 @@ extension EndToEndTests.Persistence {
         ("log-written", 2), ("log-synced", 2),
     ])
     func aCrashAtAnyStepOfSavingLosesNothingAndChangesNothingPublished(step: String, occurrence: Int) async throws {
-        let harness = try await Self.start(environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
+        let harness = try await Self.started(environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
         let first = try await harness.subscribe("list")
         #expect(try await first.receiveUntil { $0.mirror != nil })
         let atZero = try #require(first.mirror)
-        try await Self.save(1, harness, first)
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("list.csv"))
         #expect(try await harness.daemon?.exited() == 128 + SIGKILL, "\(harness.log)")
@@ -153,7 +170,7 @@ extension EndToEndTests.Persistence {
     /// newest version, 1; without it the log goes past the version the other slot holds.)
     @Test(arguments: ["checkpoint.1", "log"], Damage.allCases)
     func damagedStateStartsANewEpochAndServesTheFile(file: String, damage: Damage) async throws {
-        let (harness, atOne) = try await Self.startSavingOneVersion()
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         let path = harness.path("state/list/\(file)")
         try Self.damage(path, damage)
         try await harness.startDaemon()
@@ -180,7 +197,7 @@ extension EndToEndTests.Persistence {
     /// it is logged and moved aside, and the history carries on from the newest slot.
     @Test(arguments: Damage.allCases)
     func aDamagedOlderCheckpointIsSetAsideAndTheHistoryKept(damage: Damage) async throws {
-        let (harness, atOne) = try await Self.startSavingOneVersion()
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         let path = harness.path("state/list/checkpoint.0")
         try Self.damage(path, damage)
         try await harness.startDaemon()
@@ -191,7 +208,7 @@ extension EndToEndTests.Persistence {
         }
         let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .resume)
-        try await Self.save(2, harness, resumed)
+        try await Self.saved(2, harness, resumed)
         #expect(resumed.changesets == [Cursor(epoch: atOne.cursor.epoch, seq: 2)])
         #expect(try await harness.stopDaemon() == 0)
         try await harness.startDaemon()
@@ -201,13 +218,25 @@ extension EndToEndTests.Persistence {
     }
 
     /// A daemon that published version 1 of the catalogue, stopped; and the cursor of version 1.
-    static func startSavingOneVersion() async throws -> (DaemonHarness, TestMirror) {
-        let harness = try await Self.start()
+    static func startedSavingOneVersion() async throws -> (DaemonHarness, TestMirror) {
+        let harness = try await Self.started()
         let first = try await harness.subscribe("list")
         #expect(try await first.receiveUntil { $0.mirror != nil })
-        try await Self.save(1, harness, first)
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         #expect(try await harness.stopDaemon() == 0)
+        return (harness, atOne)
+    }
+
+    /// A daemon that published version 1 of the catalogue, stopped; and the cursor of version 1.
+    @available(*, deprecated, message: "blocks a pool thread; use startedSavingOneVersion")
+    static func startSavingOneVersion() throws -> (DaemonHarness, TestMirror) {
+        let harness = try Self.start()
+        let first = try harness.subscriber("list")
+        #expect(try first.waitUntil { $0.mirror != nil })
+        try Self.save(1, harness, first)
+        let atOne = try #require(first.mirror)
+        #expect(try harness.stop() == 0)
         return (harness, atOne)
     }
 
@@ -239,7 +268,7 @@ extension EndToEndTests.Persistence {
     /// A version that cannot be saved is not published; the status says why; once the state can
     /// be written again the version is published.
     @Test func aVersionThatCannotBeSavedWaitsUntilItCanBe() async throws {
-        let harness = try await Self.start()
+        let harness = try await Self.started()
         let subscriber = try await harness.subscribe("list")
         #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         // A file where the watch's state directory was: nothing can be written under it.
@@ -290,7 +319,7 @@ extension EndToEndTests.Persistence {
     /// A reload moves the watch to a file with the same content (nothing is published); the
     /// history carries on across the next restart, at the new path.
     @Test func aReloadedPathIsRememberedEvenWhenNothingChanged() async throws {
-        let harness = try await Self.start()
+        let harness = try await Self.started()
         let subscriber = try await harness.subscribe("list")
         #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         try FileOperations.write(Lists.catalogue(0), to: harness.path("moved.csv"))
@@ -310,13 +339,13 @@ extension EndToEndTests.Persistence {
         #expect(harness.log.contains("state restored"), "\(harness.log)")
         let resumed = try await harness.subscribe("list", mirror: subscriber.mirror)
         #expect(resumed.reply?.mode == .resume)
-        try await Self.save(1, harness, resumed, file: "moved.csv")
+        try await Self.saved(1, harness, resumed, file: "moved.csv")
         #expect(resumed.changesets.map(\.seq) == [1])
         #expect(try await harness.stopDaemon() == 0)
     }
 
     @Test func aWatchRemovedByAReloadHasItsStateDeleted() async throws {
-        let harness = try await Self.start()
+        let harness = try await Self.started()
         #expect(access(harness.path("state/list/checkpoint.0"), F_OK) == 0)
         try FileOperations.write(Lists.catalogue(0), to: harness.path("other.csv"))
         try harness.writeConfig(["name = \"other\"\npath = \"other.csv\"\nkey = [\"sku\"]"])

@@ -10,7 +10,7 @@ import Testing
 extension EndToEndTests.Reload {
     /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
     /// until the daemon is ready again.
-    static func reload(_ harness: DaemonHarness, to watch: String) async throws {
+    static func reloaded(_ harness: DaemonHarness, to watch: String) async throws {
         // Status notifications of earlier connections may fill the datagram queue, which would
         // make the daemon drop RELOADING=1.
         harness.takePendingNotifications()
@@ -20,9 +20,31 @@ extension EndToEndTests.Reload {
         try await harness.notification("READY=1")
     }
 
+    /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
+    /// until the daemon is ready again.
+    @available(*, deprecated, message: "blocks a pool thread; use reloaded")
+    static func reload(_ harness: DaemonHarness, to watch: String) throws {
+        // Status notifications of earlier connections may fill the datagram queue, which would
+        // make the daemon drop RELOADING=1.
+        harness.takePendingNotifications()
+        try harness.writeConfig([watch])
+        harness.daemon?.send(SIGHUP)
+        try harness.waitForNotification("RELOADING=1")
+        try harness.waitForNotification("READY=1")
+    }
+
     /// The watches as `list` shows them.
-    static func list(_ harness: DaemonHarness) async throws -> [WatchSummary] {
+    static func listed(_ harness: DaemonHarness) async throws -> [WatchSummary] {
         guard case .list(let watches) = try await harness.connect().call({ .list(id: $0) }) else {
+            throw TestFailure(description: "not a list")
+        }
+        return watches
+    }
+
+    /// The watches as `list` shows them.
+    @available(*, deprecated, message: "blocks a pool thread; use listed")
+    static func list(_ harness: DaemonHarness) throws -> [WatchSummary] {
+        guard case .list(let watches) = try harness.client().request({ .list(id: $0) }) else {
             throw TestFailure(description: "not a list")
         }
         return watches
@@ -30,7 +52,7 @@ extension EndToEndTests.Reload {
 
     /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
     /// subscriber that has applied version 1, so the watch has a history to drop.
-    static func start(_ watch: String, options: ReadOptions) async throws -> (DaemonHarness, String, MirrorSubscriber) {
+    static func started(_ watch: String, options: ReadOptions) async throws -> (DaemonHarness, String, MirrorSubscriber) {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.csv")
         try FileOperations.write(Lists.catalogue(0), to: file)
@@ -44,19 +66,36 @@ extension EndToEndTests.Reload {
         return (harness, file, subscriber)
     }
 
+    /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
+    /// subscriber that has applied version 1, so the watch has a history to drop.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
+    static func start(_ watch: String, options: ReadOptions) throws -> (DaemonHarness, String, MirrorSubscriber) {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.csv")
+        try FileOperations.write(Lists.catalogue(0), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.csv\"\n\(watch)"])
+        try harness.start()
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
+        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        return (harness, file, subscriber)
+    }
+
     @Test func aNewKeyStartsANewEpochAndSubscribersGetASnapshot() async throws {
-        let (harness, file, subscriber) = try await Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
         let oldCursor = try #require(subscriber.mirror?.cursor)
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
         let byName = ReadOptions(format: .csv(delimiter: .comma), key: ["name"])
         #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: byName))
         let newCursor = try #require(subscriber.mirror?.cursor)
         #expect(newCursor.epoch != oldCursor.epoch)
         #expect(newCursor.seq == oldCursor.seq + 1)
-        #expect(try await Self.list(harness).map(\.cursor) == [newCursor])
-        #expect(try await Self.list(harness).map(\.state) == [.ok])
+        #expect(try await Self.listed(harness).map(\.cursor) == [newCursor])
+        #expect(try await Self.listed(harness).map(\.state) == [.ok])
         #expect(harness.log.contains("fields=key"), "\(harness.log)")
 
         // A cursor of the old epoch never resumes: a new subscriber gets a snapshot.
@@ -80,7 +119,7 @@ extension EndToEndTests.Reload {
     }
 
     @Test func listsyncMirrorFollowsANewEpochAndEqualsTheSnapshot() async throws {
-        let (harness, file, _) = try await Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        let (harness, file, _) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
         let output = harness.path("mirror.json")
         let mirror = try DaemonProcess(
             executable: try DaemonProcess.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
@@ -89,7 +128,7 @@ extension EndToEndTests.Reload {
         defer { mirror.send(SIGTERM) }
         #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
         #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
         #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
@@ -98,13 +137,13 @@ extension EndToEndTests.Reload {
     }
 
     @Test func aNewSectionColumnStartsANewEpoch() async throws {
-        let (harness, file, subscriber) = try await Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"")
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"")
         let sectioned = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
         #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: sectioned))
         #expect(subscriber.mirror?.sectioned == true)
-        #expect(try await Self.list(harness).map(\.sectioned) == [true])
+        #expect(try await Self.listed(harness).map(\.sectioned) == [true])
         #expect(try await harness.stopDaemon() == 0)
     }
 
@@ -119,32 +158,32 @@ extension EndToEndTests.Reload {
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma))))
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
         #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .tab))))
         #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
-        #expect(try await Self.list(harness).map(\.format) == ["tsv"])
+        #expect(try await Self.listed(harness).map(\.format) == ["tsv"])
         #expect(try await harness.stopDaemon() == 0)
     }
 
     @Test func aKeyThatNamesNoColumnMakesTheWatchInvalidAndKeepsTheLastGoodVersion() async throws {
         let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let (harness, file, subscriber) = try await Self.start("key = [\"sku\"]", options: keyed)
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: keyed)
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"skew\"]")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"skew\"]")
         #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
         let error = try #require(subscriber.status?.error)
         #expect(error.message.contains("skew"), "\(error)")
         #expect(error.position?.line == 1)
-        let listed = try await Self.list(harness)
+        let listed = try await Self.listed(harness)
         #expect(listed.map(\.state) == [.invalid])
         // The last good version stays live, under its own cursor, as for any invalid file.
         #expect(listed.map(\.cursor) == [cursor])
         #expect(subscriber.snapshots == 1)
 
         // Fixing the configuration starts the new epoch at once, the file still unchanged.
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
         #expect(try await subscriber.receiveUntil { $0.status?.state == .ok && $0.snapshots == 2 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["name"])))
         #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
@@ -159,21 +198,21 @@ extension EndToEndTests.Reload {
         try await harness.startDaemon()
         let subscriber = try await harness.subscribe("list")
         #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
-        #expect(try await Self.list(harness).map(\.cursor) == [nil])
+        #expect(try await Self.listed(harness).map(\.cursor) == [nil])
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\"\nragged_rows = \"pad\"")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\"\nragged_rows = \"pad\"")
         #expect(try await subscriber.receiveUntil { $0.status?.state == .ok })
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"], raggedRows: .pad)))
-        #expect(try await Self.list(harness).map(\.rows) == [3])
+        #expect(try await Self.listed(harness).map(\.rows) == [3])
         #expect(try await harness.stopDaemon() == 0)
     }
 
     @Test func newIgnoredFieldsArePublishedAsAChangeset() async throws {
         let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let (harness, file, subscriber) = try await Self.start("key = [\"sku\"]", options: keyed)
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: keyed)
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nignore = [\"price\"]")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nignore = [\"price\"]")
         #expect(try await subscriber.receiveUntil { $0.changesets.count == 2 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], ignore: ["price"])))
         #expect(subscriber.changesets.last == Cursor(epoch: cursor.epoch, seq: cursor.seq + 1))
@@ -191,7 +230,7 @@ extension EndToEndTests.Reload {
         // Read with commas, the file is one column named "sku;name;price;category".
         #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma))))
 
-        try await Self.reload(harness, to: "name = \"list\"\npath = \"semicolons.csv\"\ndelimiter = \"semicolon\"")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"semicolons.csv\"\ndelimiter = \"semicolon\"")
         let semicolons = ReadOptions(format: .csv(delimiter: .semicolon))
         #expect(try await subscriber.receiveUntil { $0.changesets.count == 1 })
         #expect(try await subscriber.receiveUntilMirroring(file, options: semicolons))

@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEndTests.Robustness {
     @Test func anInvalidWriteKeepsTheLastGoodVersionAndTheNextValidWriteRecovers() async throws {
-        let (harness, file, options) = try await EndToEndTests.Subscribers.start()
+        let (harness, file, options) = try await EndToEndTests.Subscribers.started()
         let subscriber = try await harness.subscribe("products")
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         let good = subscriber.mirror
@@ -36,7 +36,7 @@ extension EndToEndTests.Robustness {
     }
 
     @Test func aDeletedFileIsMissingNotEmptiedAndItsRecreationIsDiffedAgainstTheLastVersion() async throws {
-        let (harness, file, options) = try await EndToEndTests.Subscribers.start()
+        let (harness, file, options) = try await EndToEndTests.Subscribers.started()
         let subscriber = try await harness.subscribe("products")
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         let before = subscriber.mirror
@@ -57,7 +57,7 @@ extension EndToEndTests.Robustness {
     }
 
     @Test func misbehavingClientsDoNotAffectOtherSubscribers() async throws {
-        let (harness, file, options) = try await EndToEndTests.Subscribers.start()
+        let (harness, file, options) = try await EndToEndTests.Subscribers.started()
         let subscriber = try await harness.subscribe("products")
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
 
@@ -89,7 +89,7 @@ extension EndToEndTests.Robustness {
     }
 
     @Test func requestsGetPreciseErrors() async throws {
-        let (harness, _, _) = try await EndToEndTests.Subscribers.start()
+        let (harness, _, _) = try await EndToEndTests.Subscribers.started()
         let client = try await ProtocolClient.connect(to: harness.socketPath)
         try client.send(.list(id: RequestID(1)))
         guard case .error(let early) = try await client.receive() else { throw TestFailure(description: "no error") }

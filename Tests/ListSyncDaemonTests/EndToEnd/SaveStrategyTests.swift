@@ -6,7 +6,7 @@ import Testing
 extension EndToEndTests.SaveStrategies {
     /// Runs a daemon watching `name` (written first with `version(0)`), subscribes, and after
     /// each `save` of versions 1…`edits` expects the subscriber's mirror to equal the file.
-    func expectMirrorFollows(
+    func expectMirrorToFollow(
         _ name: String, watch: String, versions version: (Int) -> String, edits: Int = 3,
         save: (DaemonHarness, String, String) async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
@@ -30,8 +30,35 @@ extension EndToEndTests.SaveStrategies {
         #expect(try await harness.stopDaemon() == 0, sourceLocation: sourceLocation)
     }
 
+    /// Runs a daemon watching `name` (written first with `version(0)`), subscribes, and after
+    /// each `save` of versions 1…`edits` expects the subscriber's mirror to equal the file.
+    @available(*, deprecated, message: "blocks a pool thread; use expectMirrorToFollow")
+    func expectMirrorFollows(
+        _ name: String, watch: String, versions version: (Int) -> String, edits: Int = 3,
+        save: (DaemonHarness, String, String) throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let harness = try DaemonHarness()
+        let file = harness.path(name)
+        if let slash = name.lastIndex(of: "/") {
+            try FileOperations.makeDirectory(harness.path(String(name[..<slash])))
+        }
+        try FileOperations.write(version(0), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\n\(watch)"])
+        try harness.start()
+        let options = try #require(DaemonConfiguration.parse(toml: "[[watch]]\nname = \"list\"\npath = \"\(file)\"\n\(watch)", file: "t", environment: environment([:])).configuration.watches.first).readOptions
+        let subscriber = try harness.subscriber("list")
+        #expect(try subscriber.waitUntilMirrors(file, options: options), "initial snapshot", sourceLocation: sourceLocation)
+        for edit in 1...edits {
+            try save(harness, file, version(edit))
+            #expect(try subscriber.waitUntilMirrors(file, options: options), "after edit \(edit)\n\(harness.log)", sourceLocation: sourceLocation)
+        }
+        #expect(subscriber.changesets.count >= edits, sourceLocation: sourceLocation)
+        #expect(subscriber.snapshots == 1, "resynchronised by snapshot", sourceLocation: sourceLocation)
+        #expect(try harness.stop() == 0, sourceLocation: sourceLocation)
+    }
+
     @Test func truncateAndWriteInPlace() async throws {
-        try await self.expectMirrorFollows("catalogue.csv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0) }) { _, file, text in
+        try await self.expectMirrorToFollow("catalogue.csv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0) }) { _, file, text in
             // Partial content is visible between the writes.
             let middle = text.utf8.count / 2
             try await FileOperations.write([String(decoding: Array(text.utf8)[..<middle], as: UTF8.self), String(decoding: Array(text.utf8)[middle...], as: UTF8.self)], to: file, pausing: .milliseconds(30))
@@ -39,7 +66,7 @@ extension EndToEndTests.SaveStrategies {
     }
 
     @Test func writeTemporaryThenRenameOver() async throws {
-        try await self.expectMirrorFollows("sections.json", watch: "key = [\"id\"]", versions: Lists.sectionedJSON) { harness, file, text in
+        try await self.expectMirrorToFollow("sections.json", watch: "key = [\"id\"]", versions: Lists.sectionedJSON) { harness, file, text in
             try FileOperations.write(text, to: harness.path(".sections.json.tmp"))
             try FileOperations.rename(harness.path(".sections.json.tmp"), to: file)
         }
@@ -47,14 +74,14 @@ extension EndToEndTests.SaveStrategies {
 
     @Test func sedInPlace() async throws {
         var version = 0
-        try await self.expectMirrorFollows("log.ndjson", watch: "key = [\"id\"]", versions: { _ in Lists.log(2) }) { _, file, _ in
+        try await self.expectMirrorToFollow("log.ndjson", watch: "key = [\"id\"]", versions: { _ in Lists.log(2) }) { _, file, _ in
             version += 1
             try await FileOperations.runToEnd("/bin/sed", ["-i", "0,/\"old\"/s//\"new\\/\(version)\"/", file])
         }
     }
 
     @Test func vimBackupDance() async throws {
-        try await self.expectMirrorFollows("catalogue.tsv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0, delimiter: "\t") }) { harness, file, text in
+        try await self.expectMirrorToFollow("catalogue.tsv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0, delimiter: "\t") }) { harness, file, text in
             try FileOperations.rename(file, to: file + "~")
             try FileOperations.write(text, to: file)
             try FileOperations.remove(file + "~")
@@ -62,21 +89,21 @@ extension EndToEndTests.SaveStrategies {
     }
 
     @Test func copyOver() async throws {
-        try await self.expectMirrorFollows("catalogue.csv", watch: "key = [\"sku\"]", versions: { Lists.catalogue($0) }) { harness, file, text in
+        try await self.expectMirrorToFollow("catalogue.csv", watch: "key = [\"sku\"]", versions: { Lists.catalogue($0) }) { harness, file, text in
             try FileOperations.write(text, to: harness.path("source.csv"))
             try await FileOperations.runToEnd("/bin/cp", [harness.path("source.csv"), file])
         }
     }
 
     @Test func deleteAndRecreate() async throws {
-        try await self.expectMirrorFollows("sections.json", watch: "key = [\"id\"]", versions: Lists.sectionedJSON) { _, file, text in
+        try await self.expectMirrorToFollow("sections.json", watch: "key = [\"id\"]", versions: Lists.sectionedJSON) { _, file, text in
             try FileOperations.remove(file)
             try FileOperations.write(text, to: file)
         }
     }
 
     @Test func parentDirectoryRemovedAndRecreated() async throws {
-        try await self.expectMirrorFollows("data/catalogue.csv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0) }) { harness, file, text in
+        try await self.expectMirrorToFollow("data/catalogue.csv", watch: "key = [\"sku\"]\nsection_by = \"category\"", versions: { Lists.catalogue($0) }) { harness, file, text in
             try FileOperations.remove(file)
             try FileOperations.removeDirectory(harness.path("data"))
             try FileOperations.makeDirectory(harness.path("data"))

@@ -30,10 +30,10 @@ extension EndToEndTests.Persistence {
     /// carries on, and its next restart keeps the epoch and resumes.
     @Test(arguments: [false, true])
     func aSecondDaemonOnTheSameStateDirectoryExitsAtOnceAndTouchesNothing(copyWithAnotherSocket: Bool) async throws {
-        let harness = try await Self.start()
+        let harness = try await Self.started()
         let first = try await harness.subscribe("list")
         #expect(try await first.receiveUntil { $0.mirror != nil })
-        try await Self.save(1, harness, first)
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         // Wait until the log holds version 1 (it is appended after publication): nothing of the
         // first daemon's is still to be written when the tree is taken.
@@ -59,7 +59,7 @@ extension EndToEndTests.Persistence {
         }
 
         // The first daemon carries on, and its history survives its next restart.
-        try await Self.save(2, harness, first)
+        try await Self.saved(2, harness, first)
         #expect(first.changesets.map(\.seq) == [1, 2])
         #expect(try await harness.stopDaemon() == 0)
         try await harness.startDaemon()
@@ -107,7 +107,7 @@ extension EndToEndTests.Persistence {
         #expect(harness.log.contains("the disk has no room for the history"), "\(harness.log)")
 
         // The history carries on, and survives a restart.
-        try await Self.save(3, harness, subscriber)
+        try await Self.saved(3, harness, subscriber)
         #expect(subscriber.changesets.last == Cursor(epoch: epoch, seq: 3))
         #expect(try await subscriber.receiveUntil { $0.status?.warnings.isEmpty == true })
         let atThree = try #require(subscriber.mirror)
@@ -116,7 +116,7 @@ extension EndToEndTests.Persistence {
         #expect(harness.log.contains("state restored"), "\(harness.log)")
         let resumed = try await harness.subscribe("list", mirror: atThree)
         #expect(resumed.reply?.mode == .resume && resumed.reply?.cursor == atThree.cursor)
-        try await Self.save(4, harness, resumed)
+        try await Self.saved(4, harness, resumed)
         #expect(resumed.changesets == [Cursor(epoch: epoch, seq: 4)])
         #expect(try await harness.stopDaemon() == 0)
     }
@@ -124,7 +124,7 @@ extension EndToEndTests.Persistence {
     /// The watch's state directory cannot be read (a file stands where it was): the log says the
     /// checkpoints could not be moved aside and are left in place — never that they were moved.
     @Test func anUnreadableStateDirectoryIsNotSaidToHaveBeenMovedAside() async throws {
-        let (harness, _) = try await Self.startSavingOneVersion()
+        let (harness, _) = try await Self.startedSavingOneVersion()
         try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
         try FileOperations.write("in the way", to: harness.path("state/list"))
         // A version that cannot be saved is not published: the watch stays loading.
@@ -169,7 +169,7 @@ extension EndToEndTests.Persistence {
     /// A log without any checkpoint is reported as what it is — the log, with no checkpoint to
     /// lead to — and moved aside; not as a missing `checkpoint.0`.
     @Test func aLogWithoutCheckpointsIsReportedAsSuch() async throws {
-        let (harness, atOne) = try await Self.startSavingOneVersion()
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         try FileOperations.remove(harness.path("state/list/checkpoint.0"))
         try FileOperations.remove(harness.path("state/list/checkpoint.1"))
         try await harness.startDaemon()

@@ -7,8 +7,19 @@ import Testing
 
 extension EndToEndTests.Subscribers {
     /// Polls `process`'s output until it contains `text`; `false` after `timeout`.
-    static func waitForOutput(_ process: DaemonProcess, containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
+    static func outputAppears(_ process: DaemonProcess, containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
         (try? await eventually("the output contains \(text)", timeout: timeout) { process.log.contains(text) }) != nil
+    }
+
+    /// Polls `process`'s output until it contains `text`; `false` after `timeout`.
+    @available(*, deprecated, message: "blocks a pool thread; use outputAppears")
+    static func waitForOutput(_ process: DaemonProcess, containing text: String, timeout: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if process.log.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
     }
 
     @Test func repeatedKeysAreAWarningInTheStatusTheListAndTheCommandLine() async throws {
@@ -24,7 +35,7 @@ extension EndToEndTests.Subscribers {
         let subscriber = try await harness.subscribe("products")
         #expect(try await subscriber.receiveUntil { $0.status?.state == .ok })
         #expect(subscriber.status?.warnings == [expected])
-        #expect(try await EndToEndTests.Reload.list(harness).map(\.warnings) == [[expected]])
+        #expect(try await EndToEndTests.Reload.listed(harness).map(\.warnings) == [[expected]])
 
         let cli = try DaemonProcess.cliPath
         let list = try DaemonProcess(executable: cli, arguments: ["list", "--socket", harness.socketPath], logPath: harness.path("list.log"))
@@ -34,12 +45,12 @@ extension EndToEndTests.Subscribers {
         let subscribe = try DaemonProcess(
             executable: cli, arguments: ["subscribe", "products", "--socket", harness.socketPath, "--format", "human", "--color", "never"],
             logPath: harness.path("subscribe.log"))
-        #expect(await Self.waitForOutput(subscribe, containing: "✓ products ok; warning: 4:1: 2 records repeat the key"), "\(subscribe.log)")
+        #expect(await Self.outputAppears(subscribe, containing: "✓ products ok; warning: 4:1: 2 records repeat the key"), "\(subscribe.log)")
 
         // Once the keys are unique again, the status says so.
         try Self.save("sku,name\nA,one\nB,two\nC,again\n", to: file)
         #expect(try await subscriber.receiveUntil { $0.status?.state == .ok && $0.status?.warnings == [] })
-        #expect(try await EndToEndTests.Reload.list(harness).map(\.warnings) == [[]])
+        #expect(try await EndToEndTests.Reload.listed(harness).map(\.warnings) == [[]])
         subscribe.send(SIGTERM)
         _ = try await subscribe.exited()
         #expect(try await harness.stopDaemon() == 0)

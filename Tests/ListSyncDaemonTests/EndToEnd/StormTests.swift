@@ -148,7 +148,7 @@ extension EndToEndTests.Persistence {
             try client.start()
         }
         // Each has recorded its first snapshot: from here on, every restart of theirs resumes.
-        #expect(await Self.waitUntil(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
+        #expect(await Self.holds(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
         var kills = 0
         var killedInLastBurst = true
         let end = ContinuousClock.now + .seconds(seconds)
@@ -229,8 +229,8 @@ extension EndToEndTests.Persistence {
             // The mirror file equals what `listsync snapshot` prints; exec's log has reached the
             // current cursor and lists each cursor once, in order.
             #expect(try await harness.waitUntilFile(mirrorFile, matchesSnapshotOf: "sectioned", timeout: .seconds(30)), "\(mirror.log.suffix(2000))")
-            let current = try #require(try await EndToEndTests.Reload.list(harness).first { $0.name == "linear" }?.cursor)
-            #expect(await Self.waitUntil(timeout: .seconds(30)) { Self.cursors(inLog: execLog).last == current }, "exec's log ends at \(current):\n\(exec.log.suffix(2000))")
+            let current = try #require(try await EndToEndTests.Reload.listed(harness).first { $0.name == "linear" }?.cursor)
+            #expect(await Self.holds(timeout: .seconds(30)) { Self.cursors(inLog: execLog).last == current }, "exec's log ends at \(current):\n\(exec.log.suffix(2000))")
             Self.checkExecLog(execLog)
             let alive = clients.map(\.isRunning)
             #expect(alive == [true, true], "mirror:\n\(mirror.log.suffix(1000))\nexec:\n\(exec.log.suffix(1000))")
@@ -290,9 +290,19 @@ extension EndToEndTests.Persistence {
         #expect(breaks.isEmpty, "exec: a cursor repeated or missed: \(breaks) in \(cursors.map(\.seq))")
     }
 
-    /// Polls `condition` every 50 ms until it holds; `false` when it still does not after `timeout`.
     /// Whether `condition` comes to hold within `timeout` (``eventually``, as a value to expect).
-    static func waitUntil(timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
+    static func holds(timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
         (try? await eventually("the condition holds", timeout: timeout) { try condition() }) != nil
+    }
+
+    /// Polls `condition` every 50 ms until it holds; `false` when it still does not after `timeout`.
+    @available(*, deprecated, message: "blocks a pool thread; use holds")
+    static func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
     }
 }

@@ -8,12 +8,24 @@ extension EndToEndTests.Subscribers {
     static let watch = "key = [\"sku\"]\nsection_by = \"category\""
 
     /// A daemon watching `catalogue.csv` (version 0), named `products`.
-    static func start() async throws -> (DaemonHarness, String, ReadOptions) {
+    static func started() async throws -> (DaemonHarness, String, ReadOptions) {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.csv")
         try FileOperations.write(Lists.catalogue(0), to: file)
         try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(Self.watch)"])
         try await harness.startDaemon()
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
+        return (harness, file, options)
+    }
+
+    /// A daemon watching `catalogue.csv` (version 0), named `products`.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
+    static func start() throws -> (DaemonHarness, String, ReadOptions) {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.csv")
+        try FileOperations.write(Lists.catalogue(0), to: file)
+        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(Self.watch)"])
+        try harness.start()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
         return (harness, file, options)
     }
@@ -25,7 +37,7 @@ extension EndToEndTests.Subscribers {
     }
 
     @Test func tenConcurrentSubscribersReceiveTheSameOrderedSequence() async throws {
-        let (harness, file, options) = try await Self.start()
+        let (harness, file, options) = try await Self.started()
         var subscribers: [MirrorSubscriber] = []
         for _ in 0..<10 { subscribers.append(try await harness.subscribe("products")) }
         let edits = 6
@@ -46,7 +58,7 @@ extension EndToEndTests.Subscribers {
     }
 
     @Test func aResumingSubscriberGetsExactlyTheChangesetsItMissed() async throws {
-        let (harness, file, options) = try await Self.start()
+        let (harness, file, options) = try await Self.started()
         let watcher = try await harness.subscribe("products")
         var leaving: MirrorSubscriber? = try await harness.subscribe("products")
         try Self.save(Lists.catalogue(1), to: file)
@@ -89,7 +101,7 @@ extension EndToEndTests.Subscribers {
     }
 
     @Test func aCursorFromAnotherRunOrTooFarAheadGetsASnapshot() async throws {
-        let (harness, file, options) = try await Self.start()
+        let (harness, file, options) = try await Self.started()
         let hello = try await ProtocolClient.connect(to: harness.socketPath).hello()
         for since in [Cursor(epoch: Epoch(rawValue: hello.instance.rawValue &+ 1), seq: 0), Cursor(epoch: hello.instance, seq: 99)] {
             let subscriber = try await harness.subscribe("products", since: since)
