@@ -132,8 +132,6 @@ struct FileSnapshotTests {
         var unstable = 0
         let deadline = ContinuousClock.now + .seconds(10)
         while (reads < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
-            // Reads run back to back, but give the pool's thread to other tasks now and then.
-            if reads % 16 == 0 { await Task.yield() }
             reads += 1
             do {
                 guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
