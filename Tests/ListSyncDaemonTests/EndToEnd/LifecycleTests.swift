@@ -244,18 +244,7 @@ extension EndToEndTests.Lifecycle {
     /// It waits a moment before its hello, so that a refusal is already sent: the daemon must
     /// still take the hello (its close lingers) for the client to read the reason.
     static func firstLineReadAsNobody(_ harness: DaemonHarness) async throws -> String {
-        let script = """
-            import socket, sys, time
-            s = socket.socket(socket.AF_UNIX)
-            s.connect(sys.argv[1])
-            time.sleep(0.3)
-            s.sendall(b'{"type":"hello","protocol":[1]}\\n')
-            print(s.makefile().readline().strip())
-            """
-        let client = try DaemonProcess(
-            executable: "/usr/bin/setpriv",
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, harness.socketPath],
-            logPath: harness.path("nobody-\(UInt32.random(in: 0...UInt32.max)).log"))
+        let client = try Self.helloAsNobody(harness)
         #expect(try await client.exited() == 0, "\(client.log)")
         return client.log
     }
@@ -265,6 +254,13 @@ extension EndToEndTests.Lifecycle {
     /// still take the hello (its close lingers) for the client to read the reason.
     @available(*, deprecated, message: "blocks a pool thread; use firstLineReadAsNobody")
     static func firstLineAsNobody(_ harness: DaemonHarness) throws -> String {
+        let client = try Self.helloAsNobody(harness)
+        #expect(try client.waitForExit() == 0, "\(client.log)")
+        return client.log
+    }
+
+    /// Starts the Python client of ``firstLineReadAsNobody(_:)``.
+    private static func helloAsNobody(_ harness: DaemonHarness) throws -> DaemonProcess {
         let script = """
             import socket, sys, time
             s = socket.socket(socket.AF_UNIX)
@@ -273,12 +269,10 @@ extension EndToEndTests.Lifecycle {
             s.sendall(b'{"type":"hello","protocol":[1]}\\n')
             print(s.makefile().readline().strip())
             """
-        let client = try DaemonProcess(
+        return try DaemonProcess(
             executable: "/usr/bin/setpriv",
             arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, harness.socketPath],
             logPath: harness.path("nobody-\(UInt32.random(in: 0...UInt32.max)).log"))
-        #expect(try client.waitForExit() == 0, "\(client.log)")
-        return client.log
     }
 
     @Test func peersOutsideTheAllowlistAreRefusedUntilAllowed() async throws {

@@ -10,15 +10,8 @@ extension EndToEndTests.SaveStrategies {
         _ name: String, watch: String, versions version: (Int) -> String, edits: Int = 3,
         save: (DaemonHarness, String, String) async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let harness = try DaemonHarness()
-        let file = harness.path(name)
-        if let slash = name.lastIndex(of: "/") {
-            try FileOperations.makeDirectory(harness.path(String(name[..<slash])))
-        }
-        try FileOperations.write(version(0), to: file)
-        try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\n\(watch)"])
+        let (harness, file, options) = try Self.prepare(name, watch: watch, version: version(0))
         try await harness.startDaemon()
-        let options = try #require(DaemonConfiguration.parse(toml: "[[watch]]\nname = \"list\"\npath = \"\(file)\"\n\(watch)", file: "t", environment: environment([:])).configuration.watches.first).readOptions
         let subscriber = try await harness.subscribe("list")
         #expect(try await subscriber.receiveUntilMirroring(file, options: options), "initial snapshot", sourceLocation: sourceLocation)
         for edit in 1...edits {
@@ -37,15 +30,8 @@ extension EndToEndTests.SaveStrategies {
         _ name: String, watch: String, versions version: (Int) -> String, edits: Int = 3,
         save: (DaemonHarness, String, String) throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let harness = try DaemonHarness()
-        let file = harness.path(name)
-        if let slash = name.lastIndex(of: "/") {
-            try FileOperations.makeDirectory(harness.path(String(name[..<slash])))
-        }
-        try FileOperations.write(version(0), to: file)
-        try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\n\(watch)"])
+        let (harness, file, options) = try Self.prepare(name, watch: watch, version: version(0))
         try harness.start()
-        let options = try #require(DaemonConfiguration.parse(toml: "[[watch]]\nname = \"list\"\npath = \"\(file)\"\n\(watch)", file: "t", environment: environment([:])).configuration.watches.first).readOptions
         let subscriber = try harness.subscriber("list")
         #expect(try subscriber.waitUntilMirrors(file, options: options), "initial snapshot", sourceLocation: sourceLocation)
         for edit in 1...edits {
@@ -55,6 +41,20 @@ extension EndToEndTests.SaveStrategies {
         #expect(subscriber.changesets.count >= edits, sourceLocation: sourceLocation)
         #expect(subscriber.snapshots == 1, "resynchronised by snapshot", sourceLocation: sourceLocation)
         #expect(try harness.stop() == 0, sourceLocation: sourceLocation)
+    }
+
+    /// A harness configured to watch `name` (its directory made), written with `initial`, and
+    /// how the watch reads it.
+    private static func prepare(_ name: String, watch: String, version initial: String) throws -> (DaemonHarness, String, ReadOptions) {
+        let harness = try DaemonHarness()
+        let file = harness.path(name)
+        if let slash = name.lastIndex(of: "/") {
+            try FileOperations.makeDirectory(harness.path(String(name[..<slash])))
+        }
+        try FileOperations.write(initial, to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\n\(watch)"])
+        let options = try #require(DaemonConfiguration.parse(toml: "[[watch]]\nname = \"list\"\npath = \"\(file)\"\n\(watch)", file: "t", environment: environment([:])).configuration.watches.first).readOptions
+        return (harness, file, options)
     }
 
     @Test func truncateAndWriteInPlace() async throws {
