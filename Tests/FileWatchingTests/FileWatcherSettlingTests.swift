@@ -20,7 +20,7 @@ extension FileWatcherTests.Settling {
             let file = try await harness.watchNewFile("list.json", containing: "[1]")
             let before = harness.observations(of: file).count
             // The pause is longer than every settle delay: only the open writer holds it back.
-            try FileOperations.write(["[1,", "2]"], to: file, pause: .milliseconds(600))
+            try await FileOperations.write(["[1,", "2]"], to: file, pausing: .milliseconds(600))
             await harness.expectSettled(file, at: .content("[1,2]"))
             #expect(Array(harness.observations(of: file).dropFirst(before)) == [.content("[1,2]")])
         }
@@ -71,7 +71,7 @@ extension FileWatcherTests.Settling {
             while !writer.isFinished {
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            try writer.join()
+            try await writer.value()
             let seen = await harness.waitUntil { harness.observations(of: file).last == .content("[1,2]") }
             #expect(seen, "\(harness.observations(of: file))")
             #expect(harness.observations(of: file).allSatisfy { [.content("[0]"), .content("[1,2]")].contains($0) }, "\(harness.observations(of: file))")
@@ -150,7 +150,7 @@ extension FileWatcherTests.Settling {
                 try? await Task.sleep(for: .milliseconds(50))
             }
             let ended = ContinuousClock.now
-            let written = try writer.join()
+            let written = try await writer.value()
             let whole = Set((0...written).map { Observation.content(Self.version($0)) })
             let times = harness.observationTimes(of: file).dropFirst(before).filter { $0 < ended }
             await harness.expectSettled(file, at: .content(Self.version(written)))

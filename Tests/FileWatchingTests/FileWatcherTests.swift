@@ -20,7 +20,7 @@ extension FileWatcherTests.SaveStrategies {
 
             // MODIFY (truncate), MODIFY, pause shorter than the modify settle delay, MODIFY, CLOSE_WRITE.
             let final = "sku,name\n1,apple\n2,pear\n"
-            try FileOperations.write(["sku,name\n1,ap", "ple\n2,pear\n"], to: file, pause: .milliseconds(40))
+            try await FileOperations.write(["sku,name\n1,ap", "ple\n2,pear\n"], to: file, pausing: .milliseconds(40))
 
             await harness.expectSettled(file, at: .content(final))
             let reported = harness.observations(of: file).dropFirst(before)
@@ -43,7 +43,7 @@ extension FileWatcherTests.SaveStrategies {
         try await WatcherHarness.run { harness in
             let file = try await harness.watchNewFile("list.ndjson", containing: "{\"id\":1,\"v\":\"old\"}\n")
 
-            try FileOperations.run("/bin/sed", ["-i", "s/old/new/", file])
+            try await FileOperations.runToEnd("/bin/sed", ["-i", "s/old/new/", file])
 
             await harness.expectSettled(file, at: .content("{\"id\":1,\"v\":\"new\"}\n"))
         }
@@ -57,7 +57,7 @@ extension FileWatcherTests.SaveStrategies {
 
             // The target is missing between the rename and the new file, like vim with backupcopy=no.
             try FileOperations.rename(file, to: backup)
-            usleep(5_000)
+            try await Task.sleep(for: .milliseconds(5))
             try FileOperations.write(["id\n1\n", "2\n"], to: file, flags: O_WRONLY | O_CREAT | O_EXCL)
             try FileOperations.remove(backup)
 
@@ -71,7 +71,7 @@ extension FileWatcherTests.SaveStrategies {
             try FileOperations.write("id\n7\n8\n", to: harness.path("source.csv"))
             let file = try await harness.watchNewFile("list.csv", containing: "id\n1\n")
 
-            try FileOperations.run("/bin/cp", [harness.path("source.csv"), file])
+            try await FileOperations.runToEnd("/bin/cp", [harness.path("source.csv"), file])
 
             await harness.expectSettled(file, at: .content("id\n7\n8\n"))
         }

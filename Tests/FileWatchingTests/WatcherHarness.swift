@@ -210,11 +210,12 @@ final class WatcherHarness: Sendable {
 
     /// Polls `condition` every few milliseconds until it holds or ``timeout`` passes — counting
     /// only time in which the polling task got to run. The watcher's and the consumer's tasks
-    /// share the concurrency pool with it, and synchronous tests of other suites that run beside
-    /// (end-to-end tests and socket tests blocking in `usleep`, `poll`, `waitpid`) can hold every
-    /// thread of that pool for seconds: a wake-up 23 s late was measured, after which the poll
-    /// saw its deadline gone before the watcher had run at all. Such a stall stops the watcher as
-    /// much as the poll, so it is not charged to the watcher.
+    /// share the concurrency pool with it. The package's other tests no longer hold that pool's
+    /// threads (their waits are `Task.sleep`s and readiness awaits, their blocking writers run on
+    /// threads of their own); before, end-to-end and socket tests blocking in `usleep`, `poll` and
+    /// `waitpid` held every thread for seconds — a wake-up 23 s late was measured. What remains is
+    /// a machine so loaded that the task is not scheduled: that stops the watcher as much as the
+    /// poll, so it is still not charged to the watcher.
     func waitUntil(_ condition: () -> Bool) async -> Bool {
         var waited = Duration.zero
         var last = ContinuousClock.now

@@ -45,17 +45,12 @@ final class PostgresServer {
     }
 
     deinit {
-        let arguments = ["-D", self.directory + "/data", "-m", "immediate", "stop"]
-        if let stop = try? ChildProcess(self.command("pg_ctl", arguments)[0], Array(self.command("pg_ctl", arguments).dropFirst()),
-            outputPath: "/dev/null", errorPath: "/dev/null")
-        {
-            var raw: Int32 = 0
-            waitpid(stop.pid, &raw, 0)
-        }
-        if let remove = try? ChildProcess("/bin/rm", ["-rf", self.directory], outputPath: "/dev/null", errorPath: "/dev/null") {
-            var raw: Int32 = 0
-            waitpid(remove.pid, &raw, 0)
-        }
+        // One shell stops the server, then removes its directory, and is left to finish on its
+        // own: the value may go away on a thread of the pool, which must not wait for it.
+        let quoted = { (words: [String]) in words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ") }
+        let stop = quoted(self.command("pg_ctl", ["-D", self.directory + "/data", "-m", "immediate", "stop"]))
+        let script = "\(stop); /bin/rm -rf \(quoted([self.directory]))"
+        try? ChildProcess("/bin/sh", ["-c", script], outputPath: "/dev/null", errorPath: "/dev/null").detach()
     }
 
     /// `pg_ctl restart -m immediate`: every connection is cut, uncommitted work is lost, and the

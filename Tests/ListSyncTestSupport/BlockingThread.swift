@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// Runs blocking work on a thread of its own, so a writer that sleeps between writes holds no
-/// Swift concurrency thread.
+/// Swift concurrency thread (its `usleep`s time real writers precisely, off the pool).
 package final class BlockingThread<Value: Sendable>: Sendable {
     private let outcome = Mutex<Result<Value, any Error>?>(nil)
 
@@ -16,7 +16,16 @@ package final class BlockingThread<Value: Sendable>: Sendable {
 
     package var isFinished: Bool { self.outcome.withLock { $0 != nil } }
 
+    /// Waits for the thread's result, polling every 5 ms without holding a thread.
+    package func value() async throws -> Value {
+        while true {
+            if let result = self.outcome.withLock({ $0 }) { return try result.get() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Waits for the thread's result.
+    @available(*, deprecated, message: "blocks a pool thread; use value()")
     package func join() throws -> Value {
         while true {
             if let result = self.outcome.withLock({ $0 }) { return try result.get() }

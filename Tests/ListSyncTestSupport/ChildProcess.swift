@@ -1,29 +1,67 @@
+import Foundation
 import Glibc
 
 /// A child process of the tests — the real `listsyncd` or `listsync` — with its standard output
 /// and error in files (which never fill up the way pipes do), stopped when the value goes away.
+/// Nothing here blocks a thread of the cooperative pool: exits are polled (`WNOHANG`) between
+/// `Task.sleep`s, and a process killed when the value goes away is reaped on a thread of its own.
 package final class ChildProcess {
     package let pid: pid_t
     package let outputPath: String
     package let errorPath: String
     package let arguments: [String]
     private var status: Int32?
+    /// Set by ``detach()``: the process is left to finish on its own.
+    private var isDetached = false
 
-    /// Starts `executable` with `arguments`, standard input from `/dev/null`.
-    package init(_ executable: String, _ arguments: [String], outputPath: String, errorPath: String) throws {
+    /// Variables a service manager sets for the process it starts, which a test's own
+    /// environment may hold when the tests run under one: the daemon would take them as its own.
+    package static let serviceManagerVariables: Set<String> = [
+        "NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM",
+    ]
+
+    /// Starts `executable` with `arguments`, standard input from `/dev/null`, in the test's
+    /// environment without the variables `withheld` and with `environment` added, in
+    /// `workingDirectory` (by default the test's). When `errorPath` is `outputPath`, both
+    /// streams go to one file, in the order they were written.
+    package init(
+        _ executable: String, _ arguments: [String], outputPath: String, errorPath: String, environment: [String: String] = [:],
+        withheld: Set<String> = [], workingDirectory: String? = nil
+    ) throws {
         self.outputPath = outputPath
         self.errorPath = errorPath
-        self.arguments = [executable] + arguments
+        let commandLine = [executable] + arguments
+        self.arguments = commandLine
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let argv = self.arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        if errorPath == outputPath {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        }
+        var variables: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let assignment = String(cString: pointer)
+            let name = String(assignment.prefix { $0 != "=" })
+            if environment[name] == nil, !withheld.contains(name) { variables.append(assignment) }
+            entry += 1
+        }
+        variables += environment.map { "\($0.key)=\($0.value)" }
+        // posix_spawn's own change of directory (`addchdir_np`) is not visible to Swift: a shell
+        // changes directory and replaces itself with the program.
+        let command = workingDirectory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + commandLine } ?? commandLine
+        let argv = command.map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, workingDirectory == nil ? executable : "/bin/sh", &actions, nil, argv, envp)
         guard result == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
         self.pid = pid
     }
@@ -42,6 +80,18 @@ package final class ChildProcess {
     package func waitForExit(timeout: Duration = .seconds(20)) async throws -> Int32 {
         try await eventually("\(self.arguments.joined(separator: " ")) exits", timeout: timeout) { self.exitStatus != nil }
         return self.exitStatus ?? -1
+    }
+
+    /// Runs `executable` with `arguments` to its end (a tool: `sed`, `cp`, `pg_ctl`); fails
+    /// unless it exits 0. Returns the finished process, for its output.
+    @discardableResult
+    package static func runToEnd(
+        _ executable: String, _ arguments: [String], outputPath: String, errorPath: String, timeout: Duration = .seconds(20)
+    ) async throws -> ChildProcess {
+        let process = try ChildProcess(executable, arguments, outputPath: outputPath, errorPath: errorPath)
+        let status = try await process.waitForExit(timeout: timeout)
+        guard status == 0 else { throw TestFailure("\(executable) \(arguments) exited \(status): \(process.errorOutput)") }
+        return process
     }
 
     /// Sends `signal` while the process runs.
@@ -100,11 +150,27 @@ package final class ChildProcess {
         return output[..<lastNewline].split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    deinit {
-        if self.exitStatus == nil {
-            kill(self.pid, SIGKILL)
+    /// Leaves the process to run to its end (it is no longer killed when the value goes away),
+    /// and reaps it then on a thread of its own — for clean-up that must not hold up a test.
+    package func detach() {
+        guard !self.isDetached, self.exitStatus == nil else { return }
+        self.isDetached = true
+        let pid = self.pid
+        Thread.detachNewThread {
             var raw: Int32 = 0
-            waitpid(self.pid, &raw, 0)
+            waitpid(pid, &raw, 0)
+        }
+    }
+
+    deinit {
+        if !self.isDetached, self.exitStatus == nil {
+            let pid = self.pid
+            kill(pid, SIGKILL)
+            // Reaped on a thread of its own: the value may go away on a thread of the pool.
+            Thread.detachNewThread {
+                var raw: Int32 = 0
+                waitpid(pid, &raw, 0)
+            }
         }
     }
 }

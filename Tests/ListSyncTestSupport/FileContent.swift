@@ -42,9 +42,7 @@ package enum FileContent {
 
     /// Runs a tool (`sed`, `cp`) to its end; fails unless it exits 0.
     package static func tool(_ path: String, _ arguments: [String], scratch: String) async throws {
-        let process = try ChildProcess(path, arguments, outputPath: scratch + "/tool.out", errorPath: scratch + "/tool.err")
-        let status = try await process.waitForExit()
-        guard status == 0 else { throw TestFailure("\(path) \(arguments) exited \(status): \(process.errorOutput)") }
+        try await ChildProcess.runToEnd(path, arguments, outputPath: scratch + "/tool.out", errorPath: scratch + "/tool.err")
     }
 }
 

@@ -7,19 +7,43 @@ package enum FileOperations {
         package var description: String
     }
 
-    /// Opens `path` with `flags` and writes each chunk, pausing `pause` between chunks, then closes.
+    /// Opens `path` with `flags` and writes each chunk, pausing `pause` between chunks, then
+    /// closes. The pauses block the calling thread: for writers on a thread of their own
+    /// (``BlockingThread``); a test's task uses ``write(_:to:flags:pausing:)``.
     package static func write(_ chunks: [String], to path: String, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, pause: Duration = .zero) throws {
-        let descriptor = open(path, flags | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("open \(path)") }
+        let descriptor = try open(path, flags: flags)
         defer { close(descriptor) }
         for (index, chunk) in chunks.enumerated() {
             if index > 0, pause > .zero {
                 usleep(UInt32(pause / .microseconds(1)))
             }
-            let bytes = Array(chunk.utf8)
-            guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
-                throw failure("write \(path)")
+            try write(chunk, to: descriptor, path: path)
+        }
+    }
+
+    /// Opens `path` with `flags` and writes each chunk, pausing `pause` between chunks (a
+    /// `Task.sleep`, which holds no thread), then closes.
+    package static func write(_ chunks: [String], to path: String, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC, pausing pause: Duration) async throws {
+        let descriptor = try open(path, flags: flags)
+        defer { close(descriptor) }
+        for (index, chunk) in chunks.enumerated() {
+            if index > 0, pause > .zero {
+                try await Task.sleep(for: pause)
             }
+            try write(chunk, to: descriptor, path: path)
+        }
+    }
+
+    private static func open(_ path: String, flags: Int32) throws -> Int32 {
+        let descriptor = Glibc.open(path, flags | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open \(path)") }
+        return descriptor
+    }
+
+    private static func write(_ chunk: String, to descriptor: Int32, path: String) throws {
+        let bytes = Array(chunk.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw failure("write \(path)")
         }
     }
 
@@ -58,7 +82,13 @@ package enum FileOperations {
         guard link(existing, path) == 0 else { throw failure("link \(path)") }
     }
 
+    /// Runs `executable` with `arguments` to its end without holding a thread; it must exit 0.
+    package static func runToEnd(_ executable: String, _ arguments: [String]) async throws {
+        try await ChildProcess.runToEnd(executable, arguments, outputPath: "/dev/null", errorPath: "/dev/null")
+    }
+
     /// Runs `executable` with `arguments` and waits for it; it must exit 0.
+    @available(*, deprecated, message: "blocks a pool thread; use runToEnd(_:_:)")
     package static func run(_ executable: String, _ arguments: [String]) throws {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

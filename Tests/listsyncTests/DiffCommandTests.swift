@@ -4,12 +4,12 @@ import Testing
 @Suite("listsync diff")
 struct DiffCommandTests {
     @Test("lists that differ only in JSON whitespace and member order are identical: exit 0, no output")
-    func identical() throws {
+    func identical() async throws {
         let files = try ScratchFiles()
         try files.write("old.json", #"[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]"#)
         try files.write("new.json", "[\n  {\"name\":\"Ann\",\"id\":1},\n  {\"id\":2,   \"name\":\"Bob\"}\n]\n")
         for format in ["human", "ndjson"] {
-            let result = try files.listsync("diff", "old.json", "new.json", "--key", "id", "--format", format)
+            let result = try await files.runListsync("diff", "old.json", "new.json", "--key", "id", "--format", format)
             #expect(result.status == 0)
             #expect(result.standardOutput == "")
             #expect(result.standardError == "")
@@ -17,47 +17,47 @@ struct DiffCommandTests {
     }
 
     @Test("--ignore leaves a field out of the comparison; the other fields still count")
-    func ignoredField() throws {
+    func ignoredField() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,name,updated_at\n1,Ann,2024-01-01\n2,Bob,2024-01-01\n")
         try files.write("new.csv", "id,name,updated_at\n1,Ann,2024-02-02\n2,Bo,2024-02-02\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--ignore", "updated_at")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id", "--ignore", "updated_at")
         #expect(result.status == 1)
         // Ignored fields are not part of the list at all: not compared, not shown.
         #expect(result.standardOutput == "~ 2  name: \"Bob\" → \"Bo\"\n")
         try files.write("same.csv", "id,name,updated_at\n1,Ann,2025-01-01\n2,Bob,2025-01-01\n")
-        let same = try files.listsync("diff", "old.csv", "same.csv", "--key", "id", "--ignore", "updated_at")
+        let same = try await files.runListsync("diff", "old.csv", "same.csv", "--key", "id", "--ignore", "updated_at")
         #expect(same.status == 0)
         #expect(same.standardOutput == "")
     }
 
     @Test("a renamed column is said once in the header line; records whose only change it is are not listed")
-    func renamedColumn() throws {
+    func renamedColumn() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,Security,sector\n1,Acme,x\n2,Beta,y\n")
         try files.write("new.csv", "id,Company,sector\n1,Acme,x\n2,Beta2,y\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id")
         #expect(result.status == 1)
         #expect(result.standardOutput == "~ header: renamed: Security → Company\n~ 2  Company: \"Beta\" → \"Beta2\"\n")
     }
 
     @Test("a JSON diff reports members added and removed, never a guessed rename")
-    func jsonMembersAreNotRenamed() throws {
+    func jsonMembersAreNotRenamed() async throws {
         let files = try ScratchFiles()
         try files.write("old.json", #"[{"cca3":"NOR","currency":"NOK","callingCode":"47"}]"#)
         try files.write("new.json", #"[{"cca3":"NOR","independent":true,"status":"officially-assigned"}]"#)
-        let result = try files.listsync("diff", "old.json", "new.json", "--key", "cca3")
+        let result = try await files.runListsync("diff", "old.json", "new.json", "--key", "cca3")
         #expect(result.status == 1)
         let header = try #require(result.standardOutput.split(separator: "\n").first)
         #expect(header == "~ header: added: independent, status; removed: currency, callingCode")
     }
 
     @Test("human output: one line per update, deletion, insertion and move, plain when not a terminal")
-    func humanOutput() throws {
+    func humanOutput() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,name,city\n1,Ann,Oslo\n2,Bob,Lima\n3,Cy,Rome\n4,Di,Kyiv\n")
         try files.write("new.csv", "id,name,city\n4,Di,Kyiv\n1,Ann,Bergen\n3,Cy,Rome\n5,Ed,Pune\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id")
         #expect(result.status == 1)
         #expect(result.standardError == "")
         #expect(result.standardOutput == """
@@ -70,32 +70,32 @@ struct DiffCommandTests {
     }
 
     @Test("--color always paints each line; --color never and pipes do not")
-    func colors() throws {
+    func colors() async throws {
         let files = try ScratchFiles()
         try files.write("old.ndjson", "{\"id\":1}\n")
         try files.write("new.ndjson", "{\"id\":2}\n")
-        let colored = try files.listsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "always")
+        let colored = try await files.runListsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "always")
         #expect(colored.standardOutput == "\u{1B}[31m− 1  {\"id\":1}\u{1B}[0m\n\u{1B}[32m+ 2  {\"id\":2}\u{1B}[0m\n")
-        let plain = try files.listsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "never")
+        let plain = try await files.runListsync("diff", "old.ndjson", "new.ndjson", "--key", "id", "--color", "never")
         #expect(plain.standardOutput == "− 1  {\"id\":1}\n+ 2  {\"id\":2}\n")
     }
 
     @Test("without a key, records are named by their line and an edit is a deletion and an insertion")
-    func keylessNames() throws {
+    func keylessNames() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "v\na\nb\n")
         try files.write("new.csv", "v\na\nc\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv")
         #expect(result.status == 1)
         #expect(result.standardOutput == "− line 3  {\"v\":\"b\"}\n+ line 3  {\"v\":\"c\"}\n")
     }
 
     @Test("ndjson output is the changeset encoding, one stage per line")
-    func ndjsonStages() throws {
+    func ndjsonStages() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,name\n1,Ann\n2,Bob\n3,Cy\n")
         try files.write("new.csv", "id,name\n1,Anna\n3,Cy\n4,Di\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
         #expect(result.status == 1)
         let stages = try #require(try JSONText.lines(result.standardOutput) as? [[String: Any]])
         try #require(stages.count == 3)
@@ -115,11 +115,11 @@ struct DiffCommandTests {
     }
 
     @Test("a header change is reported before the record changes, in both formats")
-    func schemaChange() throws {
+    func schemaChange() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,mail\n1,a@x\n")
         try files.write("new.csv", "id,email,note\n1,a@x,hi\n")
-        let human = try files.listsync("diff", "old.csv", "new.csv", "--key", "id")
+        let human = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id")
         #expect(human.status == 1)
         #expect(human.standardOutput == """
             ~ header: added: note; renamed: mail → email
@@ -127,7 +127,7 @@ struct DiffCommandTests {
 
             """)
 
-        let ndjson = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
+        let ndjson = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id", "--format", "ndjson")
         #expect(ndjson.status == 1)
         let first = try #require(try JSONText.lines(ndjson.standardOutput).first as? [String: [String: Any]])
         let schema = try #require(first["schema"])
@@ -137,11 +137,11 @@ struct DiffCommandTests {
     }
 
     @Test("sections are inserted and deleted with their records")
-    func sections() throws {
+    func sections() async throws {
         let files = try ScratchFiles()
         try files.write("old.csv", "id,team\n1,red\n2,red\n3,blue\n")
         try files.write("new.csv", "id,team\n1,red\n2,green\n3,red\n")
-        let result = try files.listsync("diff", "old.csv", "new.csv", "--key", "id", "--section-by", "team")
+        let result = try await files.runListsync("diff", "old.csv", "new.csv", "--key", "id", "--section-by", "team")
         #expect(result.status == 1)
         // blue is deleted with 3; green is inserted with 2, which leaves red; 3 arrives in red from the
         // deleted section, so it is an insertion there (ListDiff: a record goes with its section).
@@ -157,7 +157,7 @@ struct DiffCommandTests {
     }
 
     @Test("records that change section and sections that change place are moves, with old and new places")
-    func moves() throws {
+    func moves() async throws {
         let files = try ScratchFiles()
         try files.write("old.json", """
             {
@@ -183,7 +183,7 @@ struct DiffCommandTests {
             ]
             }
             """)
-        let result = try files.listsync("diff", "old.json", "new.json", "--key", "id")
+        let result = try await files.runListsync("diff", "old.json", "new.json", "--key", "id")
         #expect(result.status == 1)
         #expect(result.standardOutput == """
             → section "gold" (0 records)  position 3 → 1
@@ -193,20 +193,20 @@ struct DiffCommandTests {
     }
 
     @Test("an error in the new file names the new file and the position; exit 2, nothing on standard output")
-    func errorInNewFile() throws {
+    func errorInNewFile() async throws {
         let files = try ScratchFiles()
         try files.write("old.json", "[{\"id\": 1}]")
         try files.write("new.json", "[{\"id\": 1}, {\"id\": NaN}]")
-        let result = try files.listsync("diff", "old.json", "new.json", "--key", "id")
+        let result = try await files.runListsync("diff", "old.json", "new.json", "--key", "id")
         #expect(result.status == 2)
         #expect(result.standardOutput == "")
         #expect(result.standardError == "new.json:1:20: error: NaN and Infinity are not allowed in JSON\n")
     }
 
     @Test("a missing argument is a usage error with exit status 2")
-    func usageError() throws {
+    func usageError() async throws {
         let files = try ScratchFiles()
-        let result = try files.listsync("diff", "old.csv")
+        let result = try await files.runListsync("diff", "old.csv")
         #expect(result.status == 2)
         #expect(result.standardError.contains("Missing expected argument '<new>'"))
     }

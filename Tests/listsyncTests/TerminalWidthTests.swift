@@ -1,4 +1,5 @@
 import Foundation
+import ListSyncTestSupport
 import Testing
 
 /// Human output on a terminal is cut to the terminal's width in columns, as the terminal shows
@@ -17,24 +18,19 @@ import Testing
     }
 
     @Test("diff --format human on a 60-column terminal: every line fits, CJK and combining marks included")
-    func diffLinesFitTheTerminal() throws {
+    func diffLinesFitTheTerminal() async throws {
         let files = try ScratchFiles()
         let wide = String(repeating: "漢字", count: 40)
         let combining = String(repeating: "e\u{301}", count: 100)
         try files.write("old.csv", "id,name\n1,short\n3,x\n")
         try files.write("new.csv", "id,name\n1,\(wide)\n2,\(combining)\n3,\(wide)かな\n")
         let command = "stty cols 60; '\(ListSyncProcess.binary.path)' diff old.csv new.csv --key id --format human --color never"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.currentDirectoryURL = files.directory
-        let transcript = files.directory.appendingPathComponent("terminal.out")
-        try Data().write(to: transcript)
-        process.standardOutput = try FileHandle(forWritingTo: transcript)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: try Data(contentsOf: transcript), as: UTF8.self)
+        let transcript = files.directory.appendingPathComponent("terminal.out").path
+        let process = try ChildProcess(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], outputPath: transcript, errorPath: "/dev/null",
+            workingDirectory: files.directory.path)
+        _ = try await process.waitForExit(timeout: .seconds(60))
+        let output = process.output
         let lines = output.split(separator: "\r\n").filter { !$0.isEmpty }
         #expect(lines.count == 3, "\(output)")
         for line in lines {

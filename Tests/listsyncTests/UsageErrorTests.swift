@@ -9,32 +9,32 @@ import Testing
         arguments: [
             ["list"], ["subscribe"], ["snapshot"], ["mirror"], ["exec"], ["sink"], ["sink", "sqlite"], ["sink", "postgres"],
         ])
-    func daemonCommandUsageError(command: [String]) throws {
+    func daemonCommandUsageError(command: [String]) async throws {
         let files = try ScratchFiles()
-        let result = try ListSyncProcess.run(command + ["--no-such-option"], in: files.directory)
+        let result = try await ListSyncProcess.execute(command + ["--no-such-option"], in: files.directory)
         #expect(result.status == 1)
         #expect(result.standardError.contains("Error:"))
     }
 
     @Test("a missing argument of a daemon command exits 1", arguments: ["subscribe", "snapshot", "mirror", "exec"])
-    func daemonCommandMissingArgument(command: String) throws {
+    func daemonCommandMissingArgument(command: String) async throws {
         let files = try ScratchFiles()
-        let result = try files.listsync(command)
+        let result = try await files.runListsync(command)
         #expect(result.status == 1, "\(result.standardError)")
     }
 
     @Test("a mistyped subcommand or a bad root option exits 1", arguments: [["subscrib", "x"], ["lst"], ["--no-such-option"]])
-    func rootUsageError(arguments: [String]) throws {
+    func rootUsageError(arguments: [String]) async throws {
         let files = try ScratchFiles()
-        let result = try ListSyncProcess.run(arguments, in: files.directory)
+        let result = try await ListSyncProcess.execute(arguments, in: files.directory)
         #expect(result.status == 1, "\(result.standardError)")
         #expect(result.standardError.contains("Error:"))
     }
 
     @Test("a usage error of a file command exits 2", arguments: ["parse", "diff"])
-    func fileCommandUsageError(command: String) throws {
+    func fileCommandUsageError(command: String) async throws {
         let files = try ScratchFiles()
-        let result = try files.listsync(command, "--no-such-option")
+        let result = try await files.runListsync(command, "--no-such-option")
         #expect(result.status == 2)
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import ListFormats
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -37,71 +38,70 @@ extension EndToEndTests.Lifecycle {
     }
 
     @Test(.enabled(if: geteuid() == 0, "running a client as another user (setpriv --reuid) needs root"))
-    func aGroupCarriedOnlyAsASupplementaryGroupOfTheProcessIsAllowed() throws {
+    func aGroupCarriedOnlyAsASupplementaryGroupOfTheProcessIsAllowed() async throws {
         let group = try Self.someGroup()
         let harness = try Self.openHarness(extra: "allow_groups = [\"\(group.name)\"]")
-        try harness.start()
+        try await harness.startDaemon()
 
         let member = try Self.listsync(as: Self.strangerID, groups: [group.id], ["list"], harness: harness)
-        #expect(try member.waitForExit(timeout: .seconds(30)) == 0, "\(member.log)")
+        #expect(try await member.exited(timeout: .seconds(30)) == 0, "\(member.log)")
         #expect(member.log.contains("a "), "\(member.log)")
 
         let stranger = try Self.listsync(as: Self.strangerID, groups: [], ["list"], harness: harness)
-        #expect(try stranger.waitForExit(timeout: .seconds(30)) == 5, "\(stranger.log)")
+        #expect(try await stranger.exited(timeout: .seconds(30)) == 5, "\(stranger.log)")
         #expect(stranger.log.contains("not_permitted"), "\(stranger.log)")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aGroupNameTheSystemDoesNotKnowIsAPositionedConfigurationError() throws {
+    @Test func aGroupNameTheSystemDoesNotKnowIsAPositionedConfigurationError() async throws {
         let harness = try Self.openHarness(extra: "allow_groups = [\n  \"no-such-group-listsync\",\n]")
         let check = try DaemonProcess(
             executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
-        #expect(try check.waitForExit() == 1)
+        #expect(try await check.exited() == 1)
         #expect(check.log.contains("listsyncd.toml:"), "\(check.log)")
         #expect(check.log.contains("no group named \"no-such-group-listsync\""), "\(check.log)")
     }
 
     @Test(.enabled(if: geteuid() == 0, "running a client as another user (setpriv --reuid) needs root"))
-    func aReloadThatRevokesAccessClosesTheConnectionsOfUsersNoLongerAllowed() throws {
+    func aReloadThatRevokesAccessClosesTheConnectionsOfUsersNoLongerAllowed() async throws {
         let group = try Self.someGroup()
         let harness = try Self.openHarness(extra: "allow_uids = [\(Self.strangerID)]\nallow_groups = [\"\(group.name)\"]")
-        try harness.start()
+        try await harness.startDaemon()
         let byUser = try Self.listsync(as: Self.strangerID, groups: [], ["subscribe", "a", "--format", "ndjson"], harness: harness)
         let byGroup = try Self.listsync(as: Self.strangerID + 1, groups: [group.id], ["subscribe", "a", "--format", "ndjson"], harness: harness)
-        let owner = try harness.subscriber("a")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !(byUser.log.contains("\"snapshot\"") && byGroup.log.contains("\"snapshot\"")), ContinuousClock.now < deadline {
-            usleep(20_000)
+        let owner = try await harness.subscribe("a")
+        _ = try? await eventually("both clients print a snapshot", timeout: .seconds(30)) {
+            byUser.log.contains("\"snapshot\"") && byGroup.log.contains("\"snapshot\"")
         }
         #expect(byUser.log.contains("\"snapshot\""), "\(byUser.log)")
         #expect(byGroup.log.contains("\"snapshot\""), "\(byGroup.log)")
 
         try harness.writeConfig(["name = \"a\"\npath = \"a.csv\"\nkey = [\"sku\"]"], extra: "socket_mode = \"0666\"\n")
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
-        #expect(try byUser.waitForExit(timeout: .seconds(10)) == 5, "\(byUser.log)")
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
+        #expect(try await byUser.exited(timeout: .seconds(10)) == 5, "\(byUser.log)")
         #expect(byUser.log.contains("not_permitted"), "\(byUser.log)")
-        #expect(try byGroup.waitForExit(timeout: .seconds(10)) == 5, "\(byGroup.log)")
+        #expect(try await byGroup.exited(timeout: .seconds(10)) == 5, "\(byGroup.log)")
         #expect(byGroup.log.contains("not_permitted"), "\(byGroup.log)")
 
         // The daemon's own user keeps its subscription and its changesets.
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("a.csv"))
-        #expect(try owner.waitUntilMirrors(harness.path("a.csv"), options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])))
-        #expect(try harness.stop() == 0)
+        #expect(try await owner.receiveUntilMirroring(harness.path("a.csv"), options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])))
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     @Test(.enabled(if: geteuid() == 0, "running a client as another user (setpriv --reuid) needs root"))
-    func everyRefusedAttemptPrintsTheRefusalAndExits5() throws {
+    func everyRefusedAttemptPrintsTheRefusalAndExits5() async throws {
         let harness = try Self.openHarness(extra: "")
-        try harness.start()
+        try await harness.startDaemon()
         for attempt in 0..<20 {
             let arguments = attempt % 2 == 0 ? ["list"] : ["snapshot", "a"]
             let client = try Self.listsync(as: Self.strangerID, groups: [], arguments, harness: harness)
-            #expect(try client.waitForExit(timeout: .seconds(30)) == 5, "attempt \(attempt): \(client.log)")
+            #expect(try await client.exited(timeout: .seconds(30)) == 5, "attempt \(attempt): \(client.log)")
             #expect(client.log.contains("not_permitted"), "attempt \(attempt): \(client.log)")
             #expect(!client.log.contains("closed"), "attempt \(attempt): \(client.log)")
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

@@ -35,15 +35,15 @@ extension EndToEndTests.Persistence {
         let file = harness.path("whole.csv")
         try FileOperations.write(Self.wholeListVersion(0), to: file)
         try harness.writeConfig(["name = \"whole\"\npath = \"whole.csv\"\nkey = [\"sku\"]"], extra: "history_max_mib = 2\nhistory_cache_mib = 1")
-        try harness.start()
-        let live = try harness.subscriber("whole")
-        #expect(try live.waitUntil { $0.mirror != nil })
+        try await harness.startDaemon()
+        let live = try await harness.subscribe("whole")
+        #expect(try await live.receiveUntil { $0.mirror != nil })
         var mirrors = [try #require(live.mirror)]
         let epoch = mirrors[0].cursor.epoch
         let logPath = harness.path("state/whole/log")
         for version in 1...12 {
             try EndToEndTests.Subscribers.save(Self.wholeListVersion(version), to: file)
-            #expect(try live.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
+            #expect(try await live.receiveUntilMirroring(file, options: options, timeout: .seconds(30)))
             mirrors.append(try #require(live.mirror))
             // The log follows the publication: once it holds this version, check its bound.
             let size = try await Self.log(at: logPath, epoch: epoch, reaching: UInt64(version)).file.count
@@ -65,31 +65,31 @@ extension EndToEndTests.Persistence {
         try #require(log.baseSeq + 1 < oldestInMemory, "no changeset is on disk only: \(log.baseSeq) \(oldestInMemory)")
 
         // From the oldest cursor the disk can serve: resumed, its first changesets read from disk.
-        let fromDisk = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq)])
+        let fromDisk = try await harness.subscribe("whole", mirror: mirrors[Int(log.baseSeq)])
         #expect(fromDisk.reply?.mode == .resume)
         #expect(fromDisk.reply?.reason == nil)
-        #expect(try fromDisk.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
+        #expect(try await fromDisk.receiveUntilMirroring(file, options: options, timeout: .seconds(30)))
         #expect(fromDisk.snapshots == 0)
         #expect(fromDisk.changesets.map(\.seq) == Array((log.baseSeq + 1)...12))
         #expect(fromDisk.changesetMessages == Array(live.changesetMessages[Int(log.baseSeq)...]), "the lines read back are the ones sent")
-        #expect(try harness.snapshotDocument(of: "whole") == fromDisk.mirror?.document)
+        #expect(try await harness.snapshot(of: "whole") == fromDisk.mirror?.document)
 
         // Older than the disk holds: a snapshot, with the reason.
-        let tooOld = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq) - 1])
+        let tooOld = try await harness.subscribe("whole", mirror: mirrors[Int(log.baseSeq) - 1])
         #expect(tooOld.reply?.mode == .snapshot)
         #expect(tooOld.reply?.reason == .historyTrimmed)
-        #expect(try tooOld.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
-        #expect(try harness.snapshotDocument(of: "whole") == tooOld.mirror?.document)
+        #expect(try await tooOld.receiveUntilMirroring(file, options: options, timeout: .seconds(30)))
+        #expect(try await harness.snapshot(of: "whole") == tooOld.mirror?.document)
 
         // After a restart (memory refilled with the newest only), the same cursors get the same.
-        #expect(try harness.stop() == 0)
-        try harness.start()
-        let afterRestart = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq)])
+        #expect(try await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
+        let afterRestart = try await harness.subscribe("whole", mirror: mirrors[Int(log.baseSeq)])
         #expect(afterRestart.reply?.mode == .resume)
-        #expect(try afterRestart.waitUntilMirrors(file, options: options, timeout: .seconds(30)))
+        #expect(try await afterRestart.receiveUntilMirroring(file, options: options, timeout: .seconds(30)))
         #expect(afterRestart.changesetMessages == fromDisk.changesetMessages)
-        let stillTooOld = try harness.subscriber("whole", mirror: mirrors[Int(log.baseSeq) - 1])
+        let stillTooOld = try await harness.subscribe("whole", mirror: mirrors[Int(log.baseSeq) - 1])
         #expect(stillTooOld.reply?.mode == .snapshot && stillTooOld.reply?.reason == .historyTrimmed)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

@@ -5,29 +5,29 @@ import Testing
 @testable import ListSyncDaemon
 
 extension EndToEndTests.Lifecycle {
-    @Test func aReloadStartsAddedWatchesEndsRemovedOnesAndKeepsTheOthers() throws {
+    @Test func aReloadStartsAddedWatchesEndsRemovedOnesAndKeepsTheOthers() async throws {
         let harness = try DaemonHarness()
         for name in ["a", "b", "c"] {
             try FileOperations.write(Lists.catalogue(0), to: harness.path("\(name).csv"))
         }
         func watch(_ name: String) -> String { "name = \"\(name)\"\npath = \"\(name).csv\"\nkey = [\"sku\"]" }
         try harness.writeConfig([watch("a"), watch("b")])
-        try harness.start()
+        try await harness.startDaemon()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let onA = try harness.subscriber("a")
-        let onB = try harness.subscriber("b")
+        let onA = try await harness.subscribe("a")
+        let onB = try await harness.subscribe("b")
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("a.csv"))
-        #expect(try onA.waitUntilMirrors(harness.path("a.csv"), options: options))
-        #expect(try onB.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        #expect(try await onA.receiveUntilMirroring(harness.path("a.csv"), options: options))
+        #expect(try await onB.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
 
         try harness.writeConfig([watch("a"), watch("c")])
         harness.daemon?.send(SIGHUP)
-        let reloading = try harness.waitForNotification("RELOADING=1")
+        let reloading = try await harness.notification("RELOADING=1")
         #expect(reloading.contains("MONOTONIC_USEC="))
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("READY=1")
 
-        #expect(try onB.waitUntil { $0.status?.state == .removed })
-        let listed = try harness.client().request { .list(id: $0) }
+        #expect(try await onB.receiveUntil { $0.status?.state == .removed })
+        let listed = try await harness.connect().call { .list(id: $0) }
         guard case .list(let watches) = listed else { throw TestFailure(description: "not a list") }
         #expect(watches.map(\.name) == ["a", "c"])
         #expect(watches.first?.cursor?.seq == 1)
@@ -36,90 +36,90 @@ extension EndToEndTests.Lifecycle {
 
         // The kept watch carries on with its sequence; the added one serves a snapshot.
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("a.csv"))
-        #expect(try onA.waitUntilMirrors(harness.path("a.csv"), options: options))
+        #expect(try await onA.receiveUntilMirroring(harness.path("a.csv"), options: options))
         #expect(onA.changesets.map(\.seq) == [1, 2])
         #expect(onA.snapshots == 1)
-        let onC = try harness.subscriber("c")
-        #expect(try onC.waitUntilMirrors(harness.path("c.csv"), options: options))
-        #expect(try harness.stop() == 0)
+        let onC = try await harness.subscribe("c")
+        #expect(try await onC.receiveUntilMirroring(harness.path("c.csv"), options: options))
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aChangedWatchKeepsItsSubscribersAndPublishesTheDifference() throws {
+    @Test func aChangedWatchKeepsItsSubscribersAndPublishesTheDifference() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
         try FileOperations.write(Lists.catalogue(3), to: harness.path("b.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"a.csv\"\nkey = [\"sku\"]"])
-        try harness.start()
+        try await harness.startDaemon()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(harness.path("a.csv"), options: options))
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("a.csv"), options: options))
 
         try harness.writeConfig(["name = \"list\"\npath = \"b.csv\"\nkey = [\"sku\"]"])
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("READY=1")
         // One changeset from the old file's list to the new file's.
-        #expect(try subscriber.waitUntilMirrors(harness.path("b.csv"), options: options))
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("b.csv"), options: options))
         #expect(subscriber.changesets.map(\.seq) == [1])
         #expect(subscriber.snapshots == 1)
         // The watch now follows the new path.
         try EndToEndTests.Subscribers.save(Lists.catalogue(4), to: harness.path("b.csv"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("b.csv"), options: options))
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("b.csv"), options: options))
         #expect(subscriber.changesets.map(\.seq) == [1, 2])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aReloadWithAnInvalidFileKeepsTheRunningConfiguration() throws {
-        let (harness, file, options) = try EndToEndTests.Subscribers.start()
+    @Test func aReloadWithAnInvalidFileKeepsTheRunningConfiguration() async throws {
+        let (harness, file, options) = try await EndToEndTests.Subscribers.started()
         try FileOperations.write("[[watch]]\nname = 12\n", to: harness.configPath)
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
         #expect(harness.log.contains("listsyncd.toml:2:1: error: 'name' must be a string, not an integer"))
-        let subscriber = try harness.subscriber("products")
+        let subscriber = try await harness.subscribe("products")
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: options))
-        #expect(try harness.stop() == 0)
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options))
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aReloadWithAnUnknownKeyIsRefusedAndKeepsTheRunningConfiguration() throws {
+    @Test func aReloadWithAnUnknownKeyIsRefusedAndKeepsTheRunningConfiguration() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
         try FileOperations.write(Lists.catalogue(1), to: harness.path("b.csv"))
         try harness.writeConfig(["name = \"a\"\npath = \"a.csv\"\nkey = [\"sku\"]"])
-        try harness.start()
+        try await harness.startDaemon()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let subscriber = try harness.subscriber("a")
-        #expect(try subscriber.waitUntilMirrors(harness.path("a.csv"), options: options))
+        let subscriber = try await harness.subscribe("a")
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("a.csv"), options: options))
 
         // A typo in the new file: nothing of it applies, not even the watch it adds.
         try harness.writeConfig(["name = \"a\"\npath = \"a.csv\"\nkeys = [\"sku\"]", "name = \"b\"\npath = \"b.csv\""])
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
         #expect(harness.log.contains("listsyncd.toml:12:1: error: unknown key \"keys\" in [[watch]]; did you mean \"key\"?"), "\(harness.log)")
         #expect(harness.log.contains("keeping the running one"))
-        let listed = try harness.client().request { .list(id: $0) }
+        let listed = try await harness.connect().call { .list(id: $0) }
         guard case .list(let watches) = listed else { throw TestFailure(description: "not a list") }
         #expect(watches.map(\.name) == ["a"])
         // The running watch carries on with its sequence.
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("a.csv"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("a.csv"), options: options))
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("a.csv"), options: options))
         #expect(subscriber.changesets.map(\.seq) == [1])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func checkConfigRejectsAnUnknownKeyWithASuggestion() throws {
+    @Test func checkConfigRejectsAnUnknownKeyWithASuggestion() async throws {
         let harness = try DaemonHarness()
         try harness.writeConfig(["name = \"x\"\npath = \"x.csv\"\nsection-by = \"c\""], extra: "socket_mod = \"0600\"")
         let check = try DaemonProcess(
             executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
-        #expect(try check.waitForExit() == 1)
+        #expect(try await check.exited() == 1)
         #expect(check.log.contains("listsyncd.toml:7:1: error: unknown key \"socket_mod\" at the top level; did you mean \"socket_mode\"?"), "\(check.log)")
         #expect(check.log.contains("error: unknown key \"section-by\" in [[watch]]; did you mean \"section_by\"?"))
         #expect(!check.log.contains("OK"))
     }
 
-    @Test func aMissingSocketDirectoryIsTheFirstThingReported() throws {
+    @Test func aMissingSocketDirectoryIsTheFirstThingReported() async throws {
         let harness = try DaemonHarness()
         // A file big enough that its tracker is still reading when the start fails.
         var text = "sku,name\n"
@@ -130,56 +130,56 @@ extension EndToEndTests.Lifecycle {
             "socket = \"\(socket)\"\nstate_directory = \"\(harness.path("state"))\"\n[[watch]]\nname = \"big\"\npath = \"big.csv\"\nkey = \"sku\"\n",
             to: harness.configPath)
         let daemon = try DaemonProcess(config: harness.configPath, logPath: harness.path("daemon.log"))
-        #expect(try daemon.waitForExit() == 1)
+        #expect(try await daemon.exited() == 1)
         let problems = daemon.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" critical ") }
         #expect(problems.count == 1, "\(daemon.log)")
         #expect(problems.first?.contains("the socket's directory \(harness.path("no/such/directory")) does not exist and cannot be created") == true, "\(daemon.log)")
         #expect(!daemon.log.contains("CancellationError"))
     }
 
-    @Test func shutdownSaysGoodbyeAndExitsZero() throws {
-        let (harness, _, _) = try EndToEndTests.Subscribers.start()
-        let subscriber = try harness.subscriber("products")
-        #expect(try subscriber.waitUntil { $0.mirror != nil })
+    @Test func shutdownSaysGoodbyeAndExitsZero() async throws {
+        let (harness, _, _) = try await EndToEndTests.Subscribers.started()
+        let subscriber = try await harness.subscribe("products")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil })
         let start = ContinuousClock.now
         harness.daemon?.send(SIGTERM)
-        try harness.waitForNotification("STOPPING=1")
-        let last = try subscriber.client.messagesUntilClosed()
+        try await harness.notification("STOPPING=1")
+        let last = try await subscriber.client.receiveUntilClosed()
         #expect(last.last == .goodbye(reason: .shutdown))
-        #expect(try harness.daemon?.waitForExit() == 0)
+        #expect(try await harness.daemon?.exited() == 0)
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(access(harness.socketPath, F_OK) != 0, "the socket file is removed")
     }
 
-    @Test func refusesToStealTheSocketOfARunningDaemon() throws {
-        let (harness, _, _) = try EndToEndTests.Subscribers.start()
+    @Test func refusesToStealTheSocketOfARunningDaemon() async throws {
+        let (harness, _, _) = try await EndToEndTests.Subscribers.started()
         // A state directory of its own, or it would stop at the state directory's lock first.
         let original = String(decoding: try EndToEndTests.Persistence.contents(of: harness.configPath), as: UTF8.self)
         try FileOperations.write(original.replacingOccurrences(of: harness.path("state"), with: harness.path("state2")), to: harness.path("second.toml"))
         let second = try DaemonProcess(config: harness.path("second.toml"), logPath: harness.path("second.log"))
-        #expect(try second.waitForExit() == 1)
+        #expect(try await second.exited() == 1)
         #expect(second.log.contains("another process is listening on this socket"))
         // The first daemon still serves.
-        #expect(try harness.client().request { .ping(id: $0) } == .pong)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.connect().call { .ping(id: $0) } == .pong)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func checkConfigReportsErrorsWithLineNumbers() throws {
+    @Test func checkConfigReportsErrorsWithLineNumbers() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write("socket = 5\n[[watch]]\nname = \"x\"\npath = \"/tmp/x.unknown\"\n", to: harness.configPath)
         let check = try DaemonProcess(executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
-        #expect(try check.waitForExit() == 1)
+        #expect(try await check.exited() == 1)
         #expect(check.log.contains("listsyncd.toml:1:1: error: 'socket' must be a string, not an integer"))
         #expect(check.log.contains("listsyncd.toml:4:1: error: cannot tell the format"))
 
         try harness.writeConfig(["name = \"x\"\npath = \"x.csv\""])
         let good = try DaemonProcess(executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("good.log"))
-        #expect(try good.waitForExit() == 0)
+        #expect(try await good.exited() == 0)
     }
 
     /// `systemd-socket-activate` listens, starts the daemon on the first connection with the
     /// listening descriptor, and forwards notifications to a datagram socket standing in for systemd.
-    @Test func socketActivationNotificationsAndWatchdog() throws {
+    @Test func socketActivationNotificationsAndWatchdog() async throws {
         let harness = try DaemonHarness()
         // Large enough that loading takes a noticeable moment.
         var text = "sku,name,category\n"
@@ -196,15 +196,15 @@ extension EndToEndTests.Lifecycle {
             logPath: harness.path("daemon.log"))
 
         // The first connection starts the daemon, which serves it on the passed descriptor.
-        let client = try ProtocolClient(socketPath: activationSocket)
+        let client = try await ProtocolClient.connect(to: activationSocket)
         try client.send(.hello(ClientHello()))
-        try harness.waitForNotification("READY=1")
-        guard case .hello = try client.next() else { throw TestFailure(description: "no hello") }
+        try await harness.notification("READY=1")
+        guard case .hello = try await client.receive() else { throw TestFailure(description: "no hello") }
         // READY=1 came as soon as the daemon served the socket; the watch loads meanwhile.
         var watches: [WatchSummary] = []
         let loaded = ContinuousClock.now + .seconds(60)
         repeat {
-            guard case .list(let listed) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+            guard case .list(let listed) = try await client.call({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
             watches = listed
         } while watches.map(\.state) == [.loading] && ContinuousClock.now < loaded
         #expect(watches.map(\.state) == [.ok])
@@ -212,30 +212,30 @@ extension EndToEndTests.Lifecycle {
         #expect(access(harness.socketPath, F_OK) != 0, "the configured path is not bound when activated")
 
         // STATUS= follows the subscriber count.
-        _ = try client.request { .subscribe(id: $0, watch: "big", since: nil) }
-        try harness.waitForNotification("STATUS=serving 1 watch to 1 subscriber on 1 connection")
-        _ = try client.request { .unsubscribe(id: $0, watch: "big") }
-        try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 1 connection")
+        _ = try await client.call { .subscribe(id: $0, watch: "big", since: nil) }
+        try await harness.notification("STATUS=serving 1 watch to 1 subscriber on 1 connection")
+        _ = try await client.call { .unsubscribe(id: $0, watch: "big") }
+        try await harness.notification("STATUS=serving 1 watch to 0 subscribers on 1 connection")
 
         // WATCHDOG=1 every half WATCHDOG_USEC (200 ms).
         harness.takePendingNotifications()
         var pings: [ContinuousClock.Instant] = []
         while pings.count < 4 {
-            try harness.waitForNotification("WATCHDOG=1")
+            try await harness.notification("WATCHDOG=1")
             pings.append(.now)
         }
         let intervals = zip(pings.dropFirst(), pings).map { $0 - $1 }
         #expect(intervals.allSatisfy { $0 > .milliseconds(100) && $0 < .milliseconds(600) }, "\(intervals)")
 
         daemon.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
         let reloadOrder = harness.notificationLog.filter { $0.contains("RELOADING=1") || $0.contains("READY=1") }
         #expect(reloadOrder.suffix(2).map { $0.contains("RELOADING=1") } == [true, false])
 
         daemon.send(SIGTERM)
-        try harness.waitForNotification("STOPPING=1")
-        #expect(try daemon.waitForExit() == 0, "\(daemon.log)")
+        try await harness.notification("STOPPING=1")
+        #expect(try await daemon.exited() == 0, "\(daemon.log)")
     }
 }
 
@@ -243,7 +243,24 @@ extension EndToEndTests.Lifecycle {
     /// Runs a Python client as user `nobody` that says hello and prints the first line it gets.
     /// It waits a moment before its hello, so that a refusal is already sent: the daemon must
     /// still take the hello (its close lingers) for the client to read the reason.
+    static func firstLineReadAsNobody(_ harness: DaemonHarness) async throws -> String {
+        let client = try Self.helloAsNobody(harness)
+        #expect(try await client.exited() == 0, "\(client.log)")
+        return client.log
+    }
+
+    /// Runs a Python client as user `nobody` that says hello and prints the first line it gets.
+    /// It waits a moment before its hello, so that a refusal is already sent: the daemon must
+    /// still take the hello (its close lingers) for the client to read the reason.
+    @available(*, deprecated, message: "blocks a pool thread; use firstLineReadAsNobody")
     static func firstLineAsNobody(_ harness: DaemonHarness) throws -> String {
+        let client = try Self.helloAsNobody(harness)
+        #expect(try client.waitForExit() == 0, "\(client.log)")
+        return client.log
+    }
+
+    /// Starts the Python client of ``firstLineReadAsNobody(_:)``.
+    private static func helloAsNobody(_ harness: DaemonHarness) throws -> DaemonProcess {
         let script = """
             import socket, sys, time
             s = socket.socket(socket.AF_UNIX)
@@ -252,28 +269,26 @@ extension EndToEndTests.Lifecycle {
             s.sendall(b'{"type":"hello","protocol":[1]}\\n')
             print(s.makefile().readline().strip())
             """
-        let client = try DaemonProcess(
+        return try DaemonProcess(
             executable: "/usr/bin/setpriv",
             arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, harness.socketPath],
             logPath: harness.path("nobody-\(UInt32.random(in: 0...UInt32.max)).log"))
-        #expect(try client.waitForExit() == 0, "\(client.log)")
-        return client.log
     }
 
-    @Test func peersOutsideTheAllowlistAreRefusedUntilAllowed() throws {
+    @Test func peersOutsideTheAllowlistAreRefusedUntilAllowed() async throws {
         let harness = try DaemonHarness()
         chmod(harness.directory.path, 0o755)
         try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
         let watch = "name = \"a\"\npath = \"a.csv\""
         try harness.writeConfig([watch], extra: "socket_mode = \"0666\"")
-        try harness.start()
-        #expect(try Self.firstLineAsNobody(harness).contains(#""code":"not_permitted""#))
+        try await harness.startDaemon()
+        #expect(try await Self.firstLineReadAsNobody(harness).contains(#""code":"not_permitted""#))
 
         try harness.writeConfig([watch], extra: "socket_mode = \"0666\"\nallow_uids = [65534]")
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
-        #expect(try Self.firstLineAsNobody(harness).contains(#""type":"hello""#))
-        #expect(try harness.stop() == 0)
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
+        #expect(try await Self.firstLineReadAsNobody(harness).contains(#""type":"hello""#))
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

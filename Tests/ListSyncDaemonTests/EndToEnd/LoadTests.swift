@@ -7,6 +7,18 @@ import Testing
 extension EndToEndTests.Load {
     /// A daemon watching `products.csv` of `rows` rows (version 0) as `products`, with `extra`
     /// top-level settings.
+    static func started(rows: Int, extra: String = "") async throws -> (DaemonHarness, String, ReadOptions) {
+        let harness = try DaemonHarness()
+        let file = harness.path("products.csv")
+        try FileOperations.write(Lists.products(rows: rows, version: 0), to: file)
+        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(EndToEndTests.Subscribers.watch)"], extra: extra)
+        try await harness.startDaemon()
+        return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
+    }
+
+    /// A daemon watching `products.csv` of `rows` rows (version 0) as `products`, with `extra`
+    /// top-level settings.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
     static func start(rows: Int, extra: String = "") throws -> (DaemonHarness, String, ReadOptions) {
         let harness = try DaemonHarness()
         let file = harness.path("products.csv")
@@ -16,8 +28,8 @@ extension EndToEndTests.Load {
         return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
     }
 
-    @Test func aBurstOfTwoThousandConnectionsIsServedInFull() throws {
-        let (harness, _, _) = try Self.start(rows: 20)
+    @Test func aBurstOfTwoThousandConnectionsIsServedInFull() async throws {
+        let (harness, _, _) = try await Self.started(rows: 20)
         // Every client connects at once, each with a single non-blocking connect: a full listen
         // queue would refuse some with EAGAIN.
         var clients: [ProtocolClient] = []
@@ -36,32 +48,32 @@ extension EndToEndTests.Load {
         }
         var digests: Set<ListDigest> = []
         for client in clients {
-            let digest = try client.next(timeout: .seconds(30)) { message -> ListDigest? in
+            let digest = try await client.receive(timeout: .seconds(30)) { message -> ListDigest? in
                 guard case .snapshot(let chunk) = message, chunk.last else { return nil }
                 return chunk.digest
             }
             digests.insert(digest)
         }
         #expect(digests.count == 1)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aReaderThatNeverReadsAndHalfLineClientsStayWithinTheBudgetWhileASubscriberStaysCurrent() throws {
+    @Test func aReaderThatNeverReadsAndHalfLineClientsStayWithinTheBudgetWhileASubscriberStaysCurrent() async throws {
         let budgetMiB = 16
-        let (harness, file, options) = try Self.start(rows: 30_000, extra: "client_buffer_budget_mib = \(budgetMiB)")
+        let (harness, file, options) = try await Self.started(rows: 30_000, extra: "client_buffer_budget_mib = \(budgetMiB)")
         let daemon = try #require(harness.daemon)
-        let subscriber = try harness.subscriber("products")
-        #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
+        let subscriber = try await harness.subscribe("products")
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
 
         // Subscribes to a snapshot larger than the socket buffers, and never reads: once the
         // next version is out, it alone holds that snapshot.
-        let neverReads = try harness.client()
+        let neverReads = try await harness.connect()
         try neverReads.send(.subscribe(id: RequestID(1), watch: "products", since: nil))
         try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 1), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
         // Reads nothing while the others flood the daemon, but what it waits for is the current
         // snapshot, shared with any new subscriber: the budget does not cut it off.
-        let slowOnCurrent = try harness.client()
+        let slowOnCurrent = try await harness.connect()
         try slowOnCurrent.send(.subscribe(id: RequestID(1), watch: "products", since: nil))
         try daemon.resetPeakMemory()
         let baseline = try daemon.memoryKiB("VmRSS")
@@ -71,7 +83,7 @@ extension EndToEndTests.Load {
         let padding = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
         var halfLines: [ProtocolClient] = []
         for _ in 0..<200 {
-            let client = try harness.client()
+            let client = try await harness.connect()
             do {
                 try client.sendRaw(start)
                 for _ in 0..<8 { try client.sendRaw(padding) }
@@ -86,41 +98,41 @@ extension EndToEndTests.Load {
         #expect(growthKiB <= (budgetMiB + 24) << 10, "peak RSS grew by \(growthKiB) KiB")
 
         try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 2), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
         #expect(subscriber.changesets.map(\.seq) == [1, 2])
         // The slowest go first: the reader that never reads, holding the old snapshot (its
         // goodbye did not fit behind it), and enough of the half-line clients, told why.
-        _ = try neverReads.messagesUntilClosed(timeout: .seconds(10))
-        let current = try slowOnCurrent.next(timeout: .seconds(10)) { message -> Cursor? in
+        _ = try await neverReads.receiveUntilClosed(timeout: .seconds(10))
+        let current = try await slowOnCurrent.receive(timeout: .seconds(10)) { message -> Cursor? in
             guard case .snapshot(let chunk) = message, chunk.last else { return nil }
             return chunk.cursor
         }
         #expect(current.seq == 1)
         var cutOff = 0
         for client in halfLines {
-            let messages = (try? client.messagesUntilClosed(timeout: .milliseconds(100))) ?? []
+            let messages = (try? await client.receiveUntilClosed(timeout: .milliseconds(100))) ?? []
             if messages.contains(.goodbye(reason: .slowConsumer)) { cutOff += 1 }
         }
         #expect(cutOff >= 200 - budgetMiB * 2)
         #expect(harness.log.contains("cutting off a slow connection"))
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aLineLeftUnfinishedPastTheLimitIsClosedWithAnError() throws {
-        let (harness, _, _) = try Self.start(rows: 10, extra: "partial_line_timeout_ms = 300")
-        let stalled = try harness.client()
+    @Test func aLineLeftUnfinishedPastTheLimitIsClosedWithAnError() async throws {
+        let (harness, _, _) = try await Self.started(rows: 10, extra: "partial_line_timeout_ms = 300")
+        let stalled = try await harness.connect()
         try stalled.sendRaw(Array(#"{"type":"ping","#.utf8))
-        let closing = try stalled.messagesUntilClosed(timeout: .seconds(10))
+        let closing = try await stalled.receiveUntilClosed(timeout: .seconds(10))
         #expect(closing.map(\.errorCode) == [.lineTimeout])
 
         // A line finished in time, then silence without a partial line: the connection stays.
-        let patient = try harness.client()
+        let patient = try await harness.connect()
         try patient.sendRaw(Array(#"{"type":"pi"#.utf8))
-        usleep(100_000)
+        try await Task.sleep(for: .milliseconds(100))
         try patient.sendRaw(Array(#"ng","id":1}"#.utf8) + [10])
-        #expect(try patient.next() == .reply(Reply(id: RequestID(1), result: .pong)))
-        usleep(600_000)
-        #expect(try patient.request { .ping(id: $0) } == .pong)
-        #expect(try harness.stop() == 0)
+        #expect(try await patient.receive() == .reply(Reply(id: RequestID(1), result: .pong)))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try await patient.call { .ping(id: $0) } == .pong)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -11,6 +12,16 @@ extension EndToEndTests.Persistence {
     static let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
 
     /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
+    static func started(environment: [String: String] = [:]) async throws -> DaemonHarness {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
+        try await harness.startDaemon(environment: environment)
+        return harness
+    }
+
+    /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
     static func start(environment: [String: String] = [:]) throws -> DaemonHarness {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
@@ -20,44 +31,51 @@ extension EndToEndTests.Persistence {
     }
 
     /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
+    static func saved(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") async throws {
+        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
+        #expect(try await subscriber.receiveUntilMirroring(harness.path(file), options: Self.options))
+    }
+
+    /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
+    @available(*, deprecated, message: "blocks a pool thread; use saved")
     static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") throws {
         try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
         #expect(try subscriber.waitUntilMirrors(harness.path(file), options: Self.options))
     }
 
-    @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() throws {
-        let harness = try Self.start()
-        let first = try harness.subscriber("list")
-        #expect(try first.waitUntil { $0.mirror != nil })
-        try Self.save(1, harness, first)
+    @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() async throws {
+        let harness = try await Self.started()
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
-        try Self.save(2, harness, first)
+        try await Self.saved(2, harness, first)
         let epoch = atOne.cursor.epoch
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
 
         // Saved while the daemon is down: published as the next seq when it comes back.
         try EndToEndTests.Subscribers.save(Lists.catalogue(3), to: harness.path("list.csv"))
-        try harness.start()
+        try await harness.startDaemon()
         #expect(harness.log.contains("state restored"), "\(harness.log)")
 
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .resume)
-        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(resumed.changesets == [Cursor(epoch: epoch, seq: 2), Cursor(epoch: epoch, seq: 3)])
         #expect(resumed.snapshots == 0)
         // The changeset before the restart is sent again byte for byte the same.
         #expect(resumed.changesetMessages.first == first.changesetMessages.last)
 
         // The first subscriber resumes from its own cursor: only the edit made while down.
-        let again = try harness.subscriber("list", mirror: try #require(first.mirror))
+        let again = try await harness.subscribe("list", mirror: try #require(first.mirror))
         #expect(again.reply?.mode == .resume)
-        #expect(try again.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await again.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(again.changesetMessages == [resumed.changesetMessages[1]])
 
         // And the history carries on.
-        try Self.save(4, harness, resumed)
+        try await Self.saved(4, harness, resumed)
         #expect(resumed.changesets.last == Cursor(epoch: epoch, seq: 4))
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// The daemon is killed (SIGKILL) at each step of saving version 2, then the file changes
@@ -70,30 +88,30 @@ extension EndToEndTests.Persistence {
         ("checkpoint-started", 3), ("checkpoint-written", 3), ("checkpoint-synced", 3), ("published", 3),
         ("log-written", 2), ("log-synced", 2),
     ])
-    func aCrashAtAnyStepOfSavingLosesNothingAndChangesNothingPublished(step: String, occurrence: Int) throws {
-        let harness = try Self.start(environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
-        let first = try harness.subscriber("list")
-        #expect(try first.waitUntil { $0.mirror != nil })
+    func aCrashAtAnyStepOfSavingLosesNothingAndChangesNothingPublished(step: String, occurrence: Int) async throws {
+        let harness = try await Self.started(environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
         let atZero = try #require(first.mirror)
-        try Self.save(1, harness, first)
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("list.csv"))
-        #expect(try harness.daemon?.waitForExit() == 128 + SIGKILL, "\(harness.log)")
-        _ = try? first.waitUntil(timeout: .seconds(1)) { _ in false }
+        #expect(try await harness.daemon?.exited() == 128 + SIGKILL, "\(harness.log)")
+        _ = try? await first.receiveUntil(timeout: .seconds(1)) { _ in false }
         let publishedBeforeTheCrash = step.hasPrefix("log")
         if !publishedBeforeTheCrash {
             #expect(first.changesets.map(\.seq) == [1], "nothing of version 2 was sent before the crash")
         }
 
         try EndToEndTests.Subscribers.save(Lists.catalogue(3), to: harness.path("list.csv"))
-        try harness.start()
-        let fromZero = try harness.subscriber("list", since: nil)
-        #expect(try fromZero.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        try await harness.startDaemon()
+        let fromZero = try await harness.subscribe("list", since: nil)
+        #expect(try await fromZero.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(fromZero.mirror?.cursor.epoch == atOne.cursor.epoch, "the epoch is kept")
 
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .resume)
-        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         let expected: [UInt64] = step == "checkpoint-started" ? [2] : [2, 3]
         #expect(resumed.changesets.map(\.seq) == expected)
         if step == "checkpoint-started" {
@@ -102,11 +120,11 @@ extension EndToEndTests.Persistence {
         #expect(resumed.changesets.allSatisfy { $0.epoch == atOne.cursor.epoch })
 
         // Cursor 1 still names the changeset sent before the crash; no cursor names two.
-        let replay = try harness.subscriber("list", mirror: atZero)
-        #expect(try replay.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        let replay = try await harness.subscribe("list", mirror: atZero)
+        #expect(try await replay.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(replay.changesetMessages.first == first.changesetMessages.first)
         #expect(Self.cursorsNamingTwoChangesets([first, resumed, replay]).isEmpty)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// The daemon is killed at each step of saving a watch's first version, before it is ready:
@@ -116,19 +134,19 @@ extension EndToEndTests.Persistence {
         "checkpoint-started", "checkpoint-written", "checkpoint-synced", "published", "log-rewrite-written", "log-rewrite-synced",
         "log-rewrite-renamed",
     ])
-    func aCrashWhileSavingTheFirstVersionStillServesTheFile(step: String) throws {
+    func aCrashWhileSavingTheFirstVersionStillServesTheFile(step: String) async throws {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
         let crashing = try DaemonProcess(
             config: harness.configPath, environment: [StateCrashPoints.variable: step], logPath: harness.path("crash.log"))
-        #expect(try crashing.waitForExit() == 128 + SIGKILL, "\(crashing.log)")
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await crashing.exited() == 128 + SIGKILL, "\(crashing.log)")
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         let expected = step == "checkpoint-started" ? "no saved state" : "state restored"
         #expect(harness.log.contains(expected), "\(harness.log)")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// The cursors under which `subscribers` received different changesets.
@@ -151,55 +169,67 @@ extension EndToEndTests.Persistence {
     /// moves the file aside, starts a new epoch and serves the file. (`checkpoint.1` holds the
     /// newest version, 1; without it the log goes past the version the other slot holds.)
     @Test(arguments: ["checkpoint.1", "log"], Damage.allCases)
-    func damagedStateStartsANewEpochAndServesTheFile(file: String, damage: Damage) throws {
-        let (harness, atOne) = try Self.startSavingOneVersion()
+    func damagedStateStartsANewEpochAndServesTheFile(file: String, damage: Damage) async throws {
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         let path = harness.path("state/list/\(file)")
         try Self.damage(path, damage)
-        try harness.start()
+        try await harness.startDaemon()
         #expect(harness.log.contains("damaged state"), "\(harness.log)")
         #expect(harness.log.contains(damage == .deleted ? "/log" : "/\(file)"), "\(harness.log)")
         if damage != .deleted {
             #expect(access(path + ".damaged", F_OK) == 0, "the damaged file is moved aside")
         }
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .snapshot)
-        #expect(try resumed.waitUntil { $0.snapshots == 1 })
-        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await resumed.receiveUntil { $0.snapshots == 1 })
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(resumed.mirror?.cursor.epoch != atOne.cursor.epoch, "a new epoch")
         // The new history is saved and survives the next restart.
         let newCursor = try #require(resumed.mirror?.cursor)
-        #expect(try harness.stop() == 0)
-        try harness.start()
-        let afterwards = try harness.subscriber("list", mirror: resumed.mirror)
+        #expect(try await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
+        let afterwards = try await harness.subscribe("list", mirror: resumed.mirror)
         #expect(afterwards.reply?.mode == .resume && afterwards.reply?.cursor == newCursor)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// Damage to the slot holding the older version (`checkpoint.0`, version 0) loses nothing:
     /// it is logged and moved aside, and the history carries on from the newest slot.
     @Test(arguments: Damage.allCases)
-    func aDamagedOlderCheckpointIsSetAsideAndTheHistoryKept(damage: Damage) throws {
-        let (harness, atOne) = try Self.startSavingOneVersion()
+    func aDamagedOlderCheckpointIsSetAsideAndTheHistoryKept(damage: Damage) async throws {
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         let path = harness.path("state/list/checkpoint.0")
         try Self.damage(path, damage)
-        try harness.start()
+        try await harness.startDaemon()
         #expect(harness.log.contains("state restored"), "\(harness.log)")
         if damage != .deleted {
             #expect(harness.log.contains("/checkpoint.0.damaged"), "\(harness.log)")
             #expect(access(path + ".damaged", F_OK) == 0, "the damaged file is moved aside")
         }
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .resume)
-        try Self.save(2, harness, resumed)
+        try await Self.saved(2, harness, resumed)
         #expect(resumed.changesets == [Cursor(epoch: atOne.cursor.epoch, seq: 2)])
-        #expect(try harness.stop() == 0)
-        try harness.start()
-        let afterwards = try harness.subscriber("list", mirror: resumed.mirror)
+        #expect(try await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
+        let afterwards = try await harness.subscribe("list", mirror: resumed.mirror)
         #expect(afterwards.reply?.mode == .resume)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A daemon that published version 1 of the catalogue, stopped; and the cursor of version 1.
+    static func startedSavingOneVersion() async throws -> (DaemonHarness, TestMirror) {
+        let harness = try await Self.started()
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
+        try await Self.saved(1, harness, first)
+        let atOne = try #require(first.mirror)
+        #expect(try await harness.stopDaemon() == 0)
+        return (harness, atOne)
+    }
+
+    /// A daemon that published version 1 of the catalogue, stopped; and the cursor of version 1.
+    @available(*, deprecated, message: "blocks a pool thread; use startedSavingOneVersion")
     static func startSavingOneVersion() throws -> (DaemonHarness, TestMirror) {
         let harness = try Self.start()
         let first = try harness.subscriber("list")
@@ -237,28 +267,28 @@ extension EndToEndTests.Persistence {
 
     /// A version that cannot be saved is not published; the status says why; once the state can
     /// be written again the version is published.
-    @Test func aVersionThatCannotBeSavedWaitsUntilItCanBe() throws {
-        let harness = try Self.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+    @Test func aVersionThatCannotBeSavedWaitsUntilItCanBe() async throws {
+        let harness = try await Self.started()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         // A file where the watch's state directory was: nothing can be written under it.
         try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
         try FileOperations.write("in the way", to: harness.path("state/list"))
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntil { $0.status?.warnings.contains { $0.message.contains("cannot save the watch's state") } == true })
+        #expect(try await subscriber.receiveUntil { $0.status?.warnings.contains { $0.message.contains("cannot save the watch's state") } == true })
         #expect(subscriber.changesets.isEmpty, "a version that is not saved is not published")
         #expect(harness.log.contains("cannot save the watch's state"))
 
         try FileOperations.remove(harness.path("state/list"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
-        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(try await subscriber.receiveUntil { $0.status?.warnings.isEmpty == true })
         #expect(subscriber.changesets.map(\.seq) == [1])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A real full disk: the state directory on a small tmpfs (mounting needs root).
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
-    func aFullDiskIsReportedAndTheWatchCatchesUpWhenThereIsSpace() throws {
+    func aFullDiskIsReportedAndTheWatchCatchesUpWhenThereIsSpace() async throws {
         let harness = try DaemonHarness()
         let state = harness.path("state")
         try FileOperations.makeDirectory(state)
@@ -267,68 +297,66 @@ extension EndToEndTests.Persistence {
         try FileOperations.write(String(repeating: "x", count: 1900 * 1024), to: state + "/filler")
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
 
         // A version bigger than the space left: it cannot be saved, so it is not published.
         let big = Lists.catalogue(1) + (0..<3000).map { "B\($0),bulk item \($0),1.0,bulk\n" }.joined()
         try EndToEndTests.Subscribers.save(big, to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntil { $0.status?.warnings.contains { $0.message.contains("No space left on device") } == true })
+        #expect(try await subscriber.receiveUntil { $0.status?.warnings.contains { $0.message.contains("No space left on device") } == true })
         #expect(subscriber.changesets.isEmpty)
         #expect(harness.log.contains("No space left on device"))
 
         // Space returns: the watch catches up by itself.
         try FileOperations.remove(state + "/filler")
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
-        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(try await subscriber.receiveUntil { $0.status?.warnings.isEmpty == true })
         #expect(subscriber.changesets.map(\.seq) == [1])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A reload moves the watch to a file with the same content (nothing is published); the
     /// history carries on across the next restart, at the new path.
-    @Test func aReloadedPathIsRememberedEvenWhenNothingChanged() throws {
-        let harness = try Self.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+    @Test func aReloadedPathIsRememberedEvenWhenNothingChanged() async throws {
+        let harness = try await Self.started()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         try FileOperations.write(Lists.catalogue(0), to: harness.path("moved.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"moved.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("READY=1")
+        try await harness.notification("READY=1")
         // The reload's read runs after READY=1: wait until it recorded the new path (in the slot
         // after version 0's) rather than stop before.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while access(harness.path("state/list/checkpoint.1"), F_OK) != 0, ContinuousClock.now < deadline {
-            usleep(20_000)
+        _ = try? await eventually("the reload's version is saved", timeout: .seconds(10)) {
+            access(harness.path("state/list/checkpoint.1"), F_OK) == 0
         }
         #expect(access(harness.path("state/list/checkpoint.1"), F_OK) == 0, "the reload's version was never saved")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
         #expect(subscriber.changesets.isEmpty)
 
-        try harness.start()
+        try await harness.startDaemon()
         #expect(harness.log.contains("state restored"), "\(harness.log)")
-        let resumed = try harness.subscriber("list", mirror: subscriber.mirror)
+        let resumed = try await harness.subscribe("list", mirror: subscriber.mirror)
         #expect(resumed.reply?.mode == .resume)
-        try Self.save(1, harness, resumed, file: "moved.csv")
+        try await Self.saved(1, harness, resumed, file: "moved.csv")
         #expect(resumed.changesets.map(\.seq) == [1])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aWatchRemovedByAReloadHasItsStateDeleted() throws {
-        let harness = try Self.start()
+    @Test func aWatchRemovedByAReloadHasItsStateDeleted() async throws {
+        let harness = try await Self.started()
         #expect(access(harness.path("state/list/checkpoint.0"), F_OK) == 0)
         try FileOperations.write(Lists.catalogue(0), to: harness.path("other.csv"))
         try harness.writeConfig(["name = \"other\"\npath = \"other.csv\"\nkey = [\"sku\"]"])
         harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("READY=1")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while access(harness.path("state/list"), F_OK) == 0, ContinuousClock.now < deadline {
-            usleep(20_000)
+        try await harness.notification("READY=1")
+        _ = try? await eventually("the removed watch's state is deleted", timeout: .seconds(10)) {
+            access(harness.path("state/list"), F_OK) != 0
         }
         #expect(access(harness.path("state/list"), F_OK) != 0, "the removed watch's state is deleted")
         #expect(access(harness.path("state/other/checkpoint.0"), F_OK) == 0)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     static func contents(of path: String) throws -> [UInt8] {

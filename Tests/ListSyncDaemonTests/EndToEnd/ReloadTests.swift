@@ -10,6 +10,19 @@ import Testing
 extension EndToEndTests.Reload {
     /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
     /// until the daemon is ready again.
+    static func reloaded(_ harness: DaemonHarness, to watch: String) async throws {
+        // Status notifications of earlier connections may fill the datagram queue, which would
+        // make the daemon drop RELOADING=1.
+        harness.takePendingNotifications()
+        try harness.writeConfig([watch])
+        harness.daemon?.send(SIGHUP)
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
+    }
+
+    /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
+    /// until the daemon is ready again.
+    @available(*, deprecated, message: "blocks a pool thread; use reloaded")
     static func reload(_ harness: DaemonHarness, to watch: String) throws {
         // Status notifications of earlier connections may fill the datagram queue, which would
         // make the daemon drop RELOADING=1.
@@ -21,6 +34,15 @@ extension EndToEndTests.Reload {
     }
 
     /// The watches as `list` shows them.
+    static func listed(_ harness: DaemonHarness) async throws -> [WatchSummary] {
+        guard case .list(let watches) = try await harness.connect().call({ .list(id: $0) }) else {
+            throw TestFailure(description: "not a list")
+        }
+        return watches
+    }
+
+    /// The watches as `list` shows them.
+    @available(*, deprecated, message: "blocks a pool thread; use listed")
     static func list(_ harness: DaemonHarness) throws -> [WatchSummary] {
         guard case .list(let watches) = try harness.client().request({ .list(id: $0) }) else {
             throw TestFailure(description: "not a list")
@@ -30,6 +52,23 @@ extension EndToEndTests.Reload {
 
     /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
     /// subscriber that has applied version 1, so the watch has a history to drop.
+    static func started(_ watch: String, options: ReadOptions) async throws -> (DaemonHarness, String, MirrorSubscriber) {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.csv")
+        try FileOperations.write(Lists.catalogue(0), to: file)
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.csv\"\n\(watch)"])
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options))
+        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options))
+        #expect(subscriber.changesets.map(\.seq) == [1])
+        return (harness, file, subscriber)
+    }
+
+    /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
+    /// subscriber that has applied version 1, so the watch has a history to drop.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
     static func start(_ watch: String, options: ReadOptions) throws -> (DaemonHarness, String, MirrorSubscriber) {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.csv")
@@ -44,29 +83,29 @@ extension EndToEndTests.Reload {
         return (harness, file, subscriber)
     }
 
-    @Test func aNewKeyStartsANewEpochAndSubscribersGetASnapshot() throws {
-        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+    @Test func aNewKeyStartsANewEpochAndSubscribersGetASnapshot() async throws {
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
         let oldCursor = try #require(subscriber.mirror?.cursor)
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
         let byName = ReadOptions(format: .csv(delimiter: .comma), key: ["name"])
-        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
-        #expect(try subscriber.waitUntilMirrors(file, options: byName))
+        #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: byName))
         let newCursor = try #require(subscriber.mirror?.cursor)
         #expect(newCursor.epoch != oldCursor.epoch)
         #expect(newCursor.seq == oldCursor.seq + 1)
-        #expect(try Self.list(harness).map(\.cursor) == [newCursor])
-        #expect(try Self.list(harness).map(\.state) == [.ok])
+        #expect(try await Self.listed(harness).map(\.cursor) == [newCursor])
+        #expect(try await Self.listed(harness).map(\.state) == [.ok])
         #expect(harness.log.contains("fields=key"), "\(harness.log)")
 
         // A cursor of the old epoch never resumes: a new subscriber gets a snapshot.
-        let resuming = try harness.subscriber("list", since: oldCursor)
+        let resuming = try await harness.subscribe("list", since: oldCursor)
         #expect(resuming.reply?.mode == .snapshot)
         #expect(resuming.reply?.cursor == newCursor)
 
         // The new epoch carries on with changesets.
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: byName))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: byName))
         #expect(subscriber.changesets.last == Cursor(epoch: newCursor.epoch, seq: newCursor.seq + 1))
         #expect(subscriber.snapshots == 2)
 
@@ -74,148 +113,146 @@ extension EndToEndTests.Reload {
         let snapshot = try DaemonProcess(
             executable: try DaemonProcess.cliPath,
             arguments: ["snapshot", "list", "--socket", harness.socketPath, "--output-format", "csv"], logPath: harness.path("snapshot.log"))
-        #expect(try snapshot.waitForExit() == 0, "\(snapshot.log)")
+        #expect(try await snapshot.exited() == 0, "\(snapshot.log)")
         #expect(snapshot.log.hasPrefix("sku,name,price,category\n"), "\(snapshot.log)")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func listsyncMirrorFollowsANewEpochAndEqualsTheSnapshot() throws {
-        let (harness, file, _) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+    @Test func listsyncMirrorFollowsANewEpochAndEqualsTheSnapshot() async throws {
+        let (harness, file, _) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
         let output = harness.path("mirror.json")
         let mirror = try DaemonProcess(
             executable: try DaemonProcess.cliPath, arguments: ["mirror", "list", "--socket", harness.socketPath, "--output", output],
             logPath: harness.path("mirror.log"))
-        defer {
-            mirror.send(SIGTERM)
-            _ = try? mirror.waitForExit()
-        }
-        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
+        // Ended with the test: SIGTERM now, SIGKILL and a reaping off the pool if it lingers.
+        defer { mirror.send(SIGTERM) }
+        #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
-        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]\nsection_by = \"category\"")
+        #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: file)
-        #expect(try harness.waitUntilFile(output, equalsSnapshotOf: "list"), "\(mirror.log)")
+        #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "list"), "\(mirror.log)")
         #expect(!mirror.log.contains("resync"), "\(mirror.log)")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aNewSectionColumnStartsANewEpoch() throws {
-        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"")
+    @Test func aNewSectionColumnStartsANewEpoch() async throws {
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"]))
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"")
         let sectioned = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
-        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
-        #expect(try subscriber.waitUntilMirrors(file, options: sectioned))
+        #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: sectioned))
         #expect(subscriber.mirror?.sectioned == true)
-        #expect(try Self.list(harness).map(\.sectioned) == [true])
-        #expect(try harness.stop() == 0)
+        #expect(try await Self.listed(harness).map(\.sectioned) == [true])
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aNewFormatStartsANewEpoch() throws {
+    @Test func aNewFormatStartsANewEpoch() async throws {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.txt")
         try FileOperations.write(Lists.catalogue(0, delimiter: "\t"), to: file)
         try harness.writeConfig(["name = \"list\"\npath = \"catalogue.txt\"\nformat = \"csv\""])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
         // Read as comma-separated, each line is one field.
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma))))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma))))
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
-        #expect(try subscriber.waitUntil { $0.snapshots == 2 })
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .tab))))
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.txt\"\nformat = \"tsv\"")
+        #expect(try await subscriber.receiveUntil { $0.snapshots == 2 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .tab))))
         #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
-        #expect(try Self.list(harness).map(\.format) == ["tsv"])
-        #expect(try harness.stop() == 0)
+        #expect(try await Self.listed(harness).map(\.format) == ["tsv"])
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aKeyThatNamesNoColumnMakesTheWatchInvalidAndKeepsTheLastGoodVersion() throws {
+    @Test func aKeyThatNamesNoColumnMakesTheWatchInvalidAndKeepsTheLastGoodVersion() async throws {
         let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: keyed)
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: keyed)
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"skew\"]")
-        #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"skew\"]")
+        #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
         let error = try #require(subscriber.status?.error)
         #expect(error.message.contains("skew"), "\(error)")
         #expect(error.position?.line == 1)
-        let listed = try Self.list(harness)
+        let listed = try await Self.listed(harness)
         #expect(listed.map(\.state) == [.invalid])
         // The last good version stays live, under its own cursor, as for any invalid file.
         #expect(listed.map(\.cursor) == [cursor])
         #expect(subscriber.snapshots == 1)
 
         // Fixing the configuration starts the new epoch at once, the file still unchanged.
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
-        #expect(try subscriber.waitUntil { $0.status?.state == .ok && $0.snapshots == 2 })
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["name"])))
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"name\"]")
+        #expect(try await subscriber.receiveUntil { $0.status?.state == .ok && $0.snapshots == 2 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["name"])))
         #expect(subscriber.mirror?.cursor.epoch != cursor.epoch)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aWatchInvalidBecauseOfItsOptionsIsReadAgainWithTheNewOnes() throws {
+    @Test func aWatchInvalidBecauseOfItsOptionsIsReadAgainWithTheNewOnes() async throws {
         let harness = try DaemonHarness()
         let file = harness.path("ragged.csv")
         try FileOperations.write("id,name,note\n1,a,x\n2,b\n3,c,z\n", to: file)
         try harness.writeConfig(["name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\""])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
-        #expect(try Self.list(harness).map(\.cursor) == [nil])
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
+        #expect(try await Self.listed(harness).map(\.cursor) == [nil])
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\"\nragged_rows = \"pad\"")
-        #expect(try subscriber.waitUntil { $0.status?.state == .ok })
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"], raggedRows: .pad)))
-        #expect(try Self.list(harness).map(\.rows) == [3])
-        #expect(try harness.stop() == 0)
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"ragged.csv\"\nkey = \"id\"\nragged_rows = \"pad\"")
+        #expect(try await subscriber.receiveUntil { $0.status?.state == .ok })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"], raggedRows: .pad)))
+        #expect(try await Self.listed(harness).map(\.rows) == [3])
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func newIgnoredFieldsArePublishedAsAChangeset() throws {
+    @Test func newIgnoredFieldsArePublishedAsAChangeset() async throws {
         let keyed = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let (harness, file, subscriber) = try Self.start("key = [\"sku\"]", options: keyed)
+        let (harness, file, subscriber) = try await Self.started("key = [\"sku\"]", options: keyed)
         let cursor = try #require(subscriber.mirror?.cursor)
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nignore = [\"price\"]")
-        #expect(try subscriber.waitUntil { $0.changesets.count == 2 })
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], ignore: ["price"])))
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"catalogue.csv\"\nkey = [\"sku\"]\nignore = [\"price\"]")
+        #expect(try await subscriber.receiveUntil { $0.changesets.count == 2 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], ignore: ["price"])))
         #expect(subscriber.changesets.last == Cursor(epoch: cursor.epoch, seq: cursor.seq + 1))
         #expect(subscriber.snapshots == 1)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aNewDelimiterReadsTheColumnsAsAChangeset() throws {
+    @Test func aNewDelimiterReadsTheColumnsAsAChangeset() async throws {
         let harness = try DaemonHarness()
         let file = harness.path("semicolons.csv")
         try FileOperations.write(Lists.catalogue(0, delimiter: ";"), to: file)
         try harness.writeConfig(["name = \"list\"\npath = \"semicolons.csv\""])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
         // Read with commas, the file is one column named "sku;name;price;category".
-        #expect(try subscriber.waitUntilMirrors(file, options: ReadOptions(format: .csv(delimiter: .comma))))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: ReadOptions(format: .csv(delimiter: .comma))))
 
-        try Self.reload(harness, to: "name = \"list\"\npath = \"semicolons.csv\"\ndelimiter = \"semicolon\"")
+        try await Self.reloaded(harness, to: "name = \"list\"\npath = \"semicolons.csv\"\ndelimiter = \"semicolon\"")
         let semicolons = ReadOptions(format: .csv(delimiter: .semicolon))
-        #expect(try subscriber.waitUntil { $0.changesets.count == 1 })
-        #expect(try subscriber.waitUntilMirrors(file, options: semicolons))
+        #expect(try await subscriber.receiveUntil { $0.changesets.count == 1 })
+        #expect(try await subscriber.receiveUntilMirroring(file, options: semicolons))
         #expect(subscriber.snapshots == 1)
         // The changeset carries the new columns: the subscriber's list has them, not the one
         // column the comma-separated reading gave.
         #expect(subscriber.mirror?.schema.columns == ["sku", "name", "price", "category"])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aSemicolonWatchReadsItsColumnsFromTheStart() throws {
+    @Test func aSemicolonWatchReadsItsColumnsFromTheStart() async throws {
         let harness = try DaemonHarness()
         let file = harness.path("semicolons.csv")
         try FileOperations.write(Lists.catalogue(0, delimiter: ";"), to: file)
         try harness.writeConfig(["name = \"list\"\npath = \"semicolons.csv\"\nkey = \"sku\"\ndelimiter = \"semicolon\""])
-        try harness.start()
+        try await harness.startDaemon()
         let options = ReadOptions(format: .csv(delimiter: .semicolon), key: ["sku"])
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         try EndToEndTests.Subscribers.save(Lists.catalogue(1, delimiter: ";"), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: options))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         #expect(subscriber.changesets.map(\.seq) == [1])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

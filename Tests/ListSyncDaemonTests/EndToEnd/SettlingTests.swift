@@ -64,7 +64,7 @@ extension EndToEndTests.Settling {
     /// `f1.json`…), each with a subscriber that records every version it mirrors.
     private func start(
         _ formats: [NumberedLists.Format], extra: String = "", tunables: String = DaemonHarness.tunables
-    ) throws -> (DaemonHarness, [(path: String, format: NumberedLists.Format)], [MirrorSubscriber]) {
+    ) async throws -> (DaemonHarness, [(path: String, format: NumberedLists.Format)], [MirrorSubscriber]) {
         let harness = try DaemonHarness()
         let files = formats.enumerated().map { index, format in
             (path: harness.path("f\(index).\(format.rawValue)"), format: format)
@@ -73,11 +73,12 @@ extension EndToEndTests.Settling {
             try FileOperations.write(NumberedLists.version(0, format: file.format), to: file.path)
         }
         try harness.writeConfig(files.indices.map { "name = \"f\($0)\"\npath = \"\(files[$0].path)\"\nkey = [\"id\"]" }, extra: extra, tunables: tunables)
-        try harness.start()
-        let subscribers = try files.indices.map { index in
-            let subscriber = try harness.subscriber("f\(index)")
+        try await harness.startDaemon()
+        var subscribers: [MirrorSubscriber] = []
+        for index in files.indices {
+            let subscriber = try await harness.subscribe("f\(index)")
             subscriber.recordsDocuments = true
-            return subscriber
+            subscribers.append(subscriber)
         }
         return (harness, files, subscribers)
     }
@@ -98,29 +99,29 @@ extension EndToEndTests.Settling {
     }
 
     /// Handles what every subscriber received, for about `duration` in all.
-    private func drain(_ subscribers: [MirrorSubscriber], for duration: Duration) throws {
+    private func drain(_ subscribers: [MirrorSubscriber], for duration: Duration) async throws {
         let slice = duration / max(1, subscribers.count)
         for subscriber in subscribers {
-            try subscriber.waitUntil(timeout: slice) { _ in false }
+            try await subscriber.receiveUntil(timeout: slice) { _ in false }
         }
     }
 
     @Test(arguments: NumberedLists.Format.allCases)
-    func halfWrittenFileIsPublishedOnceWhenComplete(format: NumberedLists.Format) throws {
-        let (harness, files, subscribers) = try self.start([format])
+    func halfWrittenFileIsPublishedOnceWhenComplete(format: NumberedLists.Format) async throws {
+        let (harness, files, subscribers) = try await self.start([format])
         let (file, subscriber) = (files[0], subscribers[0])
-        #expect(try subscriber.waitUntil { $0.snapshots == 1 })
+        #expect(try await subscriber.receiveUntil { $0.snapshots == 1 })
         // Cut at a line boundary: for CSV the first half is itself a valid, shorter list.
         let lines = NumberedLists.lines(1, format: format)
         let half = lines.count / 2
-        try FileOperations.write([lines[..<half].joined(), lines[half...].joined()], to: file.path, pause: .seconds(1))
+        try await FileOperations.write([lines[..<half].joined(), lines[half...].joined()], to: file.path, pausing: .seconds(1))
         let options = ReadOptions(format: format == .csv ? .csv(delimiter: .comma) : .json, key: ["id"])
-        #expect(try subscriber.waitUntilMirrors(file.path, options: options), "\(harness.log)")
+        #expect(try await subscriber.receiveUntilMirroring(file.path, options: options), "\(harness.log)")
         // Anything else published would come within the settle delays.
-        try subscriber.waitUntil(timeout: .milliseconds(600)) { _ in false }
+        try await subscriber.receiveUntil(timeout: .milliseconds(600)) { _ in false }
         #expect(subscriber.changesets.count == 1, "\(subscriber.changesets.count) changesets\n\(harness.log)")
         try self.expectOnlyComplete(subscriber, format: format, written: 0...1)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// How much later than `settle_max_ms` a version of a file that keeps changing may reach its
@@ -140,14 +141,16 @@ extension EndToEndTests.Settling {
     /// never quiet and only the bound announces them. Four at once: their reads wait for each
     /// other on the daemon's threads, as on a busy host.
     @Test(arguments: [10, 300])
-    func filesRewrittenEveryTenMillisecondsArePublishedWholeWhileTheWritersGoOn(quietMilliseconds: Int) throws {
+    func filesRewrittenEveryTenMillisecondsArePublishedWholeWhileTheWritersGoOn(quietMilliseconds: Int) async throws {
         let settleMaxMilliseconds = 1000
         let tunables = DaemonHarness.tunables
             .replacingOccurrences(of: "settle_after_close_ms = 10", with: "settle_after_close_ms = \(quietMilliseconds)")
             .replacingOccurrences(of: "settle_after_modify_ms = 100", with: "settle_after_modify_ms = \(max(100, quietMilliseconds))")
-        let (harness, files, subscribers) = try self.start(
+        let (harness, files, subscribers) = try await self.start(
             Array(repeating: .json, count: 4), extra: "settle_max_ms = \(settleMaxMilliseconds)", tunables: tunables)
-        #expect(try subscribers.allSatisfy { try $0.waitUntil { $0.snapshots == 1 } })
+        for subscriber in subscribers {
+            #expect(try await subscriber.receiveUntil { $0.snapshots == 1 })
+        }
         let storm = Duration.seconds(5)
         let writers = files.enumerated().map { index, file in
             BlockingThread { () throws -> Int in
@@ -175,30 +178,33 @@ extension EndToEndTests.Settling {
         while !writers.allSatisfy(\.isFinished) {
             for (index, subscriber) in subscribers.enumerated() {
                 let before = subscriber.changesets.count
-                try subscriber.waitUntil(timeout: .milliseconds(10)) { _ in false }
+                try await subscriber.receiveUntil(timeout: .milliseconds(10)) { _ in false }
                 if subscriber.changesets.count > before {
                     arrivals[index].append(ContinuousClock.now - started)
                 }
             }
         }
         let ended = ContinuousClock.now - started
-        let written = try writers.map { try $0.join() }
+        var written: [Int] = []
+        for writer in writers { written.append(try await writer.value()) }
         let bound = .milliseconds(settleMaxMilliseconds) + Self.settleBoundMargin
         for (index, file) in files.enumerated() {
-            #expect(try subscribers[index].waitUntilMirrors(file.path, options: ReadOptions(format: .json, key: ["id"])), "f\(index)\n\(harness.log)")
+            #expect(try await subscribers[index].receiveUntilMirroring(file.path, options: ReadOptions(format: .json, key: ["id"])), "f\(index)\n\(harness.log)")
             // From the writer's start to the first version, between versions, and from the last
             // one to the writer's end: the file changed all along.
             let gaps = zip([.zero] + arrivals[index], arrivals[index] + [ended]).map { $1 - $0 }
             #expect(gaps.allSatisfy { $0 <= bound }, "f\(index): gaps \(gaps) over \(bound) while \(written[index]) versions were written in \(storm)")
             try self.expectOnlyComplete(subscribers[index], format: file.format, written: 0...written[index])
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func stormPublishesOnlyVersionsWrittenWhole() throws {
+    @Test func stormPublishesOnlyVersionsWrittenWhole() async throws {
         let count = 12
-        let (harness, files, subscribers) = try self.start((0..<count).map { NumberedLists.Format.allCases[$0 % NumberedLists.Format.allCases.count] })
-        #expect(try subscribers.allSatisfy { try $0.waitUntil { $0.snapshots == 1 } })
+        let (harness, files, subscribers) = try await self.start((0..<count).map { NumberedLists.Format.allCases[$0 % NumberedLists.Format.allCases.count] })
+        for subscriber in subscribers {
+            #expect(try await subscriber.receiveUntil { $0.snapshots == 1 })
+        }
         let storm = Duration.seconds(8)
         let writers = files.enumerated().map { index, file in
             let strategy = SaveStrategy.allCases[index % SaveStrategy.allCases.count]
@@ -214,17 +220,18 @@ extension EndToEndTests.Settling {
             }
         }
         while !writers.allSatisfy(\.isFinished) {
-            try self.drain(subscribers, for: .milliseconds(100))
+            try await self.drain(subscribers, for: .milliseconds(100))
         }
-        let written = try writers.map { try $0.join() }
+        var written: [Int] = []
+        for writer in writers { written.append(try await writer.value()) }
         var published = 0
         for (index, file) in files.enumerated() {
             let options = ReadOptions(format: file.format == .csv ? .csv(delimiter: .comma) : .json, key: ["id"])
-            #expect(try subscribers[index].waitUntilMirrors(file.path, options: options), "f\(index)\n\(harness.log)")
+            #expect(try await subscribers[index].receiveUntilMirroring(file.path, options: options), "f\(index)\n\(harness.log)")
             published += try self.expectOnlyComplete(subscribers[index], format: file.format, written: 0...written[index])
         }
         // Enough versions went through for the check to mean something.
         #expect(published >= count * 5, "\(published) versions published of \(written.reduce(0, +)) written")
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

@@ -16,34 +16,34 @@ extension EndToEndTests.Persistence {
         return text
     }
 
-    @Test func clientsAreServedWhileALargeWatchRestoresAndResumeOnceItsHistoryIsBack() throws {
+    @Test func clientsAreServedWhileALargeWatchRestoresAndResumeOnceItsHistoryIsBack() async throws {
         let harness = try DaemonHarness()
         let rows = 300_000
         try FileOperations.write(Self.bigList(rows: rows), to: harness.path("big.csv"))
         try harness.writeConfig(["name = \"big\"\npath = \"big.csv\"\nkey = [\"sku\"]"])
-        try harness.start()
-        let first = try harness.subscriber("big")
-        #expect(try first.waitUntil(timeout: .seconds(120)) { $0.mirror != nil })
+        try await harness.startDaemon()
+        let first = try await harness.subscribe("big")
+        #expect(try await first.receiveUntil(timeout: .seconds(120)) { $0.mirror != nil })
         let atZero = try #require(first.mirror)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
 
         // Edited while the daemon is down: the next seq once it is back.
         try FileOperations.write(Self.bigList(rows: rows, changed: [7]), to: harness.path("big.csv"))
         // The restore is held (a test hook) until `release` exists, so what follows happens
         // during it however fast this machine restores.
         let release = harness.path("release-restore")
-        try harness.start(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
+        try await harness.startDaemon(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
         // READY=1 came as soon as the socket was served, before the history was back.
         #expect(!harness.log.contains("state restored"), "\(harness.log)")
 
         // A client is answered at once: the watch is loading.
-        let client = try harness.client()
-        guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+        let client = try await harness.connect()
+        guard case .list(let watches) = try await client.call({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
         #expect(watches.map(\.state) == [.loading])
         let listed = try DaemonProcess(
             executable: try DaemonProcess.cliPath, arguments: ["list", "--format", "ndjson", "--socket", harness.socketPath],
             logPath: harness.path("list.log"))
-        #expect(try listed.waitForExit(timeout: .seconds(30)) == 0, "\(listed.log)")
+        #expect(try await listed.exited(timeout: .seconds(30)) == 0, "\(listed.log)")
         #expect(listed.log.contains(#""state":"loading""#), "\(listed.log)")
 
         // A snapshot asked for during the restore (checked below).
@@ -55,16 +55,16 @@ extension EndToEndTests.Persistence {
         // The restore goes on. A subscribe is answered once the history is back: the cursor
         // from before the restart resumes with exactly the edit made while down.
         try FileOperations.write("", to: release)
-        let resumed = try harness.subscriber("big", mirror: atZero)
+        let resumed = try await harness.subscribe("big", mirror: atZero)
         #expect(resumed.reply?.mode == .resume, "\(harness.log)")
-        #expect(try resumed.waitUntil(timeout: .seconds(60)) { $0.changesets.count == 1 })
+        #expect(try await resumed.receiveUntil(timeout: .seconds(60)) { $0.changesets.count == 1 })
         #expect(resumed.changesets == [Cursor(epoch: atZero.cursor.epoch, seq: 1)])
         #expect(resumed.snapshots == 0)
 
         // And a snapshot asked for during the restore prints the list once it is read.
-        #expect(try snapshot.waitForExit(timeout: .seconds(120)) == 0)
+        #expect(try await snapshot.exited(timeout: .seconds(120)) == 0)
         #expect(snapshot.log.split(separator: "\n").count == rows + 1)
         #expect(snapshot.log.contains("S7,item 7,9.99"))
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

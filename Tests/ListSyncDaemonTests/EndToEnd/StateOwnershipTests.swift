@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -29,10 +30,10 @@ extension EndToEndTests.Persistence {
     /// carries on, and its next restart keeps the epoch and resumes.
     @Test(arguments: [false, true])
     func aSecondDaemonOnTheSameStateDirectoryExitsAtOnceAndTouchesNothing(copyWithAnotherSocket: Bool) async throws {
-        let harness = try Self.start()
-        let first = try harness.subscriber("list")
-        #expect(try first.waitUntil { $0.mirror != nil })
-        try Self.save(1, harness, first)
+        let harness = try await Self.started()
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
+        try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         // Wait until the log holds version 1 (it is appended after publication): nothing of the
         // first daemon's is still to be written when the tree is taken.
@@ -47,7 +48,7 @@ extension EndToEndTests.Persistence {
         }
         let started = ContinuousClock.now
         let second = try DaemonProcess(config: config, logPath: harness.path("second.log"))
-        #expect(try second.waitForExit(timeout: .seconds(10)) == 1, "\(second.log)")
+        #expect(try await second.exited(timeout: .seconds(10)) == 1, "\(second.log)")
         #expect(ContinuousClock.now - started < .seconds(5), "exits at once")
         let lockPath = harness.path("state/.lock")
         #expect(second.log.contains(lockPath), "\(second.log)")
@@ -58,17 +59,17 @@ extension EndToEndTests.Persistence {
         }
 
         // The first daemon carries on, and its history survives its next restart.
-        try Self.save(2, harness, first)
+        try await Self.saved(2, harness, first)
         #expect(first.changesets.map(\.seq) == [1, 2])
-        #expect(try harness.stop() == 0)
-        try harness.start()
+        #expect(try await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
         #expect(harness.log.contains("state restored"), "\(harness.log)")
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .resume)
-        #expect(try resumed.waitUntilMirrors(harness.path("list.csv"), options: Self.options))
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(resumed.changesets == [Cursor(epoch: atOne.cursor.epoch, seq: 2)])
         #expect(resumed.changesetMessages == [first.changesetMessages[1]])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A version whose slot fits on a small tmpfs but whose changeset the log cannot take: it is
@@ -76,7 +77,7 @@ extension EndToEndTests.Persistence {
     /// within the settle delay and a second (not held up for good behind the large changeset),
     /// the epoch is kept, the history carries on, and the loss of the history on disk is logged.
     @Test(.enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
-    func aFullDiskIsRecoveredFromOnceTheFileShrinks() throws {
+    func aFullDiskIsRecoveredFromOnceTheFileShrinks() async throws {
         let harness = try DaemonHarness()
         let state = harness.path("state")
         try FileOperations.makeDirectory(state)
@@ -84,60 +85,62 @@ extension EndToEndTests.Persistence {
         defer { umount2(state, Int32(MNT_DETACH)) }
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         let epoch = try #require(subscriber.mirror?.cursor.epoch)
 
         // ~250 KB of CSV; its changeset (every row inserted, as JSON) several times that: the slot
         // (list and changeset) fits in 2 MiB, the changeset once more in the log does not.
         let big = Lists.catalogue(1) + (0..<8_000).map { "B\($0),bulk item \($0),1.0,bulk\n" }.joined()
         try EndToEndTests.Subscribers.save(big, to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options, timeout: .seconds(20)))
         #expect(subscriber.changesets.map(\.seq) == [1])
 
         // The file shrinks: published within the settle delay (100 ms) and a second — allowing a
         // second more for a loaded machine.
         let saved = ContinuousClock.now
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntilMirrors(harness.path("list.csv"), options: Self.options, timeout: .seconds(2)), "\(harness.log)")
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options, timeout: .seconds(2)), "\(harness.log)")
         #expect(ContinuousClock.now - saved < .milliseconds(2100))
         #expect(subscriber.changesets == [Cursor(epoch: epoch, seq: 1), Cursor(epoch: epoch, seq: 2)])
         #expect(harness.log.contains("the disk has no room for the history"), "\(harness.log)")
 
         // The history carries on, and survives a restart.
-        try Self.save(3, harness, subscriber)
+        try await Self.saved(3, harness, subscriber)
         #expect(subscriber.changesets.last == Cursor(epoch: epoch, seq: 3))
-        #expect(try subscriber.waitUntil { $0.status?.warnings.isEmpty == true })
+        #expect(try await subscriber.receiveUntil { $0.status?.warnings.isEmpty == true })
         let atThree = try #require(subscriber.mirror)
-        #expect(try harness.stop() == 0)
-        try harness.start()
+        #expect(try await harness.stopDaemon() == 0)
+        try await harness.startDaemon()
         #expect(harness.log.contains("state restored"), "\(harness.log)")
-        let resumed = try harness.subscriber("list", mirror: atThree)
+        let resumed = try await harness.subscribe("list", mirror: atThree)
         #expect(resumed.reply?.mode == .resume && resumed.reply?.cursor == atThree.cursor)
-        try Self.save(4, harness, resumed)
+        try await Self.saved(4, harness, resumed)
         #expect(resumed.changesets == [Cursor(epoch: epoch, seq: 4)])
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// The watch's state directory cannot be read (a file stands where it was): the log says the
     /// checkpoints could not be moved aside and are left in place — never that they were moved.
-    @Test func anUnreadableStateDirectoryIsNotSaidToHaveBeenMovedAside() throws {
-        let (harness, _) = try Self.startSavingOneVersion()
+    @Test func anUnreadableStateDirectoryIsNotSaidToHaveBeenMovedAside() async throws {
+        let (harness, _) = try await Self.startedSavingOneVersion()
         try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
         try FileOperations.write("in the way", to: harness.path("state/list"))
         // A version that cannot be saved is not published: the watch stays loading.
-        try harness.start(waitingUntilLoaded: false)
+        try await harness.startDaemon(waitingUntilLoaded: false)
+        // The daemon logs it just after READY=1: wait for the line rather than read the log at once.
+        _ = try? await eventually("the daemon logs the damaged state") { harness.log.contains("could not be moved aside") }
         #expect(!harness.log.contains("moved aside to"), "\(harness.log)")
         #expect(harness.log.contains("could not be moved aside"), "\(harness.log)")
         #expect(harness.log.contains("left in place"), "\(harness.log)")
         #expect(try Self.contents(of: harness.path("state/list")) == Array("in the way".utf8))
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A clean restart of a watch whose file never read, and of one after its file turned
     /// invalid, finds nothing torn: nothing is reported damaged, and the second's history is kept.
-    @Test func aCleanRestartAfterInvalidContentReportsNothingTorn() throws {
+    @Test func aCleanRestartAfterInvalidContentReportsNothingTorn() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write("sku,name\nS1,one,extra\n", to: harness.path("never.csv"))
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
@@ -145,44 +148,44 @@ extension EndToEndTests.Persistence {
             "name = \"never\"\npath = \"never.csv\"\nkey = [\"sku\"]",
             "name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"",
         ])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntil { $0.mirror != nil && $0.status?.state == .ok })
+        try await harness.startDaemon()
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntil { $0.mirror != nil && $0.status?.state == .ok })
         let atZero = try #require(subscriber.mirror)
         try EndToEndTests.Subscribers.save("sku,name\nS1,one,extra\n", to: harness.path("list.csv"))
-        #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
-        #expect(try harness.stop() == 0)
+        #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
+        #expect(try await harness.stopDaemon() == 0)
 
-        try harness.start()
+        try await harness.startDaemon()
         for claim in ["torn", "does not read whole", "damaged", "moved aside"] {
             #expect(!harness.log.contains(claim), "\(claim): \(harness.log)")
         }
         #expect(harness.log.contains("state restored"), "\(harness.log)")
-        let resumed = try harness.subscriber("list", mirror: atZero)
+        let resumed = try await harness.subscribe("list", mirror: atZero)
         #expect(resumed.reply?.mode == .resume)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// A log without any checkpoint is reported as what it is — the log, with no checkpoint to
     /// lead to — and moved aside; not as a missing `checkpoint.0`.
-    @Test func aLogWithoutCheckpointsIsReportedAsSuch() throws {
-        let (harness, atOne) = try Self.startSavingOneVersion()
+    @Test func aLogWithoutCheckpointsIsReportedAsSuch() async throws {
+        let (harness, atOne) = try await Self.startedSavingOneVersion()
         try FileOperations.remove(harness.path("state/list/checkpoint.0"))
         try FileOperations.remove(harness.path("state/list/checkpoint.1"))
-        try harness.start()
+        try await harness.startDaemon()
         #expect(!harness.log.contains("checkpoint.0: missing") && !harness.log.contains("checkpoint.0 cannot be used"), "\(harness.log)")
         #expect(harness.log.contains("damaged state: \(harness.path("state/list/log")) cannot be used"), "\(harness.log)")
         #expect(harness.log.contains("there is no checkpoint"), "\(harness.log)")
         #expect(harness.log.contains("moved aside to \(harness.path("state/list/log.damaged"))"), "\(harness.log)")
         #expect(access(harness.path("state/list/log.damaged"), F_OK) == 0)
-        let resumed = try harness.subscriber("list", mirror: atOne)
+        let resumed = try await harness.subscribe("list", mirror: atOne)
         #expect(resumed.reply?.mode == .snapshot)
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
     /// Watches started together have histories of their own: a cursor of one is no cursor of
     /// another, whose subscription starts with a snapshot — at the first start and after a restart.
-    @Test func aCursorOfOneWatchDoesNotResumeAnother() throws {
+    @Test func aCursorOfOneWatchDoesNotResumeAnother() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("a.csv"))
         try FileOperations.write(Lists.catalogue(0), to: harness.path("b.csv"))
@@ -190,18 +193,18 @@ extension EndToEndTests.Persistence {
             "name = \"a\"\npath = \"a.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"",
             "name = \"b\"\npath = \"b.csv\"\nkey = [\"sku\"]\nsection_by = \"category\"",
         ])
-        try harness.start()
+        try await harness.startDaemon()
         for restart in [false, true] {
             if restart {
-                #expect(try harness.stop() == 0)
-                try harness.start()
+                #expect(try await harness.stopDaemon() == 0)
+                try await harness.startDaemon()
             }
-            let a = try harness.subscriber("a")
-            #expect(try a.waitUntil { $0.mirror != nil })
-            let onB = try harness.subscriber("b", mirror: a.mirror)
+            let a = try await harness.subscribe("a")
+            #expect(try await a.receiveUntil { $0.mirror != nil })
+            let onB = try await harness.subscribe("b", mirror: a.mirror)
             #expect(onB.reply?.mode == .snapshot, "a cursor of watch a resumed watch b")
             #expect(onB.reply?.cursor?.epoch != a.mirror?.cursor.epoch)
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

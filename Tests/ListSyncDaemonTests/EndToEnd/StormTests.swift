@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -49,8 +50,8 @@ extension EndToEndTests.Persistence {
         var mirror: TestMirror? { self.connection?.mirror ?? self.pastMirror }
 
         /// Takes what the connection received (it may be dead) and drops it.
-        func harvest() {
-            self.pump(.milliseconds(50))
+        func harvest() async {
+            await self.pump(.milliseconds(50))
             self.kill()
         }
 
@@ -66,14 +67,14 @@ extension EndToEndTests.Persistence {
         }
 
         /// Connects again, resuming from the mirror's cursor.
-        func connect(_ harness: DaemonHarness) throws {
-            self.harvest()
-            self.connection = try harness.subscriber(self.watch.name, mirror: self.pastMirror)
+        func connect(_ harness: DaemonHarness) async throws {
+            await self.harvest()
+            self.connection = try await harness.subscribe(self.watch.name, mirror: self.pastMirror)
         }
 
         /// Reads what arrived, for at most `timeout`.
-        func pump(_ timeout: Duration = .milliseconds(5)) {
-            _ = try? self.connection?.waitUntil(timeout: timeout) { _ in false }
+        func pump(_ timeout: Duration = .milliseconds(5)) async {
+            _ = try? await self.connection?.receiveUntil(timeout: timeout) { _ in false }
         }
     }
 
@@ -94,15 +95,15 @@ extension EndToEndTests.Persistence {
         /// Starts it unless it runs; again when it exited with status 2, the daemon having been
         /// killed before its first connection.
         func start() throws {
-            if let process, (try? process.waitForExit(timeout: .zero)) == 2 { self.process = nil }
+            if let process, process.exitStatus == 2 { self.process = nil }
             guard self.process == nil else { return }
             self.process = try DaemonProcess(executable: try DaemonProcess.cliPath, arguments: self.arguments, logPath: self.logPath)
         }
 
-        func kill() throws {
+        func kill() async throws {
             guard let process else { return }
             process.send(SIGKILL)
-            _ = try process.waitForExit()
+            _ = try await process.exited()
             self.process = nil
             self.kills += 1
         }
@@ -110,14 +111,14 @@ extension EndToEndTests.Persistence {
         /// Whether it is running (not ended by itself).
         var isRunning: Bool {
             guard let process else { return false }
-            return (try? process.waitForExit(timeout: .zero)) == nil
+            return process.exitStatus == nil
         }
 
         /// What it wrote on standard error (and output) over all its runs.
         var log: String { (try? DaemonProcess.contents(of: self.logPath)) ?? "" }
     }
 
-    @Test func aStormOfEditsCrashesAndReconnectsNeverBreaksTheHistory() throws {
+    @Test func aStormOfEditsCrashesAndReconnectsNeverBreaksTheHistory() async throws {
         let seconds = getenv("LISTSYNC_STORM_SECONDS").flatMap { Int(String(cString: $0)) } ?? 20
         var random = SystemRandomNumberGenerator()
         let harness = try DaemonHarness()
@@ -126,11 +127,11 @@ extension EndToEndTests.Persistence {
             try FileOperations.write(file.content(0), to: harness.path(file.file))
         }
         try harness.writeConfig(Self.stormFiles.map { "name = \"\($0.name)\"\npath = \"\($0.file)\"\n\($0.configuration)" })
-        try harness.start()
+        try await harness.startDaemon()
         // Ten subscribers: four on the first watch, three on each of the others.
         let subscribers = Self.stormFiles.flatMap { file in (0..<(file.name == "linear" ? 4 : 3)).map { _ in StormSubscriber(watch: file) } }
         for subscriber in subscribers {
-            try subscriber.connect(harness)
+            try await subscriber.connect(harness)
         }
         // A mirror of the sectioned CSV, and an exec whose command logs each changeset's cursor
         // after up to 0.2 s, so that many kills of exec land while a command runs: the command
@@ -147,7 +148,7 @@ extension EndToEndTests.Persistence {
             try client.start()
         }
         // Each has recorded its first snapshot: from here on, every restart of theirs resumes.
-        #expect(Self.waitUntil(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
+        #expect(await Self.holds(timeout: .seconds(30)) { access(mirrorFile, F_OK) == 0 && access(harness.path("exec.state"), F_OK) == 0 })
         var kills = 0
         var killedInLastBurst = true
         let end = ContinuousClock.now + .seconds(seconds)
@@ -178,43 +179,43 @@ extension EndToEndTests.Persistence {
                     try FileOperations.write(text, to: path)
                 case 2:  // Write in place slowly, in two halves.
                     let middle = text.index(text.startIndex, offsetBy: text.count / 2)
-                    try FileOperations.write([String(text[..<middle]), String(text[middle...])], to: path, pause: .milliseconds(15))
+                    try await FileOperations.write([String(text[..<middle]), String(text[middle...])], to: path, pausing: .milliseconds(15))
                 default:  // Delete, then create anew.
                     try FileOperations.remove(path)
                     try FileOperations.write(text, to: path)
                 }
                 for subscriber in subscribers where running {
                     switch Int.random(in: 0..<20, using: &random) {
-                    case 0, 1: try subscriber.connect(harness)
+                    case 0, 1: try await subscriber.connect(harness)
                     case 2: subscriber.kill()
-                    default: if subscriber.connection == nil { try subscriber.connect(harness) }
+                    default: if subscriber.connection == nil { try await subscriber.connect(harness) }
                     }
                 }
                 // The mirror and exec are killed once a burst, at a random step, and started
                 // again at a random later one (or at the quiet point).
                 for (client, killStep) in zip(clients, clientKillSteps) {
                     if step == killStep {
-                        try client.kill()
+                        try await client.kill()
                     } else if running, Int.random(in: 0..<3, using: &random) == 0 {
                         try client.start()
                     }
                 }
-                subscribers.forEach { $0.pump() }
-                usleep(UInt32.random(in: 20_000...60_000, using: &random))
+                for subscriber in subscribers { await subscriber.pump() }
+                try await Task.sleep(for: .microseconds(Int.random(in: 20_000...60_000, using: &random)))
                 if step == killAt && running {
                     harness.daemon?.send(SIGKILL)
-                    _ = try harness.daemon?.waitForExit()
-                    subscribers.forEach { $0.harvest() }
+                    _ = try await harness.daemon?.exited()
+                    for subscriber in subscribers { await subscriber.harvest() }
                     running = false
                     kills += 1
                 }
             }
             killedInLastBurst = !running
             if !running {
-                try harness.start()
+                try await harness.startDaemon()
             }
             for subscriber in subscribers where !running || subscriber.connection == nil {
-                try subscriber.connect(harness)
+                try await subscriber.connect(harness)
             }
             for client in clients {
                 try client.start()
@@ -222,25 +223,25 @@ extension EndToEndTests.Persistence {
             // A quiet point: every mirror equals its file.
             for subscriber in subscribers {
                 let path = harness.path(subscriber.watch.file)
-                let mirrors = try #require(subscriber.connection).waitUntilMirrors(path, options: subscriber.watch.options, timeout: .seconds(20))
+                let mirrors = try await #require(subscriber.connection).receiveUntilMirroring(path, options: subscriber.watch.options, timeout: .seconds(20))
                 #expect(mirrors, "\(subscriber.watch.name) at \(String(describing: subscriber.mirror?.cursor)):\n\(harness.log.suffix(2000))")
             }
             // The mirror file equals what `listsync snapshot` prints; exec's log has reached the
             // current cursor and lists each cursor once, in order.
-            #expect(try harness.waitUntilFile(mirrorFile, equalsSnapshotOf: "sectioned", timeout: .seconds(30)), "\(mirror.log.suffix(2000))")
-            let current = try #require(try EndToEndTests.Reload.list(harness).first { $0.name == "linear" }?.cursor)
-            #expect(Self.waitUntil(timeout: .seconds(30)) { Self.cursors(inLog: execLog).last == current }, "exec's log ends at \(current):\n\(exec.log.suffix(2000))")
+            #expect(try await harness.waitUntilFile(mirrorFile, matchesSnapshotOf: "sectioned", timeout: .seconds(30)), "\(mirror.log.suffix(2000))")
+            let current = try #require(try await EndToEndTests.Reload.listed(harness).first { $0.name == "linear" }?.cursor)
+            #expect(await Self.holds(timeout: .seconds(30)) { Self.cursors(inLog: execLog).last == current }, "exec's log ends at \(current):\n\(exec.log.suffix(2000))")
             Self.checkExecLog(execLog)
             let alive = clients.map(\.isRunning)
             #expect(alive == [true, true], "mirror:\n\(mirror.log.suffix(1000))\nexec:\n\(exec.log.suffix(1000))")
         }
         for client in clients {
-            try client.kill()
+            try await client.kill()
         }
         for subscriber in subscribers {
-            subscriber.harvest()
+            await subscriber.harvest()
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
 
         // No gap, no duplicate, one epoch, one snapshot (the first), and every cursor names one changeset.
         for subscriber in subscribers {
@@ -289,7 +290,13 @@ extension EndToEndTests.Persistence {
         #expect(breaks.isEmpty, "exec: a cursor repeated or missed: \(breaks) in \(cursors.map(\.seq))")
     }
 
+    /// Whether `condition` comes to hold within `timeout` (``eventually``, as a value to expect).
+    static func holds(timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
+        (try? await eventually("the condition holds", timeout: timeout) { try condition() }) != nil
+    }
+
     /// Polls `condition` every 50 ms until it holds; `false` when it still does not after `timeout`.
+    @available(*, deprecated, message: "blocks a pool thread; use holds")
     static func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -8,6 +8,18 @@ extension EndToEndTests.Subscribers {
     static let watch = "key = [\"sku\"]\nsection_by = \"category\""
 
     /// A daemon watching `catalogue.csv` (version 0), named `products`.
+    static func started() async throws -> (DaemonHarness, String, ReadOptions) {
+        let harness = try DaemonHarness()
+        let file = harness.path("catalogue.csv")
+        try FileOperations.write(Lists.catalogue(0), to: file)
+        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(Self.watch)"])
+        try await harness.startDaemon()
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
+        return (harness, file, options)
+    }
+
+    /// A daemon watching `catalogue.csv` (version 0), named `products`.
+    @available(*, deprecated, message: "blocks a pool thread; use started")
     static func start() throws -> (DaemonHarness, String, ReadOptions) {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.csv")
@@ -24,43 +36,44 @@ extension EndToEndTests.Subscribers {
         try FileOperations.rename(file + ".tmp", to: file)
     }
 
-    @Test func tenConcurrentSubscribersReceiveTheSameOrderedSequence() throws {
-        let (harness, file, options) = try Self.start()
-        let subscribers = try (0..<10).map { _ in try harness.subscriber("products") }
+    @Test func tenConcurrentSubscribersReceiveTheSameOrderedSequence() async throws {
+        let (harness, file, options) = try await Self.started()
+        var subscribers: [MirrorSubscriber] = []
+        for _ in 0..<10 { subscribers.append(try await harness.subscribe("products")) }
         let edits = 6
         for edit in 1...edits {
             try Self.save(Lists.catalogue(edit), to: file)
             // Wait for the first subscriber only; the others read later, from their socket buffers.
-            #expect(try subscribers[0].waitUntilMirrors(file, options: options))
+            #expect(try await subscribers[0].receiveUntilMirroring(file, options: options))
         }
         let first = subscribers[0].changesets
         #expect(first.count == edits)
         #expect(first.map(\.seq) == Array(1...UInt64(edits)))
         for subscriber in subscribers.dropFirst() {
-            #expect(try subscriber.waitUntil { $0.changesets.count == first.count })
+            #expect(try await subscriber.receiveUntil { $0.changesets.count == first.count })
             #expect(subscriber.changesets == first)
             #expect(subscriber.mirror == subscribers[0].mirror)
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aResumingSubscriberGetsExactlyTheChangesetsItMissed() throws {
-        let (harness, file, options) = try Self.start()
-        let watcher = try harness.subscriber("products")
-        var leaving: MirrorSubscriber? = try harness.subscriber("products")
+    @Test func aResumingSubscriberGetsExactlyTheChangesetsItMissed() async throws {
+        let (harness, file, options) = try await Self.started()
+        let watcher = try await harness.subscribe("products")
+        var leaving: MirrorSubscriber? = try await harness.subscribe("products")
         try Self.save(Lists.catalogue(1), to: file)
-        #expect(try leaving?.waitUntilMirrors(file, options: options) == true)
+        #expect(try await leaving?.receiveUntilMirroring(file, options: options) == true)
         let cursor = try #require(leaving?.mirror?.cursor)
         let mirrorAtCursor = leaving?.mirror
         leaving = nil  // disconnects
 
         for edit in 2...4 {
             try Self.save(Lists.catalogue(edit), to: file)
-            #expect(try watcher.waitUntilMirrors(file, options: options))
+            #expect(try await watcher.receiveUntilMirroring(file, options: options))
         }
 
-        let client = try harness.client()
-        guard case .subscribed(let reply) = try client.request({ .subscribe(id: $0, watch: "products", since: cursor) }) else {
+        let client = try await harness.connect()
+        guard case .subscribed(let reply) = try await client.call({ .subscribe(id: $0, watch: "products", since: cursor) }) else {
             Issue.record("no subscribe reply")
             return
         }
@@ -70,7 +83,7 @@ extension EndToEndTests.Subscribers {
         var missed: [Cursor] = []
         // Exactly the missed changesets, in order, then the status — no snapshot.
         while true {
-            let message = try client.next()
+            let message = try await client.receive()
             if case .changeset(let changeset) = message {
                 try mirror.apply(changeset)
                 missed.append(changeset.cursor)
@@ -84,17 +97,17 @@ extension EndToEndTests.Subscribers {
         #expect(missed.map(\.seq) == [2, 3, 4])
         #expect(mirror == watcher.mirror)
         #expect(mirror.document == (try ListReader(options: options).read(contentsOfFile: file).document))
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 
-    @Test func aCursorFromAnotherRunOrTooFarAheadGetsASnapshot() throws {
-        let (harness, file, options) = try Self.start()
-        let hello = try ProtocolClient(socketPath: harness.socketPath).handshake()
+    @Test func aCursorFromAnotherRunOrTooFarAheadGetsASnapshot() async throws {
+        let (harness, file, options) = try await Self.started()
+        let hello = try await ProtocolClient.connect(to: harness.socketPath).hello()
         for since in [Cursor(epoch: Epoch(rawValue: hello.instance.rawValue &+ 1), seq: 0), Cursor(epoch: hello.instance, seq: 99)] {
-            let subscriber = try harness.subscriber("products", since: since)
+            let subscriber = try await harness.subscribe("products", since: since)
             #expect(subscriber.reply?.mode == .snapshot)
-            #expect(try subscriber.waitUntilMirrors(file, options: options))
+            #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         }
-        #expect(try harness.stop() == 0)
+        #expect(try await harness.stopDaemon() == 0)
     }
 }

@@ -20,24 +20,24 @@ extension EndToEndTests.SymbolicLinks {
     /// long the subscriber's mirror takes to equal the file again.
     private func expectFollowed(
         _ harness: DaemonHarness, path: String, steps: [(String, () throws -> Void)], sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
+    ) async throws {
         try harness.writeConfig(["name = \"list\"\npath = \"\(path)\"\nkey = [\"sku\"]"], tunables: Self.tunables)
-        try harness.start()
+        try await harness.startDaemon()
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(path, options: options), sourceLocation: sourceLocation)
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(path, options: options), sourceLocation: sourceLocation)
         var latencies: [String: Duration] = [:]
         for (name, step) in steps {
             let started = ContinuousClock.now
             try step()
-            #expect(try subscriber.waitUntilMirrors(path, options: options, timeout: .seconds(5)), "\(name)\n\(harness.log)", sourceLocation: sourceLocation)
+            #expect(try await subscriber.receiveUntilMirroring(path, options: options, timeout: .seconds(5)), "\(name)\n\(harness.log)", sourceLocation: sourceLocation)
             latencies[name] = ContinuousClock.now - started
         }
         #expect(latencies.values.allSatisfy { $0 < Self.bound }, "latencies: \(latencies)", sourceLocation: sourceLocation)
-        #expect(try harness.stop() == 0, sourceLocation: sourceLocation)
+        #expect(try await harness.stopDaemon() == 0, sourceLocation: sourceLocation)
     }
 
-    @Test func editsAndSwapsOfALinkedFileArePublishedAtOnce() throws {
+    @Test func editsAndSwapsOfALinkedFileArePublishedAtOnce() async throws {
         let harness = try DaemonHarness()
         for directory in ["watched", "elsewhere"] {
             try FileOperations.makeDirectory(harness.path(directory))
@@ -46,21 +46,21 @@ extension EndToEndTests.SymbolicLinks {
         try FileOperations.write(Lists.catalogue(1), to: harness.path("elsewhere/two.csv"))
         let link = harness.path("watched/list.csv")
         try FileOperations.symlink("../elsewhere/one.csv", at: link)
-        try self.expectFollowed(harness, path: link, steps: [
+        try await self.expectFollowed(harness, path: link, steps: [
             ("edit the target", { try FileOperations.write(Lists.catalogue(2), to: harness.path("elsewhere/one.csv")) }),
             ("swap the link", { try FileOperations.replaceSymlink(link, with: "../elsewhere/two.csv") }),
             ("edit the new target", { try FileOperations.write(Lists.catalogue(3), to: harness.path("elsewhere/two.csv")) }),
         ])
     }
 
-    @Test func editsAndSwapsOfALinkedDirectoryArePublishedAtOnce() throws {
+    @Test func editsAndSwapsOfALinkedDirectoryArePublishedAtOnce() async throws {
         let harness = try DaemonHarness()
         for (index, release) in ["rel1", "rel2"].enumerated() {
             try FileOperations.makeDirectory(harness.path(release))
             try FileOperations.write(Lists.catalogue(index), to: harness.path("\(release)/list.csv"))
         }
         try FileOperations.symlink("rel1", at: harness.path("current"))
-        try self.expectFollowed(harness, path: harness.path("current/list.csv"), steps: [
+        try await self.expectFollowed(harness, path: harness.path("current/list.csv"), steps: [
             ("edit in the current release", { try FileOperations.write(Lists.catalogue(2), to: harness.path("rel1/list.csv")) }),
             ("swap the release", { try FileOperations.replaceSymlink(harness.path("current"), with: "rel2") }),
             ("edit in the new release", { try FileOperations.write(Lists.catalogue(3), to: harness.path("rel2/list.csv")) }),

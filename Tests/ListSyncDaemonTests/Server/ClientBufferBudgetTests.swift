@@ -15,24 +15,24 @@ import Testing
     }
 
     /// Lets the next pass over the connections run (passes are rate-limited).
-    private static func nextPass() {
-        usleep(UInt32(ClientBufferBudget.enforcementInterval / 1000) * 2)
+    private static func nextPass() async throws {
+        try await Task.sleep(for: .nanoseconds(Int(ClientBufferBudget.enforcementInterval) * 2))
     }
 
-    @Test func overTheBudgetTheConnectionsHoldingDataLongestAreCutOffFirstUntilTheExcessIsCovered() {
+    @Test func overTheBudgetTheConnectionsHoldingDataLongestAreCutOffFirstUntilTheExcessIsCovered() async throws {
         let (budget, handles, _) = Self.connections(4, limit: 100)
         // A connection that holds nothing is never a candidate.
         handles[0].noteUnfinishedLine(bytes: 40)
-        Self.nextPass()
+        try await Self.nextPass()
         handles[1].noteUnfinishedLine(bytes: 40)
-        Self.nextPass()
+        try await Self.nextPass()
         #expect(budget.usedBytes == 80)
         #expect(handles.map(\.isCutOff) == [false, false, false, false])
 
         // 40 over: the oldest line, 40 bytes, covers it.
         handles[2].noteUnfinishedLine(bytes: 60)
         #expect(handles.map(\.isCutOff) == [true, false, false, false])
-        Self.nextPass()
+        try await Self.nextPass()
 
         // Still 80 over (the first has not closed yet, but counts as freed): the next oldest.
         handles[1].noteUnfinishedLine(bytes: 80)

@@ -4,6 +4,7 @@ import ListSyncProtocol
 import Logging
 import NIOCore
 import NIOPosix
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -44,10 +45,10 @@ import Testing
         }) { server, context, feed in
             var publisher = Publisher(feed: feed)
             publisher.publish(ids: Array(0..<200))
-            let reader = try MirrorSubscriber(socketPath: path, watch: "w")
-            let sleeper = try ProtocolClient(socketPath: path)
-            try sleeper.handshake()
-            _ = try sleeper.request { .subscribe(id: $0, watch: "w", since: nil) }
+            let reader = try await MirrorSubscriber.connect(socketPath: path, watch: "w")
+            let sleeper = try await ProtocolClient.connect(to: path)
+            try await sleeper.hello()
+            _ = try await sleeper.call { .subscribe(id: $0, watch: "w", since: nil) }
 
             // 60 versions, each changing every row's long name: about 20 KiB per changeset, published
             // while the reader reads.
@@ -59,7 +60,7 @@ import Testing
                 }
                 return publisher
             }
-            #expect(try reader.waitUntil(timeout: .seconds(30)) { $0.changesets.count == 60 })
+            #expect(try await reader.receiveUntil(timeout: .seconds(30)) { $0.changesets.count == 60 })
             publisher = await publishing.value
             #expect(reader.changesets.map(\.seq) == Array(1...60))
 
@@ -71,16 +72,16 @@ import Testing
             }
             #expect(context.connections.count == 1)
             // …having received only what fitted in its buffers, never everything.
-            let received = try sleeper.messagesUntilClosed(timeout: .seconds(10))
+            let received = try await sleeper.receiveUntilClosed(timeout: .seconds(10))
             #expect(received.compactMap(\.changesetSeq).count < 60)
             #expect(feed.subscriberCount == 1)
 
             // The reader is still served.
             publisher.publish(ids: [1])
-            #expect(try reader.waitUntil { $0.changesets.count == 61 })
+            #expect(try await reader.receiveUntil { $0.changesets.count == 61 })
 
             await server.shutdown()
-            #expect(try reader.client.messagesUntilClosed(timeout: .seconds(10)).last == .goodbye(reason: .shutdown))
+            #expect(try await reader.client.receiveUntilClosed(timeout: .seconds(10)).last == .goodbye(reason: .shutdown))
             #expect(access(path, F_OK) != 0)
         }
     }
@@ -92,23 +93,17 @@ import Testing
         let directory = try ScratchDirectory()
         let path = directory.path + "/s.sock"
         try await withServer(at: path) { server, _, _ in
-            let client = try ProtocolClient(socketPath: path)
+            let client = try await ProtocolClient.connect(to: path)
             // The hello is the server's answer: its end of the connection is set up.
-            _ = try client.handshake()
-            // posix_spawn without file actions: the child gets every descriptor not marked
-            // close-on-exec, as a child of the daemon would.
-            var child = pid_t()
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("30"), nil]
-            defer { argv.forEach { free($0) } }
-            #expect(posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0)
-            defer {
-                kill(child, SIGKILL)
-                var status: Int32 = 0
-                waitpid(child, &status, 0)
-            }
+            _ = try await client.hello()
+            // The child gets every descriptor not marked close-on-exec (only its standard streams
+            // are replaced), as a child of the daemon would. Killed, and reaped off the pool, when
+            // the value goes away.
+            let child = try ChildProcess("/bin/sleep", ["30"], outputPath: "/dev/null", errorPath: "/dev/null")
+            defer { withExtendedLifetime(child) {} }
             await server.shutdown()
             let started = ContinuousClock.now
-            let messages = try client.messagesUntilClosed(timeout: .seconds(10))
+            let messages = try await client.receiveUntilClosed(timeout: .seconds(10))
             #expect(messages.last == .goodbye(reason: .shutdown))
             // Well before the child's 30 s; an inherited socket keeps it open until then.
             #expect(ContinuousClock.now - started < .seconds(10))

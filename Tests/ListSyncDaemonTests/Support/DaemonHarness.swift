@@ -1,10 +1,13 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 @testable import ListSyncDaemon
 
 /// A real `listsyncd` on real files in a scratch directory, with a notification socket standing
-/// in for systemd, for end-to-end tests.
+/// in for systemd, for end-to-end tests. Its waits hold no thread of the cooperative pool: they
+/// poll with `Task.sleep` or await a socket's readiness; the blocking forms kept at the end are
+/// deprecated.
 final class DaemonHarness {
     let directory: ScratchDirectory
     let notifications: DatagramListener
@@ -42,10 +45,130 @@ final class DaemonHarness {
     /// Starts the daemon on the configuration and waits for `READY=1` (sent as soon as it
     /// listens), then, unless told not to, until no watch is `loading` any more: every watch has
     /// its history back and has read its file once, as tests that edit files next expect.
-    func start(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) throws {
-        self.daemon = try DaemonProcess(
+    func startDaemon(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) async throws {
+        self.launch(try self.daemonProcess(environment: environment))
+        try await self.notification("READY=1")
+        if waitingUntilLoaded {
+            try await self.watchesLoaded()
+        }
+    }
+
+    /// Waits until no watch is `loading`.
+    func watchesLoaded(timeout: Duration = .seconds(120)) async throws {
+        let client = try await self.connect()
+        var loading: [String] = []
+        do {
+            try await eventually("no watch is loading", timeout: timeout) {
+                guard case .list(let watches) = try await client.call({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
+                loading = watches.filter { $0.state == .loading }.map(\.name)
+                return loading.isEmpty
+            }
+        } catch let failure as ListSyncTestSupport.TestFailure {
+            throw TestFailure(description: "watches still loading after \(timeout): \(loading) (\(failure))")
+        }
+    }
+
+    /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.
+    @discardableResult
+    func notification(_ assignment: String) async throws -> String {
+        while true {
+            let datagram: String
+            do {
+                datagram = try await self.notifications.nextDatagram()
+            } catch {
+                throw self.missingNotification(assignment)
+            }
+            if self.record(datagram, hasAssignment: assignment) { return datagram }
+        }
+    }
+
+    /// Records the notifications already queued without waiting, so the next ones are timed as they arrive.
+    func takePendingNotifications() {
+        while let datagram = try? self.notifications.receiveQueued() {
+            self.notificationLog.append(datagram)
+        }
+    }
+
+    /// A subscriber to `watch`; with `mirror`, one that resumes from that mirror's cursor.
+    func subscribe(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) async throws -> MirrorSubscriber {
+        try await MirrorSubscriber.connect(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror)
+    }
+
+    /// A client that has said hello.
+    func connect() async throws -> ProtocolClient {
+        let client = try await ProtocolClient.connect(to: self.socketPath)
+        try await client.hello()
+        return client
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit code.
+    func stopDaemon() async throws -> Int32 {
+        guard let daemon = self.daemon else { return 0 }
+        daemon.send(SIGTERM)
+        return try await daemon.exited()
+    }
+
+    var log: String { self.daemon?.log ?? "" }
+
+    /// What `listsync snapshot WATCH` prints now (JSON), read as a document; `nil` when it fails.
+    func snapshot(of watch: String) async throws -> ListDocument? {
+        let snapshot = try self.snapshotProcess(of: watch)
+        guard try await snapshot.exited(timeout: .seconds(30)) == 0 else { return nil }
+        return try? ListReader(options: ReadOptions(format: .json)).read(bytes: Array(snapshot.log.utf8)).document
+    }
+
+    /// Waits until the JSON file `path` (a `listsync mirror`'s output) holds what `listsync
+    /// snapshot WATCH` prints; `false` when it still does not after `timeout`.
+    func waitUntilFile(_ path: String, matchesSnapshotOf watch: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let mirrored = try? ListReader(options: ReadOptions(format: .json)).read(contentsOfFile: path).document,
+                try await self.snapshot(of: watch) == mirrored
+            {
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    // MARK: Steps both forms share
+
+    private func daemonProcess(environment: [String: String]) throws -> DaemonProcess {
+        try DaemonProcess(
             config: self.configPath, environment: environment.merging(["NOTIFY_SOCKET": self.directory.path + "/notify"]) { $1 },
             logPath: self.path("daemon.log"))
+    }
+
+    private func launch(_ daemon: DaemonProcess) {
+        self.daemon = daemon
+    }
+
+    /// Logs `datagram`; whether it has `assignment`.
+    private func record(_ datagram: String, hasAssignment assignment: String) -> Bool {
+        self.notificationLog.append(datagram)
+        return datagram.split(separator: "\n").contains(Substring(assignment))
+    }
+
+    private func missingNotification(_ assignment: String) -> TestFailure {
+        TestFailure(description: "no \(assignment) (received \(self.notificationLog)); log:\n\(self.daemon?.log ?? "")")
+    }
+
+    private func snapshotProcess(of watch: String) throws -> DaemonProcess {
+        try DaemonProcess(
+            executable: try DaemonProcess.cliPath, arguments: ["snapshot", watch, "--socket", self.socketPath, "--output-format", "json"],
+            logPath: self.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
+    }
+}
+
+// MARK: - Blocking forms, kept for tests not yet moved to the async ones
+
+extension DaemonHarness {
+    /// Starts the daemon on the configuration and waits for `READY=1`, then, unless told not
+    /// to, until no watch is `loading` any more.
+    @available(*, deprecated, message: "blocks a pool thread; use startDaemon(environment:waitingUntilLoaded:)")
+    func start(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) throws {
+        self.launch(try self.daemonProcess(environment: environment))
         try self.waitForNotification("READY=1")
         if waitingUntilLoaded {
             try self.waitUntilLoaded()
@@ -53,6 +176,7 @@ final class DaemonHarness {
     }
 
     /// Waits until no watch is `loading`.
+    @available(*, deprecated, message: "blocks a pool thread; use watchesLoaded(timeout:)")
     func waitUntilLoaded(timeout: Duration = .seconds(120)) throws {
         let deadline = ContinuousClock.now + timeout
         let client = try self.client()
@@ -67,6 +191,7 @@ final class DaemonHarness {
     }
 
     /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.
+    @available(*, deprecated, message: "blocks a pool thread; use notification(_:)")
     @discardableResult
     func waitForNotification(_ assignment: String) throws -> String {
         while true {
@@ -74,27 +199,20 @@ final class DaemonHarness {
             do {
                 datagram = try self.notifications.receive()
             } catch {
-                throw TestFailure(description: "no \(assignment) (received \(self.notificationLog)); log:\n\(self.daemon?.log ?? "")")
+                throw self.missingNotification(assignment)
             }
-            self.notificationLog.append(datagram)
-            if datagram.split(separator: "\n").contains(Substring(assignment)) { return datagram }
-        }
-    }
-
-    /// Records the notifications already queued without waiting, so the next ones are timed as they arrive.
-    func takePendingNotifications() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while case let count = buffer.withUnsafeMutableBytes({ recv(self.notifications.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }), count >= 0 {
-            self.notificationLog.append(String(decoding: buffer[..<count], as: UTF8.self))
+            if self.record(datagram, hasAssignment: assignment) { return datagram }
         }
     }
 
     /// A subscriber to `watch`; with `mirror`, one that resumes from that mirror's cursor.
+    @available(*, deprecated, message: "blocks a pool thread; use subscribe(_:since:mirror:)")
     func subscriber(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws -> MirrorSubscriber {
         try MirrorSubscriber(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror)
     }
 
     /// A client that has said hello.
+    @available(*, deprecated, message: "blocks a pool thread; use connect()")
     func client() throws -> ProtocolClient {
         let client = try ProtocolClient(socketPath: self.socketPath)
         try client.handshake()
@@ -102,25 +220,24 @@ final class DaemonHarness {
     }
 
     /// Stops the daemon with SIGTERM and returns its exit code.
+    @available(*, deprecated, message: "blocks a pool thread; use stopDaemon()")
     func stop() throws -> Int32 {
         guard let daemon = self.daemon else { return 0 }
         daemon.send(SIGTERM)
         return try daemon.waitForExit()
     }
 
-    var log: String { self.daemon?.log ?? "" }
-
     /// What `listsync snapshot WATCH` prints now (JSON), read as a document; `nil` when it fails.
+    @available(*, deprecated, message: "blocks a pool thread; use snapshot(of:)")
     func snapshotDocument(of watch: String) throws -> ListDocument? {
-        let snapshot = try DaemonProcess(
-            executable: try DaemonProcess.cliPath, arguments: ["snapshot", watch, "--socket", self.socketPath, "--output-format", "json"],
-            logPath: self.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
+        let snapshot = try self.snapshotProcess(of: watch)
         guard try snapshot.waitForExit(timeout: .seconds(30)) == 0 else { return nil }
         return try? ListReader(options: ReadOptions(format: .json)).read(bytes: Array(snapshot.log.utf8)).document
     }
 
-    /// Waits until the JSON file `path` (a `listsync mirror`'s output) holds what `listsync
-    /// snapshot WATCH` prints; `false` when it still does not after `timeout`.
+    /// Waits until the JSON file `path` holds what `listsync snapshot WATCH` prints; `false`
+    /// when it still does not after `timeout`.
+    @available(*, deprecated, message: "blocks a pool thread; use waitUntilFile(_:matchesSnapshotOf:timeout:)")
     func waitUntilFile(_ path: String, equalsSnapshotOf watch: String, timeout: Duration = .seconds(10)) throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

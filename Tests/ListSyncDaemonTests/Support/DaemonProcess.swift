@@ -1,15 +1,17 @@
 import Glibc
 import ListSyncTestSupport
 
-/// The real `listsyncd` binary, started as a child process with its output in a log file.
+/// The real `listsyncd` binary (or a wrapper that starts it), a ``ChildProcess`` of the tests
+/// with its standard output and error in one log file.
 final class DaemonProcess {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    let pid: pid_t
+    /// The running process, which ListSyncTestSupport's one runner starts, waits for and stops.
+    let process: ChildProcess
+    var pid: pid_t { self.process.pid }
     let logPath: String
-    private var exitStatus: Int32?
 
     /// The built `listsyncd`, next to the test bundle in the build directory.
     static var binaryPath: String {
@@ -22,36 +24,13 @@ final class DaemonProcess {
     }
 
     /// Starts `executable` (the daemon, or a wrapper such as `systemd-socket-activate` with the
-    /// daemon among `arguments`) with `environment` added to the test's own environment.
+    /// daemon among `arguments`) with `environment` added to the test's own environment, less
+    /// the variables of a service manager the tests themselves may run under.
     init(executable: String, arguments: [String], environment: [String: String] = [:], logPath: String) throws {
         self.logPath = logPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var inherited: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            let assignment = String(cString: pointer)
-            let name = assignment.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            if environment[name] == nil, !["NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"].contains(name) {
-                inherited.append(assignment)
-            }
-            entry += 1
-        }
-        let variables = inherited + environment.map { "\($0.key)=\($0.value)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure(description: "posix_spawn \(executable): errno \(spawned)") }
-        self.pid = pid
+        self.process = try ChildProcess(
+            executable, arguments, outputPath: logPath, errorPath: logPath, environment: environment,
+            withheld: ChildProcess.serviceManagerVariables)
     }
 
     /// Starts `listsyncd --config configPath`.
@@ -59,22 +38,28 @@ final class DaemonProcess {
         try self.init(executable: try Self.binaryPath, arguments: ["--config", configPath], environment: environment, logPath: logPath)
     }
 
+    /// The exit code once the process has ended (128 + signal when killed); `nil` while it runs.
+    var exitStatus: Int32? { self.process.exitStatus }
+
     func send(_ signal: Int32) {
-        if self.exitStatus == nil { kill(self.pid, signal) }
+        self.process.send(signal)
+    }
+
+    /// Waits for the process to end without holding a thread; returns its exit code (or 128 + signal).
+    func exited(timeout: Duration = .seconds(10)) async throws -> Int32 {
+        do {
+            return try await self.process.waitForExit(timeout: timeout)
+        } catch {
+            throw Failure(description: "\(self.process.arguments.first ?? "listsyncd") did not exit within \(timeout)")
+        }
     }
 
     /// Waits for the process to end; returns its exit code (or 128 + signal).
+    @available(*, deprecated, message: "blocks a pool thread; use exited(timeout:)")
     func waitForExit(timeout: Duration = .seconds(10)) throws -> Int32 {
-        if let exitStatus { return exitStatus }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var status: Int32 = 0
-            let result = waitpid(self.pid, &status, WNOHANG)
-            if result == self.pid {
-                let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                self.exitStatus = code
-                return code
-            }
+            if let status = self.process.exitStatus { return status }
             usleep(5_000)
         }
         throw Failure(description: "listsyncd did not exit within \(timeout)")
@@ -105,13 +90,5 @@ final class DaemonProcess {
     /// The text of the file at `path`.
     static func contents(of path: String) throws -> String {
         try FileContent.read(path)
-    }
-
-    deinit {
-        if self.exitStatus == nil {
-            kill(self.pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(self.pid, &status, 0)
-        }
     }
 }

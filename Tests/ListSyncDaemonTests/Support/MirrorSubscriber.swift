@@ -23,6 +23,7 @@ final class MirrorSubscriber {
 
     /// Connects to `socketPath`, says hello and subscribes to `watch`; with `mirror`, resumes
     /// from that mirror's cursor and applies what follows to it.
+    @available(*, deprecated, message: "blocks a pool thread; use MirrorSubscriber.connect(socketPath:watch:since:mirror:)")
     init(socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws {
         self.client = try ProtocolClient(socketPath: socketPath)
         self.watch = watch
@@ -31,13 +32,36 @@ final class MirrorSubscriber {
         try self.subscribe(since: mirror?.cursor ?? since)
     }
 
+    private init(client: ProtocolClient, watch: String, mirror: TestMirror?) {
+        self.client = client
+        self.watch = watch
+        self.mirror = mirror
+    }
+
+    /// Connects to `socketPath`, says hello and subscribes to `watch`; with `mirror`, resumes
+    /// from that mirror's cursor and applies what follows to it.
+    static func connect(socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) async throws -> MirrorSubscriber {
+        let subscriber = MirrorSubscriber(client: try await ProtocolClient.connect(to: socketPath), watch: watch, mirror: mirror)
+        try await subscriber.client.hello()
+        try await subscriber.resubscribe(since: mirror?.cursor ?? since)
+        return subscriber
+    }
+
     /// The subscription's reply.
     private(set) var reply: ReplyResult.Subscription?
 
+    /// Subscribes (again) to the watch, from `since`.
+    func resubscribe(since: Cursor?) async throws {
+        try self.take(try await self.client.call { .subscribe(id: $0, watch: self.watch, since: since) })
+    }
+
+    @available(*, deprecated, message: "blocks a pool thread; use resubscribe(since:)")
     func subscribe(since: Cursor?) throws {
-        guard case .subscribed(let reply) = try self.client.request({ .subscribe(id: $0, watch: self.watch, since: since) }) else {
-            throw ProtocolClient.Failure(description: "not a subscribe reply")
-        }
+        try self.take(try self.client.request { .subscribe(id: $0, watch: self.watch, since: since) })
+    }
+
+    private func take(_ result: ReplyResult) throws {
+        guard case .subscribed(let reply) = result else { throw ProtocolClient.Failure(description: "not a subscribe reply") }
         self.reply = reply
     }
 
@@ -71,6 +95,38 @@ final class MirrorSubscriber {
 
     /// Handles messages until `condition` holds; `false` when it still does not after `timeout`.
     @discardableResult
+    func receiveUntil(timeout: Duration = .seconds(10), _ condition: (MirrorSubscriber) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(self) {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            do {
+                try self.handle(try await self.client.receive(timeout: remaining))
+            } catch let failure as ProtocolClient.Failure where failure.description.hasPrefix("no message within") {
+                return condition(self)
+            }
+        }
+        return true
+    }
+
+    /// Waits until the mirror holds exactly what `file` holds, read with `options`.
+    func receiveUntilMirroring(_ path: String, options: ReadOptions, timeout: Duration = .seconds(10)) async throws -> Bool {
+        try await self.receiveUntil(timeout: timeout, Self.mirrors(path, options: options))
+    }
+
+    /// Whether a subscriber's mirror holds what `path` holds, read with `options` — re-read at
+    /// every call, for the file may still be settling.
+    private static func mirrors(_ path: String, options: ReadOptions) -> (MirrorSubscriber) -> Bool {
+        var expected: ListDocument?
+        return { subscriber in
+            if let list = try? ListReader(options: options).read(contentsOfFile: path) { expected = list.document }
+            return subscriber.mirror?.document == expected && expected != nil
+        }
+    }
+
+    /// Handles messages until `condition` holds; `false` when it still does not after `timeout`.
+    @available(*, deprecated, message: "blocks a pool thread; use receiveUntil(timeout:_:)")
+    @discardableResult
     func waitUntil(timeout: Duration = .seconds(10), _ condition: (MirrorSubscriber) -> Bool) throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while !condition(self) {
@@ -86,12 +142,8 @@ final class MirrorSubscriber {
     }
 
     /// Waits until the mirror holds exactly what `file` holds, read with `options`.
+    @available(*, deprecated, message: "blocks a pool thread; use receiveUntilMirroring(_:options:timeout:)")
     func waitUntilMirrors(_ path: String, options: ReadOptions, timeout: Duration = .seconds(10)) throws -> Bool {
-        var expected: ListDocument?
-        return try self.waitUntil(timeout: timeout) { subscriber in
-            // Re-read on every message: the file may still be settling.
-            if let list = try? ListReader(options: options).read(contentsOfFile: path) { expected = list.document }
-            return subscriber.mirror?.document == expected && expected != nil
-        }
+        try self.waitUntil(timeout: timeout, Self.mirrors(path, options: options))
     }
 }

@@ -1,9 +1,11 @@
 import Glibc
 import ListSyncProtocol
+import ListSyncTestSupport
 import UnixSockets
 
 /// A protocol client over a plain `AF_UNIX` socket, as any program could write one: lines of
-/// JSON out, lines of JSON in, every wait bounded.
+/// JSON out, lines of JSON in, every wait bounded. Its waits hold no thread: a read takes what
+/// has arrived (`MSG_DONTWAIT`) and otherwise awaits the socket's readiness (``Readiness``).
 final class ProtocolClient {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -14,6 +16,7 @@ final class ProtocolClient {
     private(set) var isClosedByServer = false
 
     /// Connects to `path`, retrying until `timeout` while nobody listens yet.
+    @available(*, deprecated, message: "blocks a pool thread; use ProtocolClient.connect(to:timeout:)")
     init(socketPath path: String, timeout: Duration = .seconds(10)) throws {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -22,7 +25,7 @@ final class ProtocolClient {
                 return
             } catch {
                 // Nobody listens yet: the daemon is still starting.
-                guard (error.code == ENOENT || error.code == ECONNREFUSED) && ContinuousClock.now < deadline else { throw error }
+                guard Self.isNotListeningYet(error) && ContinuousClock.now < deadline else { throw error }
                 usleep(10_000)
             }
         }
@@ -32,6 +35,28 @@ final class ProtocolClient {
     /// once — `EAGAIN` when the server's listen queue is full — instead of waiting or retrying.
     init(connectingOnceTo path: String) throws {
         self.descriptor = try UnixStreamSocket.connect(to: path, waiting: false)
+    }
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Connects to `path`, retrying every 10 ms until `timeout` while nobody listens yet.
+    static func connect(to path: String, timeout: Duration = .seconds(10)) async throws -> ProtocolClient {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return ProtocolClient(descriptor: try UnixStreamSocket.connect(to: path))
+            } catch {
+                guard Self.isNotListeningYet(error) && ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    /// Nobody listens yet: the daemon is still starting.
+    private static func isNotListeningYet(_ error: UnixStreamSocket.Failure) -> Bool {
+        error.code == ENOENT || error.code == ECONNREFUSED
     }
 
     deinit {
@@ -46,38 +71,148 @@ final class ProtocolClient {
         try UnixStreamSocket.sendAll(bytes, to: self.descriptor)
     }
 
+    // MARK: Receiving
+
     /// The next line from the server; `nil` once the server closed the connection.
+    func receiveLine(timeout: Duration = .seconds(10)) async throws -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            switch try self.lineOrWait(until: deadline, timeout: timeout) {
+            case .line(let line): return line
+            case .wait(let remaining): _ = await Readiness.readable(self.descriptor, timeout: remaining)
+            }
+        }
+    }
+
+    /// Where a wait for the next line stands: a line (`nil` at the end of the stream), or
+    /// nothing yet and this long left to wait for the socket.
+    private enum LineWait {
+        case line([UInt8]?)
+        case wait(Duration)
+    }
+
+    /// Takes the next line from what has arrived, reading what the socket holds; fails once
+    /// `deadline` has passed without one.
+    private func lineOrWait(until deadline: ContinuousClock.Instant, timeout: Duration) throws -> LineWait {
+        while true {
+            if let line = try self.lines.nextLine() { return .line(line) }
+            if self.isClosedByServer { return .line(nil) }
+            if try self.readAvailable() { continue }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw Failure(description: "no message within \(timeout)") }
+            return .wait(remaining)
+        }
+    }
+
+    /// The next message; fails when the server closes the connection.
+    func receive(timeout: Duration = .seconds(10)) async throws -> ServerMessage {
+        while true {
+            guard let line = try await self.receiveLine(timeout: timeout) else { throw Failure(description: "the server closed the connection") }
+            if let message = try MessageParser.serverMessage(ofLine: line) { return message }
+        }
+    }
+
+    /// Skips messages until one `matching` comes; heartbeats are skipped too.
+    func receive<T>(timeout: Duration = .seconds(10), _ matching: (ServerMessage) throws -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let message = try await self.receive(timeout: max(.milliseconds(1), deadline - ContinuousClock.now))
+            if let match = try matching(message) { return match }
+        }
+    }
+
+    /// Says hello and returns the server's hello.
+    @discardableResult
+    func hello() async throws -> ServerHello {
+        try self.send(.hello(ClientHello(client: "test client")))
+        guard case .hello(let hello) = try await self.receive() else { throw Failure(description: "no server hello") }
+        return hello
+    }
+
+    private var nextID = 0
+
+    /// Sends `request` (given a fresh id) and returns its reply, or throws its error.
+    func call(_ make: (RequestID) -> ClientMessage) async throws -> ReplyResult {
+        let id = try self.sendRequest(make)
+        return try await self.receive { Self.reply(to: id, in: $0) }.get()
+    }
+
+    /// Waits for the server to close the connection, skipping messages; returns them.
+    func receiveUntilClosed(timeout: Duration = .seconds(10)) async throws -> [ServerMessage] {
+        var messages: [ServerMessage] = []
+        while let line = try await self.receiveLine(timeout: timeout) {
+            if let message = try MessageParser.serverMessage(ofLine: line) { messages.append(message) }
+        }
+        return messages
+    }
+
+    /// Takes what the socket holds now without waiting: `true` when that was something (bytes,
+    /// or the end of the stream), `false` when nothing has arrived.
+    private func readAvailable() throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if count > 0 {
+            self.lines.append(buffer[..<count])
+            return true
+        }
+        if count == 0 || errno == ECONNRESET {
+            self.isClosedByServer = true
+            return true
+        }
+        guard errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK else {
+            throw Failure(description: "recv: \(String(cString: strerror(errno)))")
+        }
+        return errno == EINTR
+    }
+
+    /// Sends the request `make` builds with a fresh id; returns the id.
+    private func sendRequest(_ make: (RequestID) -> ClientMessage) throws -> RequestID {
+        self.nextID += 1
+        let id = RequestID(self.nextID)
+        try self.send(make(id))
+        return id
+    }
+
+    /// `message` as the outcome of request `id`; `nil` when it is about something else.
+    private static func reply(to id: RequestID, in message: ServerMessage) -> Result<ReplyResult, ProtocolError>? {
+        switch message {
+        case .reply(let reply) where reply.id == id: return .success(reply.result)
+        case .error(let error) where error.id == id: return .failure(ProtocolError(error.code, error.message, requestID: id))
+        default: return nil
+        }
+    }
+}
+
+// MARK: - Blocking forms, kept for tests not yet moved to the async ones
+
+extension ProtocolClient {
+    /// The next line from the server; `nil` once the server closed the connection.
+    @available(*, deprecated, message: "blocks a pool thread; use receiveLine(timeout:)")
     func nextLine(timeout: Duration = .seconds(10)) throws -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let line = try self.lines.nextLine() { return line }
-            if self.isClosedByServer { return nil }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { throw Failure(description: "no message within \(timeout)") }
-            var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
-            guard poll(&poller, 1, milliseconds) >= 0 || errno == EINTR else { throw Failure(description: "poll: errno \(errno)") }
-            guard poller.revents != 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 256 << 10)
-            let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                self.lines.append(buffer[..<count])
-            } else if count == 0 || errno == ECONNRESET {
-                self.isClosedByServer = true
-            } else if errno != EINTR && errno != EAGAIN {
-                throw Failure(description: "recv: \(String(cString: strerror(errno)))")
+            switch try self.lineOrWait(until: deadline, timeout: timeout) {
+            case .line(let line):
+                return line
+            case .wait(let remaining):
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
+                guard poll(&poller, 1, milliseconds) >= 0 || errno == EINTR else { throw Failure(description: "poll: errno \(errno)") }
             }
         }
     }
 
     /// The next message; fails when the server closes the connection.
+    @available(*, deprecated, message: "blocks a pool thread; use receive(timeout:)")
     func next(timeout: Duration = .seconds(10)) throws -> ServerMessage {
-        guard let line = try self.nextLine(timeout: timeout) else { throw Failure(description: "the server closed the connection") }
-        guard let message = try MessageParser.serverMessage(ofLine: line) else { return try self.next(timeout: timeout) }
-        return message
+        while true {
+            guard let line = try self.nextLine(timeout: timeout) else { throw Failure(description: "the server closed the connection") }
+            if let message = try MessageParser.serverMessage(ofLine: line) { return message }
+        }
     }
 
     /// Skips messages until one `matching` comes; heartbeats are skipped too.
+    @available(*, deprecated, message: "blocks a pool thread; use receive(timeout:_:)")
     func next<T>(timeout: Duration = .seconds(10), _ matching: (ServerMessage) throws -> T?) throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
@@ -87,6 +222,7 @@ final class ProtocolClient {
     }
 
     /// Says hello and returns the server's hello.
+    @available(*, deprecated, message: "blocks a pool thread; use hello()")
     @discardableResult
     func handshake() throws -> ServerHello {
         try self.send(.hello(ClientHello(client: "test client")))
@@ -94,23 +230,15 @@ final class ProtocolClient {
         return hello
     }
 
-    private var nextID = 0
-
     /// Sends `request` (given a fresh id) and returns its reply, or throws its error.
+    @available(*, deprecated, message: "blocks a pool thread; use call(_:)")
     func request(_ make: (RequestID) -> ClientMessage) throws -> ReplyResult {
-        self.nextID += 1
-        let id = RequestID(self.nextID)
-        try self.send(make(id))
-        return try self.next { message -> Result<ReplyResult, ProtocolError>? in
-            switch message {
-            case .reply(let reply) where reply.id == id: return .success(reply.result)
-            case .error(let error) where error.id == id: return .failure(ProtocolError(error.code, error.message, requestID: id))
-            default: return nil
-            }
-        }.get()
+        let id = try self.sendRequest(make)
+        return try self.next { Self.reply(to: id, in: $0) }.get()
     }
 
     /// Waits for the server to close the connection, skipping messages; returns them.
+    @available(*, deprecated, message: "blocks a pool thread; use receiveUntilClosed(timeout:)")
     func messagesUntilClosed(timeout: Duration = .seconds(10)) throws -> [ServerMessage] {
         var messages: [ServerMessage] = []
         while let line = try self.nextLine(timeout: timeout) {

@@ -12,30 +12,30 @@ import Testing
 @Suite("SystemdNotifier")
 struct SystemdNotifierTests {
     @Test("notifications arrive as one datagram on a path socket")
-    func pathSocket() throws {
+    func pathSocket() async throws {
         let directory = try ScratchDirectory()
         let path = directory.path + "/notify.sock"
         let listener = try DatagramListener(notifySocket: path)
         let notifier = try #require(try SystemdNotifier(environment: environment(["NOTIFY_SOCKET": path])))
         try notifier.notify(.ready, .status("2 watches,\n3 subscribers"))
-        #expect(try listener.receive() == "READY=1\nSTATUS=2 watches, 3 subscribers")
+        #expect(try await listener.nextDatagram() == "READY=1\nSTATUS=2 watches, 3 subscribers")
         try notifier.notify(.stopping)
-        #expect(try listener.receive() == "STOPPING=1")
+        #expect(try await listener.nextDatagram() == "STOPPING=1")
     }
 
     @Test("an @name is the abstract namespace: the datagram arrives without any file")
-    func abstractSocket() throws {
+    func abstractSocket() async throws {
         let name = "@listsync-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let listener = try DatagramListener(notifySocket: name)
         let notifier = try SystemdNotifier(notifySocket: name)
         try notifier.notify(.watchdog)
-        #expect(try listener.receive() == "WATCHDOG=1")
+        #expect(try await listener.nextDatagram() == "WATCHDOG=1")
         // The same name as a path must not reach it: the leading NUL is what makes it abstract.
         #expect(access(String(name.dropFirst()), F_OK) != 0)
     }
 
     @Test("RELOADING=1 carries the CLOCK_MONOTONIC time in microseconds")
-    func reloading() throws {
+    func reloading() async throws {
         let directory = try ScratchDirectory()
         let path = directory.path + "/n.sock"
         let listener = try DatagramListener(notifySocket: path)
@@ -47,7 +47,7 @@ struct SystemdNotifierTests {
         let before = monotonicMicroseconds()
         try SystemdNotifier(notifySocket: path).notify(.reloadingNow())
         let after = monotonicMicroseconds()
-        let lines = try listener.receive().split(separator: "\n")
+        let lines = try await listener.nextDatagram().split(separator: "\n")
         #expect(lines.first == "RELOADING=1")
         let stamp = try #require(lines.last.flatMap { $0.hasPrefix("MONOTONIC_USEC=") ? UInt64($0.dropFirst(15)) : nil })
         #expect((before...after).contains(stamp))

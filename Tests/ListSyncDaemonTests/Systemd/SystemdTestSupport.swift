@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ListSyncTestSupport
 import UnixSockets
 
 @testable import ListSyncDaemon
@@ -26,7 +27,28 @@ final class DatagramListener {
         setsockopt(self.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// The next datagram, waiting at most `timeout` without holding a thread.
+    func nextDatagram(timeout: Duration = .seconds(5)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let datagram = try self.receiveQueued() { return datagram }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw TestFailure(description: "no datagram within \(timeout)") }
+            _ = await Readiness.readable(self.descriptor, timeout: remaining)
+        }
+    }
+
+    /// The next datagram already queued; `nil` when none is.
+    func receiveQueued() throws -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if count >= 0 { return String(decoding: buffer[..<count], as: UTF8.self) }
+        guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw TestFailure(description: "recv: errno \(errno)") }
+        return nil
+    }
+
     /// The next datagram, waiting at most 5 seconds.
+    @available(*, deprecated, message: "blocks a pool thread; use nextDatagram(timeout:)")
     func receive() throws -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }

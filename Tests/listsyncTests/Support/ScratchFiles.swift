@@ -20,7 +20,13 @@ final class ScratchFiles {
         return name
     }
 
+    /// Runs `listsync` with `arguments` in the directory, waiting without holding a thread.
+    func runListsync(_ arguments: String...) async throws -> ListSyncProcess.Result {
+        try await ListSyncProcess.execute(arguments, in: directory)
+    }
+
     /// Runs `listsync` with `arguments` in the directory.
+    @available(*, deprecated, message: "blocks a pool thread; use runListsync(_:)")
     func listsync(_ arguments: String...) throws -> ListSyncProcess.Result {
         try ListSyncProcess.run(arguments, in: directory)
     }

@@ -1,0 +1,44 @@
+import Glibc
+import ListSyncTestSupport
+import Testing
+import UnixSockets
+
+/// The protocol client's waits for messages hold no thread of the cooperative pool: many of
+/// them at once, more than the pool has threads, leave other tasks free to run. (Its blocking
+/// `poll` did hold one each, and a pool as wide as the machine's two cores stalled whole.)
+@Suite struct ProtocolClientWaitTests {
+    @Test func manyWaitsForMessagesLeaveThePoolFreeForOtherTasks() async throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path("s.sock")
+        // A server that never answers: connections complete in its backlog and stay silent.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        let address = try UnixSocketAddress(path: path)
+        try #require(address.withSocketAddress { bind(listener, $0, $1) } == 0)
+        try #require(listen(listener, 64) == 0)
+
+        let waits = 4 * max(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 2)
+        let begun = ContinuousClock.now
+        let sleeperWoke = try await withThrowingTaskGroup(of: Duration?.self) { group in
+            for _ in 0..<waits {
+                group.addTask {
+                    let client = try ProtocolClient(connectingOnceTo: path)
+                    await #expect(throws: ProtocolClient.Failure.self) { try await client.receiveLine(timeout: .seconds(5)) }
+                    return nil
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(300))
+                return ContinuousClock.now - begun
+            }
+            var woke: Duration?
+            for try await result in group {
+                if let result { woke = result }
+            }
+            return woke
+        }
+        let woke = try #require(sleeperWoke)
+        #expect(woke < .milliseconds(2500), "a 300 ms sleep beside \(waits) waits for messages of 5 s ended after \(woke)")
+    }
+}
