@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
         // sd_notify, and the clients below NIO (the latency benchmark, the tests' protocol client).
-        .target(name: "UnixSockets"),
+        .target(name: "UnixSockets", dependencies: ["DurableFiles"]),
         // sync_file_range(2), which Swift's Glibc module hides.
         .target(name: "CFileSync"),
         .target(

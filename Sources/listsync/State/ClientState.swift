@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncClient
 import ListSyncProtocol
 
@@ -100,7 +101,7 @@ struct ClientState {
     ///
     /// - Complexity: O(size of `changeset`) when it is appended; O(*n*) when the list is
     ///   written whole.
-    mutating func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws(AtomicFileWriter.Failure) {
+    mutating func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws(SystemCallError) {
         guard let cursor = mirror.cursor else { return }
         switch self.kind {
         case .cursor:

@@ -101,18 +101,16 @@ struct StateJournal {
     }
 
     /// Replaces the state with one entry per line of `lines`, durably. O(size of the lines).
-    func replace(with lines: [[UInt8]]) throws(AtomicFileWriter.Failure) {
+    func replace(with lines: [[UInt8]]) throws(SystemCallError) {
         try AtomicFileWriter(path: self.path).write(lines.flatMap(Self.entry))
     }
 
     /// Appends one entry for `line` and flushes it to disk (`fdatasync`): O(size of the line),
     /// whatever the size of the file. A failed write is cut back off.
-    func append(_ line: [UInt8]) throws(AtomicFileWriter.Failure) {
+    func append(_ line: [UInt8]) throws(SystemCallError) {
         try DurableFile.append(Self.entry(line), to: self.path, dataOnly: true) { step, path, error in
             // An append opens the file: a failed open says so, not "create".
-            step == .create
-                ? AtomicFileWriter.Failure(path: path, step: "open", code: error.code)
-                : AtomicFileWriter.Failure(step, path, error)
+            error.on(path, doing: step == .create ? "open" : step.operation)
         }
     }
 
@@ -120,7 +118,7 @@ struct StateJournal {
     /// so that the next entry is appended after a whole one; tells on standard error.
     func dropUnfinishedEntry(keeping length: Int) {
         guard truncate(self.path, off_t(length)) == 0 else {
-            OutputWriter.writeStandardError("listsync: state \(self.path): cannot cut off an unfinished last entry: \(String(cString: strerror(errno)))\n")
+            OutputWriter.writeStandardError("listsync: state \(self.path): cannot cut off an unfinished last entry: \(SystemCallError.lastError(of: "truncate"))\n")
             return
         }
         OutputWriter.writeStandardError("listsync: state \(self.path): an unfinished last entry (a crash while it was written) is dropped\n")
@@ -131,7 +129,7 @@ struct StateJournal {
     /// aside to FILE.damaged; NEXT`.
     func setAside(because reason: String, then next: String) {
         let aside = self.path + ".damaged"
-        let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(String(cString: strerror(errno))))"
+        let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(SystemCallError.lastError(of: "rename")))"
         OutputWriter.writeStandardError("listsync: state \(self.path): \(reason); \(moved); \(next)\n")
     }
 }

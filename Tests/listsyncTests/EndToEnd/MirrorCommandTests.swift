@@ -219,6 +219,8 @@ extension CommandEndToEnd {
             #expect(noFormat.status == 1 && noFormat.error.contains("--output-format"), "\(noFormat.error)")
             let unwritable = try await harness.run("mirror", ["products", "--output", harness.path("no/such/dir/m.csv")])
             #expect(unwritable.status == 3 && unwritable.error.contains("cannot create"), "\(unwritable.error)")
+            #expect(unwritable.error.contains("\(harness.path("no/such/dir"))/"), "the path: \(unwritable.error)")
+            #expect(unwritable.error.contains("open: No such file or directory (errno 2)"), "the call and errno: \(unwritable.error)")
         }
     }
 }
