@@ -47,7 +47,7 @@ let package = Package(
         ),
         // Durable files and system calls, shared by the daemon's state and the CLI's state files:
         // SystemCallError, the read/write loop, one atomic replace and one append-and-sync.
-        .target(name: "DurableFiles"),
+        .target(name: "DurableFiles", dependencies: ["CXXHash"]),
         // The daemon's file watcher: one inotify thread per process, settling, writers, and reads
         // confirmed complete (docs/ARCHITECTURE.md). Nothing daemon-specific.
         .target(
@@ -239,6 +239,7 @@ let package = Package(
         .testTarget(
             name: "listsyncTests",
             dependencies: [
+                "DurableFiles",
                 "ListFormats",
                 "ListSyncClient",
                 "ListSyncProtocol",
