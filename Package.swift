@@ -46,7 +46,8 @@ let package = Package(
             ]
         ),
         // Durable files and system calls, shared by the daemon's state and the CLI's state files:
-        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync.
+        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync, and
+        // the one checksummed record format (XXH3).
         .target(name: "DurableFiles", dependencies: ["CXXHash"]),
         // The daemon's file watcher: one inotify thread per process, settling, writers, and reads
         // confirmed complete (docs/ARCHITECTURE.md). Nothing daemon-specific.

@@ -1,4 +1,5 @@
 import Glibc
+import ListFormats
 import Testing
 import ListSyncTestSupport
 
@@ -43,6 +44,32 @@ extension CommandEndToEnd {
             let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv")])
             try await eventually("the restarted mirror resumes") { restarted.errorOutput.contains(": resuming") }
             #expect(!restarted.errorOutput.contains("moved aside"), "\(restarted.errorOutput)")
+        }
+
+        /// An old journal of the daemon's current history (this run's entries, written as the
+        /// builds before wrote them): the mirror resumes from it, and its next changeset replaces
+        /// the journal whole in the record format instead of appending a record to the old lines.
+        @Test func aMirrorResumesFromAnOldJournalAndReplacesItAtTheNextChangeset() async throws {
+            let harness = try await EndToEndHarness.running()
+            let mirror = try await harness.startMirror("mirror.csv")
+            _ = try await mirror.stop()
+            let state = harness.path(".mirror.csv.listsync-state")
+            let entries = try StateJournalFile.entries(state)
+            #expect(entries.count == 1, "the snapshot")
+            try FileContent.write(entries.map { "\(ListValue.string($0).contentHash) \($0)\n" }.joined(), to: state)
+
+            let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv")])
+            try await eventually("the mirror resumes from the old journal") { restarted.errorOutput.contains(": resuming") }
+            let epoch = try #require(try await harness.watchSummaries().first?.cursor?.epoch)
+            try await harness.save(ProductVersions.csv(1))
+            try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 1")
+            try await eventually("the old journal is replaced, not appended to") {
+                let now = (try? StateJournalFile.entries(state)) ?? []
+                return now.count == 1 && now[0].contains(#""type":"snapshot""#) && now[0].contains(#""cursor":"\#(epoch):1""#)
+            }
+            #expect(!restarted.errorOutput.contains("moved aside") && !restarted.errorOutput.contains(": snapshot"), "\(restarted.errorOutput)")
+            #expect(access(state + ".damaged", F_OK) != 0, "nothing set aside")
+            #expect(restarted.exitStatus == nil, "\(restarted.errorOutput)")
         }
 
         /// `exec --state` reads its old cursor journal, and its old list journal (json-patch).
