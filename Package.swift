@@ -48,8 +48,9 @@ let package = Package(
             ]
         ),
         // Durable files and system calls, shared by the daemon's state and the CLI's state files:
-        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync.
-        .target(name: "DurableFiles"),
+        // SystemCallError, the read/write loop, one atomic replace and one append-and-sync, and
+        // the one checksummed record format (XXH3).
+        .target(name: "DurableFiles", dependencies: ["CXXHash"]),
         // The daemon's file watcher: one inotify thread per process, settling, writers, and reads
         // confirmed complete (docs/ARCHITECTURE.md). Nothing daemon-specific.
         .target(
@@ -73,7 +74,7 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
         // sd_notify, and the clients below NIO (the latency benchmark, the tests' protocol client).
-        .target(name: "UnixSockets"),
+        .target(name: "UnixSockets", dependencies: ["DurableFiles"]),
         // sync_file_range(2), which Swift's Glibc module hides.
         .target(name: "CFileSync"),
         .target(
@@ -244,6 +245,7 @@ let package = Package(
         .testTarget(
             name: "listsyncTests",
             dependencies: [
+                "DurableFiles",
                 "ListFormats",
                 "ListSyncClient",
                 "ListSyncProtocol",

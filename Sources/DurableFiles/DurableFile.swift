@@ -28,6 +28,19 @@ public enum DurableFile {
         case openDirectory
         /// `fsync` of the directory.
         case syncDirectory
+
+        /// The step in the words of a message, `PATH: cannot OPERATION: …` (``SystemCallError/operation``).
+        public var operation: String {
+            switch self {
+            case .create: "create"
+            case .status: "stat"
+            case .write: "write"
+            case .sync: "flush"
+            case .rename: "replace"
+            case .openDirectory: "open the directory"
+            case .syncDirectory: "flush the directory"
+            }
+        }
     }
 
     /// How far a replacement or an append got: the daemon's tests crash it at each of these.

@@ -34,6 +34,12 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             target: targetElements
         )
         self.init(storage: storage, target: target)
+        // Paths name section `section`; the sections before it are empty.
+        if section >= 0 {
+            self._checkInvariants(
+                sourceSectionSizes: [Int](repeating: 0, count: section) + [sourceElements.count],
+                targetSectionSizes: [Int](repeating: 0, count: section) + [targetElements.count])
+        }
     }
 }
 

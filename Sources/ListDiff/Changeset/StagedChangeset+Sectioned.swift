@@ -61,6 +61,9 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             target: targetElements
         )
         self.init(storage: storage, target: target)
+        self._checkInvariants(
+            sourceSectionSizes: zip(sourceBounds, sourceBounds.dropFirst()).map { $1 - $0 },
+            targetSectionSizes: zip(targetBounds, targetBounds.dropFirst()).map { $1 - $0 })
     }
 }
 

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 
 /// The changesets of one watch's history, as kept in `<state>/<watch>/log`: what refills the
@@ -60,7 +61,7 @@ struct ChangesetLog: Sendable {
     }
 
     /// The bytes before a record's line: its frame's length and checksum, and its `seq`.
-    private static let lineOffset = 24
+    private static let lineOffset = ChecksummedRecord.headerSize + 8
 
     /// The bytes the records take (the log's size without its header).
     var recordBytes: Int { self.size - self.headerEnd }

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 import ListSyncProtocol
 
@@ -21,7 +22,7 @@ import ListSyncProtocol
 struct Checkpoint: Sendable {
     static let magic = Array("LSYNCCP2".utf8)
     /// The magic and the bytes' frame header: where the bytes start.
-    static let bytesOffset = magic.count + 16
+    static let bytesOffset = magic.count + ChecksummedRecord.headerSize
 
     /// Which save wrote the slot: one more than the other slot's when it was written.
     var generation: UInt64
@@ -37,11 +38,8 @@ struct Checkpoint: Sendable {
 
     /// The parts of a slot holding `bytes` that come before the header, and the bytes' checksum.
     static func leadingParts(of bytes: [UInt8]) -> (parts: [[UInt8]], checksum: UInt64) {
-        let checksum = StateChecksum.of(bytes[...])
-        var bytesHeader = StateWriter(capacity: 16)
-        bytesHeader.integer(UInt64(bytes.count))
-        bytesHeader.integer(checksum)
-        return ([Self.magic + bytesHeader.bytes, bytes], checksum)
+        let checksum = ChecksummedRecord.checksum(of: bytes[...])
+        return ([Self.magic + ChecksummedRecord.header(count: bytes.count, checksum: checksum), bytes], checksum)
     }
 
     /// The header of the slot of `version`, published by `changeset`, whose bytes' checksum
@@ -68,7 +66,7 @@ struct Checkpoint: Sendable {
 
     /// Checks that `bytes` are the ones the header describes.
     func verify(_ bytes: ArraySlice<UInt8>) throws(StateDamage.Reason) {
-        guard bytes.count == self.byteCount, StateChecksum.of(bytes) == self.bytesChecksum else {
+        guard bytes.count == self.byteCount, ChecksummedRecord.checksum(of: bytes) == self.bytesChecksum else {
             throw .checksumMismatch(at: Self.bytesOffset - 16)
         }
     }

@@ -1,8 +1,8 @@
-import CXXHash
+import DurableFiles
 
-/// The framing of every state file: little-endian integers, length-prefixed byte strings, and
-/// records that carry their length and the XXH3-64 of their payload, so a torn or garbled record
-/// is detected rather than misread.
+/// The encoding of every state file: little-endian integers, length-prefixed byte strings, and
+/// records in DurableFiles' one checksummed record format (``ChecksummedRecord``: their length
+/// and the XXH3-64 of their payload), so a torn or garbled record is detected rather than misread.
 struct StateWriter {
     private(set) var bytes: [UInt8] = []
 
@@ -38,14 +38,10 @@ struct StateWriter {
         for value in values { self.string(value) }
     }
 
-    /// The frame of a record: its payload's length (8 bytes), the XXH3-64 of the payload (8
-    /// bytes), then the payload.
+    /// The record of `payload` (``ChecksummedRecord/frame(_:)``): its length (8 bytes), its
+    /// XXH3-64 (8 bytes), then the payload.
     static func frame(_ payload: [UInt8]) -> [UInt8] {
-        var writer = StateWriter(capacity: payload.count + 16)
-        writer.integer(UInt64(payload.count))
-        writer.integer(StateChecksum.of(payload[...]))
-        writer.bytes.append(contentsOf: payload)
-        return writer.bytes
+        ChecksummedRecord.frame(payload)
     }
 }
 
@@ -100,26 +96,19 @@ struct StateReader {
         return values
     }
 
-    /// The payload of the next record, after checking its length and checksum.
+    /// The payload of the next record, after checking its length and checksum
+    /// (``ChecksummedRecordReader``).
     mutating func record() throws(StateDamage.Reason) -> ArraySlice<UInt8> {
-        let start = self.offset
-        let count = try self.integer()
-        let checksum = try self.integer()
-        guard count <= UInt64(self.bytes.count - self.offset) else { throw .truncated(at: start) }
-        let payload = self.bytes[self.offset..<self.offset + Int(count)]
-        guard StateChecksum.of(payload) == checksum else { throw .checksumMismatch(at: start) }
-        self.offset += Int(count)
-        return payload
-    }
-}
-
-/// The checksum of state records: XXH3-64, fast enough to cover a whole checkpoint.
-enum StateChecksum {
-    static func of(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.withUnsafeBytes { buffer in
-            // XXH3 never reads an empty input, but it wants a pointer.
-            listsync_xxh3_64(buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), buffer.count)
+        var records = ChecksummedRecordReader(self.bytes, from: self.offset)
+        let payload: ArraySlice<UInt8>?
+        do {
+            payload = try records.next()
+        } catch {
+            throw StateDamage.Reason(error)
         }
+        guard let payload else { throw .truncated(at: self.offset) }
+        self.offset = records.offset
+        return payload
     }
 }
 
@@ -139,6 +128,14 @@ struct StateDamage: Error, Hashable, Sendable, CustomStringConvertible {
         case unreadable(StateFileError)
         /// It reads, but does not agree with the other state (another epoch, a different digest…).
         case inconsistent(String)
+
+        /// A record that does not read (``ChecksummedRecordReader``), in these words.
+        init(_ damage: ChecksummedRecordDamage) {
+            switch damage {
+            case .truncated(let offset): self = .truncated(at: offset)
+            case .checksumMismatch(let offset): self = .checksumMismatch(at: offset)
+            }
+        }
 
         var description: String {
             switch self {

@@ -95,8 +95,8 @@ public final class PostgresSinkStore: SinkStore {
             try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
             do {
                 try await self.lockTable(on: connection)
-            } catch SinkError.refused(let reason) where self.hasConnected {
-                throw LockStillHeld(reason: reason)
+            } catch let error as SinkError where error.code == .refused && self.hasConnected {
+                throw LockStillHeld(reason: error.message)
             }
             try await self.run("SET search_path TO \(schema)", on: connection)
             // One sink at a time sets up the schema: two at once would collide in the catalog

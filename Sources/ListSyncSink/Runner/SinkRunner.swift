@@ -88,8 +88,8 @@ public struct SinkRunner {
                 // The table's columns: a mirror resumed from a cursor has none of its own.
                 return try await self.mismatch(expected: changeset.digest, schema: table.schema ?? update.mirror.schema)
                     .map(Outcome.resynchronize)
-            case .failure(.diverged(let reason)):
-                return .resynchronize(reason)
+            case .failure(let error) where error.code == .diverged:
+                return .resynchronize(error.message)
             case .failure(let error):
                 throw error
             }
@@ -133,8 +133,8 @@ public struct SinkRunner {
         let stored: ListDigest
         do {
             stored = try await self.store.storedDigest(schema: schema)
-        } catch .diverged(let reason) {
-            return reason
+        } catch where error.code == .diverged {
+            return error.message
         }
         return stored == expected ? nil : "the table's digest is \(stored), the daemon's \(expected)"
     }

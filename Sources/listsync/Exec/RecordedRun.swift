@@ -111,12 +111,12 @@ struct RecordedRun: ExpressibleByArgument, CustomStringConvertible {
     /// Opens `path` (creating it) and waits for an exclusive lock on it; the descriptor holds it.
     private static func lock(_ path: String) throws(ClientFailure) -> Int32 {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw .data("\(path): cannot open: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw .data("\(SystemCallError.lastError(of: "open", path: path))") }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                let reason = String(cString: strerror(errno))
+                let failure = SystemCallError.lastError(of: "flock", path: path, operation: "lock")
                 close(descriptor)
-                throw .data("\(path): cannot lock: \(reason)")
+                throw .data("\(failure)")
             }
         }
         return descriptor

@@ -59,10 +59,8 @@ struct SinkOptions: ParsableArguments {
                     ending = try await runner.run { event in
                         if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
                     }
-                } catch SinkError.refused(let message) {
-                    throw ClientFailure.usage(message)
                 } catch let error as SinkError {
-                    throw ClientFailure.data("\(error)")
+                    throw error.code == .refused ? ClientFailure.usage(error.message) : ClientFailure.data("\(error)")
                 }
                 guard ending == .layoutChanged else { return }
                 OutputWriter.writeStandardError("listsync: \(self.name): the watch reads its file differently now; recreating the table\n")

@@ -31,14 +31,15 @@ enum ClientFailure: Error, CustomStringConvertible {
         case .data: return ExitCode(3)
         case .commandFailed: return ExitCode(4)
         case .client(let error):
-            switch error {
+            switch error.code {
             case .unknownWatch, .watchRemoved: return ExitCode(1)
-            case .refused(let message) where message.code == .badCursor: return ExitCode(1)
-            case .refused(let message) where message.code == .notPermitted: return Self.notPermittedStatus
+            case .refused where error.refusal?.code == .badCursor: return ExitCode(1)
+            case .refused where error.refusal?.code == .notPermitted: return Self.notPermittedStatus
             case .unreachable, .connectionLost: return ExitCode(2)
             // The daemon answered, so it is not unreachable: client and daemon disagree.
             case .refused, .protocolViolation, .inconsistentData: return ExitCode(3)
             case .cancelled: return ExitCode(130)
+            default: return ExitCode(3)
             }
         }
     }

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncClient
 import ListSyncProtocol
 
@@ -69,13 +70,14 @@ struct ClientState {
     mutating func restore(of watch: String) -> Resumption {
         let entries: [ArraySlice<UInt8>]
         let unfinishedAfter: Int?
+        let legacy: Bool
         switch self.file.read() {
         case .absent: return .fresh
         case .unreadable(let reason):
             self.file.setAside(because: reason, then: "starting from a snapshot")
             return .lost
-        case .entries(let read, let unfinished):
-            (entries, unfinishedAfter) = (read, unfinished)
+        case .entries(let read, let unfinished, let isLegacy):
+            (entries, unfinishedAfter, legacy) = (read, unfinished, isLegacy)
         }
         do throws(StateProblem) {
             guard !entries.isEmpty else {
@@ -84,9 +86,10 @@ struct ClientState {
             let mirror = try self.mirror(from: entries, of: watch)
             // Cut off only once the entries before it proved good: a state set aside is kept whole.
             if let unfinishedAfter { self.file.dropUnfinishedEntry(keeping: unfinishedAfter) }
-            self.recorded = mirror.cursor
-            self.snapshotBytes = entries.first.map { $0.count + 1 + Self.entryOverhead } ?? 0
-            self.changesetBytes = entries.dropFirst().reduce(0) { $0 + $1.count + 1 + Self.entryOverhead }
+            // A journal of the builds before is replaced whole at the next save, never appended to.
+            self.recorded = legacy ? nil : mirror.cursor
+            self.snapshotBytes = entries.first.map { $0.count + StateJournal.entryOverhead } ?? 0
+            self.changesetBytes = entries.dropFirst().reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
             self.changesets = entries.count - 1
             return .resumed(mirror)
         } catch {
@@ -100,7 +103,7 @@ struct ClientState {
     ///
     /// - Complexity: O(size of `changeset`) when it is appended; O(*n*) when the list is
     ///   written whole.
-    mutating func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws(AtomicFileWriter.Failure) {
+    mutating func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws(SystemCallError) {
         guard let cursor = mirror.cursor else { return }
         switch self.kind {
         case .cursor:
@@ -111,12 +114,12 @@ struct ClientState {
             {
                 let line = ServerMessage.changeset(changeset).encoded()
                 try self.file.append(line)
-                self.changesetBytes += line.count + Self.entryOverhead
+                self.changesetBytes += line.count + Self.lineOverhead
                 self.changesets += 1
             } else {
                 guard let line = UpdateLines.snapshotLine(of: mirror) else { return }
                 try self.file.replace(with: [line])
-                self.snapshotBytes = line.count + Self.entryOverhead
+                self.snapshotBytes = line.count + Self.lineOverhead
                 self.changesetBytes = 0
                 self.changesets = 0
             }
@@ -124,8 +127,9 @@ struct ClientState {
         self.recorded = cursor
     }
 
-    /// The bytes an entry adds to its line (which ends with its line end): the checksum and a space.
-    private static let entryOverhead = 33
+    /// The bytes an entry adds to its line (which ends with its line end, not kept): its frame
+    /// header.
+    private static let lineOverhead = StateJournal.entryOverhead - 1
 
     /// Why a state cannot be used.
     private struct StateProblem: Error {

@@ -15,15 +15,15 @@ final class OwnerLock {
     enum Failure: Error, CustomStringConvertible {
         /// Another process holds it; its id as it wrote it, when readable.
         case held(path: String, owner: String?)
-        /// The lock file cannot be opened or created (`doing` is what failed), or locked.
-        case system(path: String, doing: String, reason: String)
+        /// The lock file cannot be opened or created, or locked: the call, the file and the step.
+        case system(SystemCallError)
 
         var description: String {
             switch self {
             case .held(let path, let owner):
                 "held by \(owner.map { "process \($0)" } ?? "another process") (lock \(path))"
-            case .system(let path, let doing, let reason):
-                "\(path): cannot \(doing): \(reason)"
+            case .system(let error):
+                "\(error)"
             }
         }
     }
@@ -39,7 +39,7 @@ final class OwnerLock {
             switch error {
             case .held(let holder): throw .held(path: path, owner: holder.flatMap { Int32($0) }.map(String.init))
             case .failed(let failure):
-                throw .system(path: path, doing: failure.call == "flock" ? "lock" : "create the lock file", reason: failure.reason)
+                throw .system(failure.on(path, doing: failure.call == "flock" ? "lock" : "create the lock file"))
             }
         }
     }

@@ -10,18 +10,24 @@ import Darwin
 /// A long-running client's durable state — what `mirror` and `exec` need to resume where they
 /// left off after they were stopped, killed or the machine went down.
 ///
-/// The file is a sequence of entries, one a line, each `HEX BODY`: the stable 128-bit
-/// ``ListValue/contentHash`` of the body, then the body (which holds no line end). So an entry
-/// damaged or edited by hand is noticed even where what it holds would parse. The file is either
-/// replaced whole with ``AtomicFileWriter`` (a temporary file, `fsync`, rename, `fsync` of the
-/// directory) or extended by one entry, appended and flushed with `fdatasync`. After a crash at
-/// any instant it holds every entry written completely, and at most one unfinished last entry,
-/// which ``read()`` tells apart and ``dropUnfinishedEntry(keeping:)`` cuts off. A file that
-/// cannot be read or understood is moved aside to `FILE.damaged`, never deleted, and the client
-/// starts over from a snapshot.
+/// The file is the magic `LSYNCJN1`, then a sequence of entries, each a line of text (without
+/// its line end) in DurableFiles' one checksummed record format (``ChecksummedRecord``, as the
+/// daemon's state: length, XXH3-64, body). So an entry damaged or edited by hand is noticed even
+/// where what it holds would parse. The file is either replaced whole with ``AtomicFileWriter``
+/// (a temporary file, `fsync`, rename, `fsync` of the directory) or extended by one entry,
+/// appended and flushed with `fdatasync`. After a crash at any instant it holds every entry
+/// written completely, and at most one unfinished last entry, which ``read()`` tells apart and
+/// ``dropUnfinishedEntry(keeping:)`` cuts off. A file that cannot be read or understood is moved
+/// aside to `FILE.damaged`, never deleted, and the client starts over from a snapshot.
+///
+/// A journal written by the builds before (`HEX BODY` lines, ``LegacyStateJournal``) is still
+/// read; the next write replaces it whole in this format.
 struct StateJournal {
     /// Where the state is kept.
     let path: String
+
+    /// The start of every journal in this format.
+    static let magic = Array("LSYNCJN1".utf8)
 
     /// What the file held when the client started.
     enum Contents {
@@ -29,12 +35,16 @@ struct StateJournal {
         case absent
         /// The entries' bodies, each checked against its checksum; when the last entry is
         /// unfinished (a crash while it was appended), it is left out and `unfinishedAfter` is
-        /// the length of the whole entries before it.
-        case entries([ArraySlice<UInt8>], unfinishedAfter: Int?)
+        /// the length of the whole entries before it. `legacy` when the file is in the format of
+        /// the builds before (``LegacyStateJournal``): it must be replaced whole, not appended to.
+        case entries([ArraySlice<UInt8>], unfinishedAfter: Int?, legacy: Bool)
         /// The file exists but cannot be read, or an entry before the last does not match its
         /// checksum; the reason.
         case unreadable(String)
     }
+
+    /// The bytes a record adds to its body: the frame header.
+    static let entryOverhead = ChecksummedRecord.headerSize
 
     /// The file's entries, each checked against its checksum. O(size of the file).
     func read() -> Contents {
@@ -45,48 +55,29 @@ struct StateJournal {
         } catch {
             return .unreadable(error.reason)
         }
-        let lineEnd = UInt8(ascii: "\n")
-        var entries: [ArraySlice<UInt8>] = []
-        var start = 0
-        while start < contents.count {
-            // A last line without its line end was cut short while it was appended.
-            guard let end = contents[start...].firstIndex(of: lineEnd) else { break }
-            guard let body = Self.body(ofEntry: contents[start..<end]) else {
-                // Only the last entry can have been cut short by a crash; one before it is damage.
-                guard end + 1 == contents.count else { return .unreadable("entry \(entries.count + 1): the checksum does not match: damaged or edited") }
-                break
-            }
-            entries.append(body)
-            start = end + 1
+        guard contents.starts(with: Self.magic) else {
+            let (entries, unfinishedAfter) = LegacyStateJournal.entries(of: contents)
+            guard let entries else { return .unreadable("entry \(unfinishedAfter ?? 0): the checksum does not match: damaged or edited") }
+            return .entries(entries, unfinishedAfter: unfinishedAfter, legacy: true)
         }
-        return .entries(entries, unfinishedAfter: start < contents.count ? start : nil)
+        var records = ChecksummedRecordReader(contents, from: Self.magic.count)
+        let (entries, damage) = records.readAll()
+        guard damage != nil else { return .entries(entries, unfinishedAfter: nil, legacy: false) }
+        // Only the last entry can have been cut short by a crash; one before it is damage.
+        guard records.nextRecordIsLast else {
+            return .unreadable("entry \(entries.count + 1): the checksum does not match: damaged or edited")
+        }
+        return .entries(entries, unfinishedAfter: records.offset, legacy: false)
     }
 
-    /// The body of `entry` (a line without its line end), or `nil` when its checksum does not match.
-    private static func body(ofEntry entry: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        let hexCount = 32
-        guard entry.count > hexCount, entry[entry.startIndex + hexCount] == UInt8(ascii: " ") else { return nil }
-        let body = entry[(entry.startIndex + hexCount + 1)...]
-        guard entry.prefix(hexCount).elementsEqual(Self.checksum(of: body).utf8) else { return nil }
-        return body
-    }
-
-    /// The checksum of an entry's body: 32 hex digits.
-    private static func checksum(of body: ArraySlice<UInt8>) -> String {
-        ListValue.string(String(decoding: body, as: UTF8.self)).contentHash.description
-    }
-
-    /// The entry for `line` (a line of text, which may end with its line end): `HEX BODY\n`.
+    /// The entry for `line` (a line of text, which may end with its line end): its body in a
+    /// checksummed record.
     private static func entry(_ line: [UInt8]) -> [UInt8] {
-        let body = line.last == UInt8(ascii: "\n") ? line.dropLast() : line[...]
+        let body = line.last == UInt8(ascii: "\n") ? Array(line.dropLast()) : line
         #if DEBUG
         precondition(!body.contains(UInt8(ascii: "\n")), "an entry is one line")
         #endif
-        var entry = Array(Self.checksum(of: body).utf8)
-        entry.append(UInt8(ascii: " "))
-        entry += body
-        entry.append(UInt8(ascii: "\n"))
-        return entry
+        return ChecksummedRecord.frame(body)
     }
 
     /// The file's bytes as they are; `nil` when there is no file.
@@ -101,18 +92,16 @@ struct StateJournal {
     }
 
     /// Replaces the state with one entry per line of `lines`, durably. O(size of the lines).
-    func replace(with lines: [[UInt8]]) throws(AtomicFileWriter.Failure) {
-        try AtomicFileWriter(path: self.path).write(lines.flatMap(Self.entry))
+    func replace(with lines: [[UInt8]]) throws(SystemCallError) {
+        try AtomicFileWriter(path: self.path).write(Self.magic + lines.flatMap(Self.entry))
     }
 
     /// Appends one entry for `line` and flushes it to disk (`fdatasync`): O(size of the line),
     /// whatever the size of the file. A failed write is cut back off.
-    func append(_ line: [UInt8]) throws(AtomicFileWriter.Failure) {
+    func append(_ line: [UInt8]) throws(SystemCallError) {
         try DurableFile.append(Self.entry(line), to: self.path, dataOnly: true) { step, path, error in
             // An append opens the file: a failed open says so, not "create".
-            step == .create
-                ? AtomicFileWriter.Failure(path: path, step: "open", code: error.code)
-                : AtomicFileWriter.Failure(step, path, error)
+            error.on(path, doing: step == .create ? "open" : step.operation)
         }
     }
 
@@ -120,7 +109,7 @@ struct StateJournal {
     /// so that the next entry is appended after a whole one; tells on standard error.
     func dropUnfinishedEntry(keeping length: Int) {
         guard truncate(self.path, off_t(length)) == 0 else {
-            OutputWriter.writeStandardError("listsync: state \(self.path): cannot cut off an unfinished last entry: \(String(cString: strerror(errno)))\n")
+            OutputWriter.writeStandardError("listsync: state \(self.path): cannot cut off an unfinished last entry: \(SystemCallError.lastError(of: "truncate"))\n")
             return
         }
         OutputWriter.writeStandardError("listsync: state \(self.path): an unfinished last entry (a crash while it was written) is dropped\n")
@@ -131,7 +120,7 @@ struct StateJournal {
     /// aside to FILE.damaged; NEXT`.
     func setAside(because reason: String, then next: String) {
         let aside = self.path + ".damaged"
-        let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(String(cString: strerror(errno))))"
+        let moved = rename(self.path, aside) == 0 ? "moved aside to \(aside)" : "cannot move it aside (\(SystemCallError.lastError(of: "rename")))"
         OutputWriter.writeStandardError("listsync: state \(self.path): \(reason); \(moved); \(next)\n")
     }
 }

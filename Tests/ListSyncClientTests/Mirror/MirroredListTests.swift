@@ -107,7 +107,7 @@ import ListSyncTestSupport
         #expect {
             try mirror.apply(changeset)
         } throws: { error in
-            guard let error = error as? MirrorError, case .digestMismatch = error else { return false }
+            guard let error = error as? MirrorError, error.code == .digestMismatch else { return false }
             return error.recovery == .freshSnapshot
         }
         #expect(mirror.document == old.document)
@@ -157,7 +157,7 @@ import ListSyncTestSupport
         #expect {
             try mirror.apply(changeset)
         } throws: { error in
-            guard case .invalidStage(_, let stage, _) = error as? MirrorError else { return false }
+            guard let error = error as? MirrorError, error.code == .invalidStage, let stage = error.stage else { return false }
             return stage == 1
         }
         #expect(mirror.document == old.document)
@@ -206,7 +206,7 @@ import ListSyncTestSupport
         #expect {
             for chunk in chunks { try mirror.apply(chunk) }
         } throws: { error in
-            guard case .digestMismatch = error as? MirrorError else { return false }
+            guard (error as? MirrorError)?.code == .digestMismatch else { return false }
             return true
         }
         #expect(mirror.document == old.document && mirror.cursor?.seq == 1)

@@ -62,7 +62,7 @@ import ListSyncTestSupport
         changeset.digest = ListDigest(of: self.v2)
         let actions = machine.received(.changeset(changeset))
         #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: nil)])
-        guard case .resyncing(.digestMismatch) = emitted(actions).first?.event else { throw TestFailure("no resync update") }
+        guard case .resyncing(let error) = emitted(actions).first?.event, error.code == .digestMismatch else { throw TestFailure("no resync update") }
         #expect(machine.phase == .resyncing)
         #expect(machine.mirror.document == self.v0.document, "the mirror stays at its verified version")
         // The old subscription's pushes are dropped until the reply.
@@ -86,7 +86,7 @@ import ListSyncTestSupport
     @Test func aLostConnectionBacksOffAndResumesFromTheCursor() throws {
         var machine = try self.streamingMachine()
         let lost = machine.connectionFailed(reason: "the daemon closed the connection")
-        guard case .disconnected(.connectionLost, let retryIn) = emitted(lost).first?.event, case .wait(let delay) = lost.last else {
+        guard case .disconnected(let error, let retryIn) = emitted(lost).first?.event, error.code == .connectionLost, case .wait(let delay) = lost.last else {
             throw TestFailure("no backoff after a lost connection: \(lost)")
         }
         #expect(retryIn == .milliseconds(10) && delay == retryIn)
@@ -136,11 +136,11 @@ import ListSyncTestSupport
         _ = machine.start()
         #expect(machine.connectionFailed(reason: "No such file or directory").last.isWait)
         _ = machine.backoffElapsed()
-        guard case .finish(.unreachable(let path, let reason))? = machine.connectionFailed(reason: "Connection refused").last else {
+        guard case .finish(let error?)? = machine.connectionFailed(reason: "Connection refused").last, error.code == .unreachable else {
             Issue.record("the subscription did not end")
             return
         }
-        #expect(path == "/run/test.sock" && reason == "Connection refused")
+        #expect(error.socketPath == "/run/test.sock" && error.reason == "Connection refused")
         #expect(machine.phase == .closed)
     }
 
@@ -168,7 +168,7 @@ import ListSyncTestSupport
             request += 1
             _ = machine.received(self.reply(request, mode: .resume, seq: 3))
         }
-        guard case .finish(.inconsistentData(.digestMismatch))? = machine.received(.changeset(changeset)).last else {
+        guard case .finish(let error?)? = machine.received(.changeset(changeset)).last, error.code == .inconsistentData, error.mirrorError?.code == .digestMismatch else {
             throw TestFailure("the subscription did not give up")
         }
     }

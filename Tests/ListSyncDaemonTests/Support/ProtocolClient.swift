@@ -1,6 +1,7 @@
 import Glibc
 import ListSyncProtocol
 import ListSyncTestSupport
+import DurableFiles
 import UnixSockets
 
 /// A protocol client over a plain `AF_UNIX` socket, as any program could write one: lines of
@@ -55,7 +56,7 @@ final class ProtocolClient {
     }
 
     /// Nobody listens yet: the daemon is still starting.
-    private static func isNotListeningYet(_ error: UnixStreamSocket.Failure) -> Bool {
+    private static func isNotListeningYet(_ error: SystemCallError) -> Bool {
         error.code == ENOENT || error.code == ECONNREFUSED
     }
 

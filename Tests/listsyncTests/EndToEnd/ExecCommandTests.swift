@@ -201,8 +201,8 @@ extension CommandEndToEnd {
                     try await eventually("exec recorded \(cursor)") {
                         // The cursor alone, or (json-patch) the list at that cursor: a snapshot
                         // and the changesets after it, the last one that cursor's.
-                        let last = readFile(harness.path("exec.state")).split(separator: "\n").last ?? ""
-                        return last.hasSuffix(" \(cursor) products") || last.contains(#""watch":"products","cursor":"\#(cursor)""#)
+                        let last = (try? StateJournalFile.entries(harness.path("exec.state")))?.last ?? ""
+                        return last == "\(cursor) products" || last.contains(#""watch":"products","cursor":"\#(cursor)""#)
                     }
                 }
                 try await exec.killWithDescendants()

@@ -124,17 +124,19 @@ extension CommandEndToEnd {
             let harness = try await EndToEndHarness.running()
             let mirror = try await harness.startMirror("mirror.csv")
             let state = harness.path(".mirror.csv.listsync-state")
-            let snapshot = readFile(state)
+            let snapshot = try StateJournalFile.bytes(state)
+            #expect(try StateJournalFile.entries(state).count == 1, "the snapshot")
             try await harness.save(ProductVersions.csv(1))
             try await harness.waitUntilMirrored("mirror.csv", equals: "products.csv", "version 1")
-            let journal = readFile(state)
+            let journal = try StateJournalFile.bytes(state)
             let appended = journal.dropFirst(snapshot.count)
-            #expect(journal.hasPrefix(snapshot) && appended.split(separator: "\n").count == 1, "one entry appended:\n\(appended)")
-            #expect(appended.contains(#""type":"changeset""#), "\(appended)")
+            let entries = try StateJournalFile.entries(state)
+            #expect(journal.starts(with: snapshot) && entries.count == 2, "one entry appended:\n\(entries.dropFirst())")
+            #expect(entries.last?.contains(#""type":"changeset""#) == true, "\(entries.dropFirst())")
             try await mirror.killWithDescendants()
 
             // A crash while the next entry was appended leaves half of it.
-            try FileContent.write(journal + String(appended.prefix(appended.count / 2)), to: state)
+            try StateJournalFile.write(journal + appended.prefix(appended.count / 2), to: state)
             try await harness.save(ProductVersions.csv(2))
             try await harness.waitForVersion(2)
             let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.csv")])
@@ -151,8 +153,10 @@ extension CommandEndToEnd {
             let mirror = try await harness.startMirror("mirror.json")
             try await mirror.stop()
             let state = harness.path(".mirror.json.listsync-state")
-            let kept = readFile(state)
-            try FileContent.write(damage == "truncated" ? String(kept.prefix(kept.utf8.count / 2)) : kept.replacing("item 1", with: "item X"), to: state)
+            let kept = try StateJournalFile.bytes(state)
+            #expect(try StateJournalFile.entries(state).count == 1 && kept.contains("item 1".utf8), "the snapshot holds item 1")
+            try StateJournalFile.write(
+                damage == "truncated" ? Array(kept.prefix(kept.count / 2)) : kept.replacing(Array("item 1".utf8), with: Array("item X".utf8)), to: state)
             try await harness.save(ProductVersions.csv(1))
             try await harness.waitForVersion(1)
             let restarted = try harness.client("mirror", ["products", "--output", harness.path("mirror.json")])
@@ -219,6 +223,8 @@ extension CommandEndToEnd {
             #expect(noFormat.status == 1 && noFormat.error.contains("--output-format"), "\(noFormat.error)")
             let unwritable = try await harness.run("mirror", ["products", "--output", harness.path("no/such/dir/m.csv")])
             #expect(unwritable.status == 3 && unwritable.error.contains("cannot create"), "\(unwritable.error)")
+            #expect(unwritable.error.contains("\(harness.path("no/such/dir"))/"), "the path: \(unwritable.error)")
+            #expect(unwritable.error.contains("open: No such file or directory (errno 2)"), "the call and errno: \(unwritable.error)")
         }
     }
 }
