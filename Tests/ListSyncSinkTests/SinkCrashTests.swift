@@ -115,23 +115,39 @@ struct SQLiteTestDatabase: SinkTestDatabase {
         var sink = try startSink()
         defer { sink.send(SIGKILL) }
         var kills = 0
+        // After a disruption, the sink is not killed until it has committed a version written
+        // since: so it meets the disruption, rather than a sink started after it.
+        var mustCommitSinceDisruption = false
+        var cursorAtDisruption: Cursor?
         for edit in 0..<self.editCount {
             if generator.next() % 12 == 0 { header = headers[Int(generator.next() % UInt64(headers.count))] }
             let strategy = SaveStrategy.allCases[Int(generator.next() % UInt64(SaveStrategy.allCases.count))]
-            let text = generator.next() % 40 == 0 ? ProductVersions.invalid : self.version(header, using: &generator)
+            let isInvalid = generator.next() % 40 == 0
+            let text = isInvalid ? ProductVersions.invalid : self.version(header, using: &generator)
             try await strategy.save(text, to: harness.watched, scratch: harness.directory)
             if let status = sink.exitStatus {
                 Issue.record("the sink exited \(status) at edit \(edit): \(readFile(harness.path("sink.err")))")
                 return
             }
-            if generator.next() % 5 == 0 {
+            if mustCommitSinceDisruption, !isInvalid {
+                try await eventually("the sink commits a version after the disruption", timeout: .seconds(60)) {
+                    guard let current = try await harness.watchSummaries().first?.cursor, current != cursorAtDisruption else { return false }
+                    return try await database.storedCursor("products") == current
+                }
+                mustCommitSinceDisruption = false
+            }
+            if !mustCommitSinceDisruption, generator.next() % 5 == 0 {
                 try await Task.sleep(for: .milliseconds(Int(generator.next() % 200)))
                 sink.send(SIGKILL)
                 _ = try await sink.waitForExit()
                 kills += 1
                 sink = try startSink()
             }
-            if let disrupt, generator.next() % 50 == 0 { try await disrupt() }
+            if let disrupt, generator.next() % 50 == 0 {
+                try await disrupt()
+                mustCommitSinceDisruption = true
+                cursorAtDisruption = try await harness.watchSummaries().first?.cursor
+            }
             try await Task.sleep(for: .milliseconds(Int(generator.next() % 120)))
         }
         // The last version is valid, so that the table can end equal to the file.
