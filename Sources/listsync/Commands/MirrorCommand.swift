@@ -63,8 +63,16 @@ struct MirrorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to keep the state to resume from after a restart. Default: .FILE.listsync-state beside FILE.", valueName: "file"))
     var state: String?
 
-    @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
+    @Flag(help: "Exit as soon as FILE reflects the daemon's current version (with --from, the stream's last message).")
     var once = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Follow the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
+            valueName: "urls"))
+    var from: String?
+
+    @OptionGroup var nats: NATSStreamOptions
 
     /// Takes the lock at `path`, for what `what` says is locked.
     ///
@@ -122,6 +130,10 @@ struct MirrorCommand: AsyncParsableCommand {
             let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try write(start) }
+            if let from = self.from {
+                let servers = from.split(separator: ",").map { String($0) }
+                return try await self.followStream(on: servers, from: start, state: stateFile, save: save)
+            }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             try await client.withMirror(resuming: start) { updates in

@@ -1,0 +1,102 @@
+import ListSyncClient
+import ListSyncProtocol
+import NATSTransport
+
+/// Follows a watch's subject of a JetStream stream with an ordered, ephemeral consumer and keeps
+/// a mirror of the list from it alone: no daemon involved. Every snapshot and changeset is
+/// checked as over the socket (sequence, stages, digest).
+public struct JetStreamFollower {
+    /// The NATS connection.
+    public var connection: NATSConnection
+    /// The stream.
+    public var stream: String
+    /// The watch's subject.
+    public var subject: String
+
+    /// A follower of `subject` in `stream`.
+    public init(connection: NATSConnection, stream: String, subject: String) {
+        self.connection = connection
+        self.stream = stream
+        self.subject = subject
+    }
+
+    /// What following the stream produced.
+    public enum Update: Sendable {
+        /// A complete snapshot replaced the mirror's list.
+        case snapshot(MirroredList, streamSequence: UInt64)
+        /// A changeset was applied to the mirror.
+        case changeset(ChangesetMessage, MirroredList, streamSequence: UInt64)
+        /// A message that could not be used (said why); the mirror stayed as it was.
+        case skipped(String, streamSequence: UInt64)
+        /// The mirror has every message the subject had when following started (or when it
+        /// last ran out of messages).
+        case caughtUp(MirroredList)
+    }
+
+    /// Follows the subject from the message after `sequence`, starting with `mirror` (a
+    /// restored list, or an empty mirror), and hands every update to `body` until `body`
+    /// returns `false` or the task is cancelled.
+    ///
+    /// Snapshots and changesets at or before the mirror's cursor (same epoch) are passed over;
+    /// a changeset before any snapshot is passed over too.
+    public func follow(
+        from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
+    ) async throws {
+        var mirror = mirror
+        let end = try self.connection.lastMessage(in: self.stream, subject: self.subject)?.streamSequence ?? 0
+        var caughtUp = false
+        if end <= sequence {
+            caughtUp = true
+            guard try await body(.caughtUp(mirror)) else { return }
+        }
+        let subscription = try NATSOrderedSubscription(connection: self.connection, stream: self.stream, subject: self.subject, from: sequence + 1)
+        var assembly = JetStreamLineAssembly()
+        while !Task.isCancelled {
+            guard let message = try subscription.next(timeoutMilliseconds: 200) else {
+                await Task.yield()
+                continue
+            }
+            let place = message.streamSequence
+            guard let envelope = JetStreamEnvelope(headers: message.headers) else {
+                guard try await body(.skipped("message \(place) is not a ListSync message", streamSequence: place)) else { return }
+                continue
+            }
+            if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
+                let update = Self.apply(line, envelope: complete, to: &mirror, at: place)
+                if let update { guard try await body(update) else { return } }
+            }
+            if message.pending == 0, !assembly.isAssembling, !caughtUp || place >= end {
+                caughtUp = true
+                guard try await body(.caughtUp(mirror)) else { return }
+            }
+        }
+    }
+
+    /// Applies one complete line to `mirror`; the update to report, `nil` for a line passed over.
+    static func apply(_ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, at place: UInt64) -> Update? {
+        let message: ServerMessage?
+        do {
+            message = try MessageParser.serverMessage(ofLine: line.last == 10 ? line.dropLast() : line[...])
+        } catch {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)
+        }
+        if let current = mirror.cursor, mirror.hasList, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
+            return nil
+        }
+        do {
+            switch message {
+            case .snapshot(let chunk):
+                guard try mirror.apply(chunk) else { return nil }
+                return .snapshot(mirror, streamSequence: place)
+            case .changeset(let changeset):
+                guard mirror.hasList else { return nil }
+                try mirror.apply(changeset)
+                return .changeset(changeset, mirror, streamSequence: place)
+            default:
+                return .skipped("message \(place) is neither a snapshot nor a changeset", streamSequence: place)
+            }
+        } catch {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place)
+        }
+    }
+}
