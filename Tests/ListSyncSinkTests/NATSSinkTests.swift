@@ -1,0 +1,191 @@
+import Glibc
+import ListFormats
+import ListSyncClient
+import ListSyncProtocol
+import ListSyncTestSupport
+import NATSTransport
+import Testing
+
+@testable import ListSyncSink
+
+/// `listsync sink nats` and `listsync mirror --from` against real `nats-server` processes with
+/// JetStream file storage in a scratch directory: the stream holds each cursor once, in order,
+/// across kill -9 of the sink and a second sink racing it, and a mirror rebuilds the list from
+/// the stream alone.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)),
+    .enabled(if: NATSServers.isInstalled, "nats-server is not installed (scripts/bootstrap installs it): the NATS tests are skipped"))
+struct NATSSinkTests {
+    static let stream = "LISTSYNC_products"
+    static let subject = "listsync.products"
+
+    /// Every message of the watch's subject, read with an ordered consumer through the wrapper
+    /// on a thread of its own (nats.c blocks).
+    static func messages(_ servers: NATSServers) async throws -> [NATSMessage] {
+        let urls = servers.nodes.map(\.url)
+        let reader = BlockingThread { () throws -> [NATSMessage] in
+            let connection = try NATSConnection(.init(servers: urls, name: "audit"))
+            guard let last = try connection.lastMessage(in: Self.stream, subject: Self.subject) else { return [] }
+            let subscription = try NATSOrderedSubscription(connection: connection, stream: Self.stream, subject: Self.subject, from: 1)
+            var messages: [NATSMessage] = []
+            while (messages.last?.streamSequence ?? 0) < last.streamSequence {
+                guard let message = try subscription.next(timeoutMilliseconds: 10_000) else {
+                    throw TestFailure("no message after \(messages.count), the last being \(last.streamSequence)")
+                }
+                messages.append(message)
+            }
+            return messages
+        }
+        try await eventually("the audit reads the stream", timeout: .seconds(60)) { reader.isFinished }
+        return try reader.join()
+    }
+
+    /// The cursor of the subject's last message (through the wrapper, on a thread of its own).
+    static func lastCursor(_ servers: NATSServers) async throws -> Cursor? {
+        let urls = servers.nodes.map(\.url)
+        let reader = BlockingThread { () throws -> NATSMessage? in
+            try NATSConnection(.init(servers: urls, name: "audit")).lastMessage(in: Self.stream, subject: Self.subject)
+        }
+        try await eventually("the last message is read") { reader.isFinished }
+        return try reader.join().flatMap { JetStreamEnvelope(headers: $0.headers)?.cursor }
+    }
+
+    /// Checks the stream's messages as an independent reader would: unique `Nats-Msg-Id`s, parts
+    /// in order, a snapshot first, then every cursor of the epoch once, each changeset
+    /// following the line before it, ending at `final`; every line applies and verifies. The
+    /// list the lines build.
+    @discardableResult
+    static func audit(_ messages: [NATSMessage], endingAt final: Cursor) throws -> MirroredList {
+        let ids = messages.compactMap { $0.headers["Nats-Msg-Id"] }
+        #expect(ids.count == messages.count, "every message has a Nats-Msg-Id")
+        #expect(Set(ids).count == ids.count, "no Nats-Msg-Id twice: \(ids.count - Set(ids).count) repeated")
+        var assembly = JetStreamLineAssembly()
+        var lines: [(JetStreamEnvelope, [UInt8], UInt64)] = []
+        for message in messages {
+            guard let envelope = JetStreamEnvelope(headers: message.headers) else {
+                throw TestFailure("message \(message.streamSequence) has no ListSync headers: \(message.headers)")
+            }
+            #expect(envelope.watch == "products")
+            #expect(message.headers["ListSync-Protocol"] == "1")
+            if let (complete, line) = assembly.add(message.payload, envelope: envelope) { lines.append((complete, line, message.streamSequence)) }
+        }
+        #expect(!assembly.isAssembling, "the last line is complete")
+        guard let first = lines.first else { throw TestFailure("no line in the stream") }
+        #expect(first.0.kind == .snapshot, "the stream starts with a snapshot")
+        var seen = Set<Cursor>()
+        var mirror = MirroredList(watch: "products")
+        var previous: Cursor?
+        for (envelope, line, place) in lines {
+            #expect(seen.insert(envelope.cursor).inserted, "cursor \(envelope.cursor) once (message \(place))")
+            if envelope.kind == .changeset, let previous {
+                #expect(envelope.cursor.epoch == previous.epoch && envelope.cursor.seq == previous.seq + 1,
+                        "changeset \(envelope.cursor) follows \(previous) (message \(place))")
+            }
+            previous = envelope.cursor
+            let update = JetStreamFollower.apply(line, envelope: envelope, to: &mirror, at: place)
+            if case .skipped(let reason, _) = update { Issue.record("\(reason)") }
+        }
+        #expect(previous == final, "the stream ends at the daemon's cursor")
+        #expect(mirror.cursor == final)
+        return mirror
+    }
+
+    /// Starts `listsync sink nats products` on `servers`, its output in `sink-NUMBER.err`.
+    static func startSink(_ harness: EndToEndHarness, _ servers: NATSServers, number: Int, extra: [String] = []) throws -> ChildProcess {
+        try ChildProcess(
+            try EndToEndHarness.binary("listsync"),
+            ["sink", "nats", "products", "--socket", harness.socketPath] + servers.nodes.flatMap { ["--server", $0.url] } + extra,
+            outputPath: harness.path("sink-\(number).err"), errorPath: harness.path("sink-\(number).err"))
+    }
+
+    /// Waits until the subject's last message is at the daemon's cursor.
+    static func waitUntilPublished(_ harness: EndToEndHarness, _ servers: NATSServers, _ what: String) async throws -> Cursor {
+        var current: Cursor?
+        try await eventually("the stream reaches the daemon's cursor (\(what))", timeout: .seconds(60)) {
+            current = try await harness.watchSummaries().first?.cursor
+            guard current != nil else { return false }
+            return try await Self.lastCursor(servers) == current
+        }
+        return current ?? Cursor(epoch: Epoch(rawValue: 0), seq: 0)
+    }
+
+    /// Random edits with two sinks publishing at once, one of them killed with SIGKILL and
+    /// restarted now and then: the stream holds every cursor once, in order, no Nats-Msg-Id
+    /// twice, and its lines rebuild the file.
+    @Test func sinksKilledAndRacingPublishEachCursorOnce() async throws {
+        let servers = try await NATSServers()
+        let harness = try EndToEndHarness()
+        var generator = SplitMix(seed: 77)
+        let header = SinkCrashTests.headers[0]
+        try FileContent.write(SinkCrashTests.version(header, using: &generator), to: harness.watched)
+        try await harness.startDaemon()
+        var starts = 0
+        var sink = try Self.startSink(harness, servers, number: starts)
+        let racer = try Self.startSink(harness, servers, number: 99)
+        var kills = 0
+        for edit in 0..<40 {
+            try await SaveStrategy.writeTemporaryAndRename.save(SinkCrashTests.version(header, using: &generator), to: harness.watched, scratch: harness.directory)
+            if let status = sink.exitStatus ?? racer.exitStatus {
+                Issue.record("a sink exited \(status) at edit \(edit): \(readFile(harness.path("sink-\(starts).err")))\(readFile(harness.path("sink-99.err")))")
+                return
+            }
+            if generator.next() % 4 == 0 {
+                try await Task.sleep(for: .milliseconds(Int(generator.next() % 150)))
+                sink.send(SIGKILL)
+                _ = try await sink.waitForExit()
+                kills += 1
+                starts += 1
+                sink = try Self.startSink(harness, servers, number: starts)
+            }
+            try await Task.sleep(for: .milliseconds(Int(generator.next() % 120)))
+        }
+        let final = try await Self.waitUntilPublished(harness, servers, "after \(kills) kills")
+        #expect(kills > 0)
+        let mirror = try Self.audit(try await Self.messages(servers), endingAt: final)
+        #expect(mirror.hasList, "the stream's lines rebuild the list, every digest verified")
+        sink.send(SIGKILL)
+        racer.send(SIGKILL)
+    }
+
+    /// With the daemon stopped, `mirror --from` rebuilds the file from the stream alone, equal
+    /// to what `listsync snapshot` printed; after more versions it resumes from its own state
+    /// (the stream sequence it recorded) and is equal again.
+    @Test func mirrorFromTheStreamWithTheDaemonStopped() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        var sink = try Self.startSink(harness, servers, number: 0)
+        for version in 1...3 {
+            try await harness.save(ProductVersions.csv(version))
+            try await harness.waitForVersion(UInt64(version))
+        }
+        _ = try await Self.waitUntilPublished(harness, servers, "three versions")
+        let snapshot = try await harness.run("snapshot", ["products", "--output-format", "csv"])
+        #expect(snapshot.status == 0, "\(snapshot.error)")
+        try await harness.stopDaemon()
+
+        let arguments = ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"]
+        let first = try await harness.run("mirror", arguments)
+        #expect(first.status == 0, "\(first.error)")
+        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        #expect(readFile(harness.path("remote.csv")) == snapshot.output, "the mirror is what `listsync snapshot` printed")
+        let place = readFile(harness.path(".remote.csv.listsync-state.nats"))
+        #expect(!place.isEmpty, "the mirror recorded its place in the stream")
+
+        // More versions while the mirror is down; it resumes from its state.
+        try await harness.startDaemon()
+        sink.send(SIGKILL)
+        _ = try await sink.waitForExit()
+        sink = try Self.startSink(harness, servers, number: 1)
+        try await harness.save(ProductVersions.csv(4))
+        try await harness.waitForVersion(4)
+        let final = try await Self.waitUntilPublished(harness, servers, "version 4")
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+        let second = try await harness.run("mirror", arguments)
+        #expect(second.status == 0, "\(second.error)")
+        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        let recorded = readFile(harness.path(".remote.csv.listsync-state.nats"))
+        #expect(recorded.hasSuffix(" \(final)\n"), "the state records the stream sequence and cursor \(final): \(recorded)")
+        try Self.audit(try await Self.messages(servers), endingAt: final)
+    }
+}
