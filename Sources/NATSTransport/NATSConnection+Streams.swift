@@ -13,6 +13,8 @@ public struct NATSStreamState: Sendable, Hashable {
     public var replicas: Int
     /// The subjects it stores.
     public var subjects: [String]
+    /// The name of the server that leads the stream's replicas (`nil` outside a cluster).
+    public var leader: String?
 }
 
 extension NATSConnection {
@@ -79,6 +81,7 @@ extension NATSConnection {
         }
         return NATSStreamState(
             firstSequence: info.State.FirstSeq, lastSequence: info.State.LastSeq, messages: info.State.Msgs,
-            replicas: Int(info.Config?.pointee.Replicas ?? 1), subjects: subjects)
+            replicas: Int(info.Config?.pointee.Replicas ?? 1), subjects: subjects,
+            leader: info.Cluster?.pointee.Leader.map { String(cString: $0) })
     }
 }

@@ -45,17 +45,22 @@ public struct JetStreamSink {
     /// Runs until the watch is removed from the daemon's configuration (``SinkRunner/Ending/removed``),
     /// the subscription fails for good, or NATS keeps failing (throws ``NATSError``).
     public func run(reporting report: (SinkEvent) -> Void) async throws -> SinkRunner.Ending {
-        try self.connection.ensureStream(self.stream)
         var failures = 0
         var repositions = 0
+        var streamReady = false
         while true {
             let position: JetStreamPosition
             do {
+                // A cluster that just started may have no JetStream leader yet: retried.
+                if !streamReady {
+                    try self.connection.ensureStream(self.stream)
+                    streamReady = true
+                }
                 position = try self.readPosition()
             } catch {
                 failures += 1
                 guard failures < Self.attempts else { throw error }
-                report(.resynchronizing(reason: "reading the stream's last message: \(error)", count: repositions))
+                report(.resynchronizing(reason: "\(error); trying again", count: repositions))
                 try await Task.sleep(for: .milliseconds(500))
                 continue
             }
