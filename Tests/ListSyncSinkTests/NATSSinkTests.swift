@@ -111,7 +111,7 @@ struct NATSSinkTests {
     }
 
     /// Random edits with two sinks publishing at once, one of them killed with SIGKILL and
-    /// restarted now and then: the stream holds every cursor once, in order, no Nats-Msg-Id
+    /// restarted now and then, and the daemon killed once (an edit made while it is down): the stream holds every cursor once, in order, no Nats-Msg-Id
     /// twice, and its lines rebuild the file.
     @Test func sinksKilledAndRacingPublishEachCursorOnce() async throws {
         let servers = try await NATSServers()
@@ -137,6 +137,17 @@ struct NATSSinkTests {
                 kills += 1
                 starts += 1
                 sink = try Self.startSink(harness, servers, number: starts)
+            }
+            if edit == 20 {
+                // The daemon killed too, with an edit while it is down, once both sinks are
+                // following it (a sink's first connection must work).
+                try await eventually("both sinks are subscribed") {
+                    [starts, 99].allSatisfy { readFile(harness.path("sink-\($0).err")).contains("subscribed to products") }
+                }
+                harness.daemon?.send(SIGKILL)
+                _ = try await harness.daemon?.waitForExit()
+                try await SaveStrategy.writeTemporaryAndRename.save(SinkCrashTests.version(header, using: &generator), to: harness.watched, scratch: harness.directory)
+                try await harness.startDaemon()
             }
             try await Task.sleep(for: .milliseconds(Int(generator.next() % 120)))
         }
@@ -235,6 +246,40 @@ extension NATSSinkTests {
         }
         let final = try await Self.waitUntilPublished(harness, servers, "after the leader was killed")
         try Self.audit(try await Self.messages(servers), endingAt: final)
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
+        #expect(mirror.status == 0, "\(mirror.error)")
+        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+    }
+}
+
+extension NATSSinkTests {
+    /// Servers that take at most 4 KiB per message: the snapshot of a larger list and its large
+    /// changesets are published in parts (`ListSync-Part: i/n`), which a reader puts back
+    /// together; a sink killed mid-way finishes a changeset's parts or starts a new snapshot.
+    @Test func linesLargerThanTheMaximumPayloadGoInParts() async throws {
+        let servers = try await NATSServers(maximumPayload: 4096)
+        let harness = try EndToEndHarness()
+        try FileContent.write(ProductVersions.bulk(rows: 300, nameLength: 30), to: harness.watched)
+        try await harness.startDaemon()
+        var sink = try Self.startSink(harness, servers, number: 0)
+        _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        for round in 1...4 {
+            try await harness.save(ProductVersions.bulk(rows: 300 + round * 40, nameLength: 30 + round))
+            if round == 2 {
+                try await Task.sleep(for: .milliseconds(30))
+                sink.send(SIGKILL)
+                _ = try await sink.waitForExit()
+                sink = try Self.startSink(harness, servers, number: round)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let final = try await Self.waitUntilPublished(harness, servers, "the large changesets")
+        let messages = try await Self.messages(servers)
+        #expect(messages.contains { ($0.headers["ListSync-Part"].map { !$0.hasSuffix("/1") }) ?? false }, "some lines went in parts")
+        #expect(messages.allSatisfy { $0.payload.count <= 4096 })
+        try Self.audit(messages, endingAt: final)
         try await harness.stopDaemon()
         sink.send(SIGKILL)
         let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])

@@ -23,14 +23,24 @@ package final class NATSServers {
     package let nodes: [Node]
     private var processes: [ChildProcess?]
     private var starts = 0
+    /// The configuration file every server reads, when there are settings beyond the command line.
+    private let configuration: String?
 
     /// Every server's URL, comma-separated (`mirror --from`).
     package var urls: String { self.nodes.map(\.url).joined(separator: ",") }
 
-    /// Starts `count` servers (a cluster when more than one) and waits until each accepts connections.
-    package init(count: Int = 1) async throws {
+    /// Starts `count` servers (a cluster when more than one) and waits until each accepts
+    /// connections; with `maximumPayload`, the servers accept messages of at most that many bytes
+    /// (`max_payload`, 1 MiB by default).
+    package init(count: Int = 1, maximumPayload: Int? = nil) async throws {
         guard Self.executable != nil else { throw TestFailure("nats-server is not installed: run scripts/bootstrap") }
         self.scratch = try ScratchDirectory(prefix: "listsync-nats")
+        if let maximumPayload {
+            try self.scratch.write("max_payload: \(maximumPayload)\n", to: "nats.conf")
+            self.configuration = self.scratch.path("nats.conf")
+        } else {
+            self.configuration = nil
+        }
         var nodes: [Node] = []
         for index in 0..<count {
             nodes.append(Node(name: "n\(index + 1)", port: try Self.freePort(), clusterPort: try Self.freePort()))
@@ -43,7 +53,8 @@ package final class NATSServers {
     /// Starts server `index` (again), with the same ports and storage.
     package func start(_ index: Int) async throws {
         let node = self.nodes[index]
-        var arguments = ["-a", "127.0.0.1", "-p", "\(node.port)", "-js", "-sd", self.scratch.path("store-\(node.name)"), "-n", node.name]
+        var arguments = self.configuration.map { ["-c", $0] } ?? []
+        arguments += ["-a", "127.0.0.1", "-p", "\(node.port)", "-js", "-sd", self.scratch.path("store-\(node.name)"), "-n", node.name]
         if self.nodes.count > 1 {
             let routes = self.nodes.filter { $0.name != node.name }.map { "nats://127.0.0.1:\($0.clusterPort)" }.joined(separator: ",")
             arguments += ["--cluster_name", "listsync", "--cluster", "nats://127.0.0.1:\(node.clusterPort)", "--routes", routes]

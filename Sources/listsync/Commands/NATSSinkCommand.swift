@@ -60,7 +60,10 @@ struct NATSSinkCommand: AsyncParsableCommand {
                 name: self.nats.streamName(of: self.name), subjects: [subject], replicas: self.replicas,
                 maximumBytes: self.maximumBytes, maximumAgeSeconds: self.maximumAge)
             let connection = try self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
-            let sink = JetStreamSink(client: client, watch: self.name, connection: connection, stream: stream, subject: subject)
+            // The daemon answered once: from now on the sink reconnects for as long as it takes,
+            // also when a conflict makes it subscribe anew while the daemon restarts.
+            let following = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy()))
+            let sink = JetStreamSink(client: following, watch: self.name, connection: connection, stream: stream, subject: subject)
             do {
                 _ = try await sink.run { event in
                     if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
