@@ -39,9 +39,15 @@ struct MirrorCommand: AsyncParsableCommand {
             STATE.lock with --state) while it runs, and a second `mirror` on the same FILE or \
             state exits at once with status 1, naming the process that holds it.
 
+            With --from nats://HOST:PORT[,…] the list comes from the watch's JetStream stream \
+            (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
+            not from the daemon, which need not run: the same checks (sequence, digest) and the \
+            same state file, plus STATE.nats with the stream sequence reached, from which a \
+            restart reads on. --once exits once FILE holds the stream's last version.
+
             Exit status: 0 after --once, 1 usage or configuration error (no such watch, FILE or \
             its state mirrored by another process), 2 daemon \
-            unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
+            (or the NATS servers) unreachable at start, 3 data error (FILE cannot be written, or the daemon's data does \
             not verify), 5 the daemon does not permit this user (at connect, or when a reload \
             revokes it).
             """

@@ -19,7 +19,8 @@ struct NATSSinkCommand: AsyncParsableCommand {
             fell behind the daemon's history, publishes a snapshot marked ListSync-Reset.
 
             The stream is created when missing (file storage, --replicas copies, limits \
-            retention with --max-bytes and --max-age); an existing one is used as it is. \
+            retention with --max-bytes and --max-age; snapshots are not republished, so a \
+            limit can drop the latest one); an existing one is used as it is. \
             Exit status: 0 the watch was removed, 1 usage error (no such watch), 2 daemon or \
             NATS unreachable at start, 3 NATS kept failing.
             """
@@ -80,6 +81,9 @@ struct NATSSinkCommand: AsyncParsableCommand {
         case .replaced(let cursor, let rows): return "listsync: \(watch): published the snapshot at \(cursor) (\(rows) records)\n"
         case .resynchronizing(let reason, _): return "listsync: \(watch): \(reason)\n"
         case .applied, .refilled: return nil
+        case .status(let status) where status.state != .ok:
+            let problem = status.error.map { ": \($0)" } ?? ""
+            return "listsync: \(watch) is \(status.state.rawValue)\(problem); nothing is published until it has a new version\n"
         case .subscribed, .status, .disconnected: return SinkOptions.line(for: event, watch: watch)
         }
     }
