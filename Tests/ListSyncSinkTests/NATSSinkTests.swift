@@ -22,9 +22,7 @@ struct NATSSinkTests {
     /// Every message of the watch's subject, read with an ordered consumer through the wrapper
     /// on a thread of its own (nats.c blocks).
     static func messages(_ servers: NATSServers) async throws -> [NATSMessage] {
-        let urls = servers.nodes.map(\.url)
-        let reader = BlockingThread { () throws -> [NATSMessage] in
-            let connection = try NATSConnection(.init(servers: urls, name: "audit"))
+        try await NATSTransportTests.withConnection(servers) { connection in
             guard let last = try connection.lastMessage(in: Self.stream, subject: Self.subject) else { return [] }
             let subscription = try NATSOrderedSubscription(connection: connection, stream: Self.stream, subject: Self.subject, from: 1)
             var messages: [NATSMessage] = []
@@ -36,18 +34,13 @@ struct NATSSinkTests {
             }
             return messages
         }
-        try await eventually("the audit reads the stream", timeout: .seconds(60)) { reader.isFinished }
-        return try reader.join()
     }
 
     /// The cursor of the subject's last message (through the wrapper, on a thread of its own).
     static func lastCursor(_ servers: NATSServers) async throws -> Cursor? {
-        let urls = servers.nodes.map(\.url)
-        let reader = BlockingThread { () throws -> NATSMessage? in
-            try NATSConnection(.init(servers: urls, name: "audit")).lastMessage(in: Self.stream, subject: Self.subject)
+        try await NATSTransportTests.withConnection(servers) { connection in
+            try connection.lastMessage(in: Self.stream, subject: Self.subject).flatMap { JetStreamEnvelope(headers: $0.headers)?.cursor }
         }
-        try await eventually("the last message is read") { reader.isFinished }
-        return try reader.join().flatMap { JetStreamEnvelope(headers: $0.headers)?.cursor }
     }
 
     /// Checks the stream's messages as an independent reader would: unique `Nats-Msg-Id`s, parts
@@ -205,12 +198,7 @@ struct NATSSinkTests {
 extension NATSSinkTests {
     /// The name of the server leading the stream's replicas (through the wrapper, on a thread of its own).
     static func leader(_ servers: NATSServers) async throws -> String? {
-        let urls = servers.nodes.map(\.url)
-        let reader = BlockingThread { () throws -> String? in
-            try NATSConnection(.init(servers: urls, name: "audit")).streamState(Self.stream)?.leader
-        }
-        try await eventually("the stream's state is read", timeout: .seconds(30)) { reader.isFinished }
-        return try reader.join()
+        try await NATSTransportTests.withConnection(servers) { try $0.streamState(Self.stream)?.leader }
     }
 
     /// A 3-node cluster and an R3 stream: random edits, the sink killed with SIGKILL once and

@@ -14,7 +14,7 @@ struct NATSTransportTests {
     ) async throws -> Value {
         let urls = servers.nodes.map(\.url)
         let thread = BlockingThread { try body(NATSConnection(.init(servers: urls, name: "test"))) }
-        try await eventually("the NATS calls end") { thread.isFinished }
+        try await eventually("the NATS calls end", timeout: .seconds(60)) { thread.isFinished }
         return try thread.join()
     }
 
