@@ -196,6 +196,8 @@ let package = Package(
                 "CSQLite", "DurableFiles", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient", "NATSTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool: nats.c's blocking calls run there.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

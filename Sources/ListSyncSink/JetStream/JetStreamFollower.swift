@@ -43,19 +43,19 @@ public struct JetStreamFollower {
         from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
     ) async throws {
         var mirror = mirror
-        let end = try self.connection.lastMessage(in: self.stream, subject: self.subject)?.streamSequence ?? 0
+        let (connection, stream, subject) = (self.connection, self.stream, self.subject)
+        let end = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject)?.streamSequence ?? 0 }
         var caughtUp = false
         if end <= sequence {
             caughtUp = true
             guard try await body(.caughtUp(mirror)) else { return }
         }
-        let subscription = try NATSOrderedSubscription(connection: self.connection, stream: self.stream, subject: self.subject, from: sequence + 1)
+        let subscription = try await JetStreamBlocking.run {
+            try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: sequence + 1)
+        }
         var assembly = JetStreamLineAssembly()
         while !Task.isCancelled {
-            guard let message = try subscription.next(timeoutMilliseconds: 200) else {
-                await Task.yield()
-                continue
-            }
+            guard let message = try await JetStreamBlocking.run({ try subscription.next(timeoutMilliseconds: 200) }) else { continue }
             let place = message.streamSequence
             guard let envelope = JetStreamEnvelope(headers: message.headers) else {
                 guard try await body(.skipped("message \(place) is not a ListSync message", streamSequence: place)) else { return }

@@ -53,10 +53,11 @@ public struct JetStreamSink {
             do {
                 // A cluster that just started may have no JetStream leader yet: retried.
                 if !streamReady {
-                    try self.connection.ensureStream(self.stream)
+                    let (connection, stream) = (self.connection, self.stream)
+                    try await JetStreamBlocking.run { try connection.ensureStream(stream) }
                     streamReady = true
                 }
-                position = try self.readPosition()
+                position = try await self.readPosition()
             } catch {
                 failures += 1
                 guard failures < Self.attempts else { throw error }
@@ -78,7 +79,7 @@ public struct JetStreamSink {
                             guard current.partsPublished(of: .snapshot, at: cursor) != Int.max,
                                 let line = update.mirror.snapshotLine
                             else { continue }
-                            try self.publish(line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, position: &current)
+                            try await self.publish(line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, position: &current)
                             report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
                         case .changeset(let changeset):
                             let published = current.partsPublished(of: .changeset, at: changeset.cursor)
@@ -88,7 +89,7 @@ public struct JetStreamSink {
                             {
                                 return .reposition("changeset \(changeset.cursor) does not follow the stream's \(last.cursor)")
                             }
-                            try self.publish(ServerMessage.changeset(changeset).encoded(), kind: .changeset, at: changeset.cursor,
+                            try await self.publish(ServerMessage.changeset(changeset).encoded(), kind: .changeset, at: changeset.cursor,
                                 reset: false, position: &current, skipping: published)
                             report(.applied(cursor: changeset.cursor, rows: changeset.stages.count))
                         case .status(let status):
@@ -127,8 +128,9 @@ public struct JetStreamSink {
     }
 
     /// The subject's last message, as a position.
-    private func readPosition() throws(NATSError) -> JetStreamPosition {
-        guard let message = try self.connection.lastMessage(in: self.stream.name, subject: self.subject) else {
+    private func readPosition() async throws -> JetStreamPosition {
+        let (connection, stream, subject) = (self.connection, self.stream.name, self.subject)
+        guard let message = try await JetStreamBlocking.run({ try connection.lastMessage(in: stream, subject: subject) }) else {
             return JetStreamPosition(sequence: 0, last: nil)
         }
         return JetStreamPosition(sequence: message.streamSequence, last: JetStreamEnvelope(headers: message.headers))
@@ -140,15 +142,17 @@ public struct JetStreamSink {
     private func publish(
         _ line: [UInt8], kind: JetStreamEnvelope.Kind, at cursor: Cursor, reset: Bool, position: inout JetStreamPosition,
         skipping: Int = 0
-    ) throws {
+    ) async throws {
         let parts = JetStreamParts.split(line, maximumPayload: self.connection.maximumPayload)
         let after = position.sequence
         for (index, part) in parts.enumerated() where index >= skipping {
             let envelope = JetStreamEnvelope(
                 watch: self.watch, cursor: cursor, kind: kind, part: index + 1, parts: parts.count, reset: reset, after: after)
-            let acknowledgement = try self.connection.publish(
-                part, to: self.subject, messageID: envelope.messageID, expectedLastSubjectSequence: position.sequence,
-                headers: envelope.headers)
+            let (connection, subject, expected) = (self.connection, self.subject, position.sequence)
+            let acknowledgement = try await JetStreamBlocking.run {
+                try connection.publish(
+                    part, to: subject, messageID: envelope.messageID, expectedLastSubjectSequence: expected, headers: envelope.headers)
+            }
             guard !acknowledgement.duplicate else {
                 throw Conflict(reason: "\(envelope.messageID) is already in the stream (sequence \(acknowledgement.sequence))")
             }
