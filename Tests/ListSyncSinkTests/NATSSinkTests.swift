@@ -152,8 +152,8 @@ struct NATSSinkTests {
         racer.send(SIGKILL)
     }
 
-    /// With the daemon stopped, `mirror --from` rebuilds the file from the stream alone, equal
-    /// to what `listsync snapshot` printed; after more versions it resumes from its own state
+    /// With the daemon stopped, `snapshot --from` and `mirror --from` rebuild the list from the
+    /// stream alone, equal to what `listsync snapshot` printed; after more versions it resumes from its own state
     /// (the stream sequence it recorded) and is equal again.
     @Test func mirrorFromTheStreamWithTheDaemonStopped() async throws {
         let servers = try await NATSServers()
@@ -167,6 +167,10 @@ struct NATSSinkTests {
         let snapshot = try await harness.run("snapshot", ["products", "--output-format", "csv"])
         #expect(snapshot.status == 0, "\(snapshot.error)")
         try await harness.stopDaemon()
+
+        let fromStream = try await harness.run("snapshot", ["products", "--from", servers.urls, "--output-format", "csv"])
+        #expect(fromStream.status == 0, "\(fromStream.error)")
+        #expect(fromStream.output == snapshot.output, "`snapshot --from` prints what the daemon's snapshot printed")
 
         let arguments = ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"]
         let first = try await harness.run("mirror", arguments)

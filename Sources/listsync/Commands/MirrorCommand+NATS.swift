@@ -30,16 +30,14 @@ extension MirrorCommand {
         }
     }
 
-    /// Follows the watch's subject of the stream on `servers` (`--from`) instead of the daemon,
-    /// from `start` (the restored list), saving each version with `save`.
+    /// Follows the watch's subject of the stream on the servers `from` names (`--from`) instead
+    /// of the daemon, from `start` (the restored list), saving each version with `save`.
     func followStream(
-        on servers: [String], from start: MirroredList, state: StateJournal,
+        from: String, start: MirroredList, state: StateJournal,
         save: (MirroredList, ChangesetMessage?) throws -> Void
     ) async throws {
-        let connection = try self.nats.connect(to: servers, as: "listsync mirror \(self.name)")
         let place = StreamPlace(file: StateJournal(path: state.path + ".nats"))
-        let follower = JetStreamFollower(
-            connection: connection, stream: self.nats.streamName(of: self.name), subject: self.nats.subjectName(of: self.name))
+        let follower = try self.nats.follower(of: self.name, from: from, as: "listsync mirror \(self.name)")
         do {
             try await follower.follow(from: start, after: place.sequence(for: start.cursor)) { update in
                 switch update {

@@ -137,8 +137,7 @@ struct MirrorCommand: AsyncParsableCommand {
             // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try write(start) }
             if let from = self.from {
-                let servers = from.split(separator: ",").map { String($0) }
-                return try await self.followStream(on: servers, from: start, state: stateFile, save: save)
+                return try await self.followStream(from: from, start: start, state: stateFile, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))

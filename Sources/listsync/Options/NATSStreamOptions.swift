@@ -20,6 +20,14 @@ struct NATSStreamOptions: ParsableArguments {
     /// The subject for `watch`.
     func subjectName(of watch: String) -> String { self.subject ?? JetStreamNames.subject(ofWatch: watch) }
 
+    /// A follower of `watch`'s subject on the servers `from` names (`--from`: nats://HOST:PORT,
+    /// comma-separated), connected as `client`.
+    func follower(of watch: String, from: String, as client: String) throws(ClientFailure) -> JetStreamFollower {
+        let servers = from.split(separator: ",").map { String($0) }
+        let connection = try self.connect(to: servers, as: client)
+        return JetStreamFollower(connection: connection, stream: self.streamName(of: watch), subject: self.subjectName(of: watch))
+    }
+
     /// Connects to `servers` as `client`; a failure is the command's exit status 2.
     func connect(to servers: [String], as client: String) throws(ClientFailure) -> NATSConnection {
         do {
