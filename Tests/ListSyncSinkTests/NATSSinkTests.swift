@@ -17,6 +17,13 @@ import Testing
     .enabled(if: NATSServers.isInstalled, "nats-server is not installed (scripts/bootstrap installs it): the NATS tests are skipped"))
 struct NATSSinkTests {
     static let stream = "LISTSYNC_products"
+
+    /// The repository's `examples/python/mirror.py`.
+    static let pythonMirror: String = {
+        var path = "\(#filePath)"
+        for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
+        return path + "/examples/python/mirror.py"
+    }()
     static let subject = "listsync.products"
 
     /// Every message of the watch's subject, read with an ordered consumer through the wrapper
@@ -152,8 +159,8 @@ struct NATSSinkTests {
         racer.send(SIGKILL)
     }
 
-    /// With the daemon stopped, `snapshot --from` and `mirror --from` rebuild the list from the
-    /// stream alone, equal to what `listsync snapshot` printed; after more versions it resumes from its own state
+    /// With the daemon stopped, `snapshot --from`, `mirror --from` and the Python example's
+    /// `--from-nats` rebuild the list from the stream alone, equal to what `listsync snapshot` printed; after more versions it resumes from its own state
     /// (the stream sequence it recorded) and is equal again.
     @Test func mirrorFromTheStreamWithTheDaemonStopped() async throws {
         let servers = try await NATSServers()
@@ -177,6 +184,13 @@ struct NATSSinkTests {
         #expect(first.status == 0, "\(first.error)")
         #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
         #expect(readFile(harness.path("remote.csv")) == snapshot.output, "the mirror is what `listsync snapshot` printed")
+        // The Python example, with nats-py, from the protocol's documentation alone.
+        let python = try harness.process("/usr/bin/env", [
+            "python3", Self.pythonMirror, "products", "--from-nats", servers.urls, "--output", harness.path("python.json"), "--once",
+        ])
+        #expect(try await python.waitForExit() == 0, "\(python.errorOutput)")
+        #expect(harness.document("python.json") == harness.document(harness.watches[0].file), "\(python.errorOutput)")
+
         let place = readFile(harness.path(".remote.csv.listsync-state.nats"))
         #expect(!place.isEmpty, "the mirror recorded its place in the stream")
 
