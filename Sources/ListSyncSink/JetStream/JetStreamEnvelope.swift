@@ -25,9 +25,14 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     /// For a snapshot: the subject sequence it was published after, which tells two
     /// publications of a snapshot at one cursor apart in their message IDs.
     public var after: UInt64
+    /// The stream sequence of the first part of the latest complete snapshot before this
+    /// message, where a reader without a list starts; `nil` when there is none.
+    public var latestSnapshot: UInt64?
 
     /// An envelope.
-    public init(watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64) {
+    public init(
+        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64, latestSnapshot: UInt64? = nil
+    ) {
         self.watch = watch
         self.cursor = cursor
         self.kind = kind
@@ -35,6 +40,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         self.parts = parts
         self.reset = reset
         self.after = after
+        self.latestSnapshot = latestSnapshot
     }
 
     /// Whether this is the last part of its line.
@@ -58,6 +64,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         public static let type = "ListSync-Type"
         public static let part = "ListSync-Part"
         public static let reset = "ListSync-Reset"
+        public static let latestSnapshot = "ListSync-Snapshot"
     }
 
     /// The headers the message carries besides `Nats-Msg-Id` and the expected sequence.
@@ -67,6 +74,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
             (Header.type, self.kind.rawValue), (Header.part, "\(self.part)/\(self.parts)"),
         ]
         if self.reset { headers.append((Header.reset, "true")) }
+        if let latestSnapshot = self.latestSnapshot { headers.append((Header.latestSnapshot, String(latestSnapshot))) }
         return headers
     }
 
@@ -80,6 +88,12 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         guard numbers.count == 2, let part = Int(numbers[0]), let parts = Int(numbers[1]), part >= 1, part <= parts else { return nil }
         self.init(
             watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts,
-            reset: headers[Header.reset] == "true", after: 0)
+            reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init))
+    }
+
+    /// Where the latest complete snapshot up to `message` (of this envelope) starts: the message
+    /// itself for a one-part snapshot, else what its header names.
+    public func latestSnapshot(at sequence: UInt64) -> UInt64? {
+        self.kind == .snapshot && self.parts == 1 ? sequence : self.latestSnapshot
     }
 }

@@ -37,21 +37,28 @@ public struct JetStreamFollower {
     /// restored list, or an empty mirror), and hands every update to `body` until `body`
     /// returns `false` or the task is cancelled.
     ///
-    /// Snapshots and changesets at or before the mirror's cursor (same epoch) are passed over;
-    /// a changeset before any snapshot is passed over too.
+    /// With `sequence` 0 it starts at the latest complete snapshot the last message names
+    /// (`ListSync-Snapshot`), else at the stream's first message. Snapshots and changesets at or
+    /// before the mirror's cursor (same epoch) are passed over; a changeset before any snapshot
+    /// is passed over too.
     public func follow(
         from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
     ) async throws {
         var mirror = mirror
         let (connection, stream, subject) = (self.connection, self.stream, self.subject)
-        let end = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject)?.streamSequence ?? 0 }
-        var caughtUp = false
+        let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        let end = last?.streamSequence ?? 0
+        var sequence = sequence
+        // Without a place of its own, start at the latest complete snapshot the stream names.
+        if sequence == 0, let last, let latest = JetStreamEnvelope(headers: last.headers)?.latestSnapshot(at: last.streamSequence), latest > 0 {
+            sequence = latest - 1
+        }
         if end <= sequence {
-            caughtUp = true
             guard try await body(.caughtUp(mirror)) else { return }
         }
+        let start = sequence + 1
         let subscription = try await JetStreamBlocking.run {
-            try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: sequence + 1)
+            try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
         }
         var assembly = JetStreamLineAssembly()
         while !Task.isCancelled {
@@ -65,8 +72,9 @@ public struct JetStreamFollower {
                 let update = Self.apply(line, envelope: complete, to: &mirror, at: place)
                 if let update { guard try await body(update) else { return } }
             }
-            if message.pending == 0, !assembly.isAssembling, !caughtUp || place >= end {
-                caughtUp = true
+            // Caught up at the last message (even one part of a line whose publisher died), or
+            // later at a message that ends a line.
+            if message.pending == 0, place >= end, !assembly.isAssembling || place == end {
                 guard try await body(.caughtUp(mirror)) else { return }
             }
         }

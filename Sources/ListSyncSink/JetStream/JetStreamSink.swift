@@ -10,6 +10,10 @@ import NATSTransport
 /// the cursor. At start and after any refused or unacknowledged publish, the sink reads the
 /// subject's last message back and subscribes to the daemon from its cursor, so a sink killed at
 /// any moment — or a second sink racing it — can neither skip, repeat nor reorder a cursor.
+///
+/// The sink holds the list, rebuilt from the stream (from its latest snapshot) at start, so that
+/// every changeset's digest is checked and the list is republished as a snapshot every
+/// ``snapshotInterval`` changesets: a reader never needs more than that tail.
 public struct JetStreamSink {
     /// Where the list comes from.
     public var client: ListSyncClient
@@ -21,14 +25,20 @@ public struct JetStreamSink {
     public var stream: NATSStreamSettings
     /// The subject the watch's messages go to (one of the stream's subjects).
     public var subject: String
+    /// After how many changesets the list is published again as a snapshot (0: never).
+    public var snapshotInterval: Int
 
     /// A sink of `watch` into `subject` of `stream`.
-    public init(client: ListSyncClient, watch: String, connection: NATSConnection, stream: NATSStreamSettings, subject: String) {
+    public init(
+        client: ListSyncClient, watch: String, connection: NATSConnection, stream: NATSStreamSettings, subject: String,
+        snapshotInterval: Int = 1000
+    ) {
         self.client = client
         self.watch = watch
         self.connection = connection
         self.stream = stream
         self.subject = subject
+        self.snapshotInterval = snapshotInterval
     }
 
     /// Why a subscription ended.
@@ -42,6 +52,11 @@ public struct JetStreamSink {
     /// How many publishes or reads in a row may fail (about a minute of retries) before the sink gives up.
     private static let attempts = 120
 
+    /// The stream was not as the sink expected.
+    private struct Conflict: Error {
+        let reason: String
+    }
+
     /// Runs until the watch is removed from the daemon's configuration (``SinkRunner/Ending/removed``),
     /// the subscription fails for good, or NATS keeps failing (throws ``NATSError``).
     public func run(reporting report: (SinkEvent) -> Void) async throws -> SinkRunner.Ending {
@@ -50,6 +65,7 @@ public struct JetStreamSink {
         var streamReady = false
         while true {
             let position: JetStreamPosition
+            let start: (mirror: MirroredList, changesetsSinceSnapshot: Int)
             do {
                 // A cluster that just started may have no JetStream leader yet: retried.
                 if !streamReady {
@@ -58,6 +74,7 @@ public struct JetStreamSink {
                     streamReady = true
                 }
                 position = try await self.readPosition()
+                start = try await self.rebuild(at: position)
             } catch {
                 failures += 1
                 guard failures < Self.attempts else { throw error }
@@ -65,9 +82,9 @@ public struct JetStreamSink {
                 try await Task.sleep(for: .milliseconds(500))
                 continue
             }
-            let mirror = position.resumeCursor.map { MirroredList(watch: self.watch, following: $0) } ?? MirroredList(watch: self.watch)
             var current = position
-            let outcome = try await self.client.withMirror(resuming: mirror) { updates -> Outcome in
+            var sinceSnapshot = start.changesetsSinceSnapshot
+            let outcome = try await self.client.withMirror(resuming: start.mirror) { updates -> Outcome in
                 var reason: ReplyResult.Subscription.SnapshotReason?
                 for try await update in updates {
                     do {
@@ -76,10 +93,9 @@ public struct JetStreamSink {
                             reason = subscription.reason
                             report(.subscribed(subscription))
                         case .snapshot(let cursor):
-                            guard current.partsPublished(of: .snapshot, at: cursor) != Int.max,
-                                let line = update.mirror.snapshotLine
-                            else { continue }
+                            guard current.partsPublished(of: .snapshot, at: cursor) != Int.max, let line = update.mirror.snapshotLine else { continue }
                             try await self.publish(line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, position: &current)
+                            sinceSnapshot = 0
                             report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
                         case .changeset(let changeset):
                             let published = current.partsPublished(of: .changeset, at: changeset.cursor)
@@ -92,6 +108,12 @@ public struct JetStreamSink {
                             try await self.publish(ServerMessage.changeset(changeset).encoded(), kind: .changeset, at: changeset.cursor,
                                 reset: false, position: &current, skipping: published)
                             report(.applied(cursor: changeset.cursor, rows: changeset.stages.count))
+                            sinceSnapshot += 1
+                            if self.snapshotInterval > 0, sinceSnapshot >= self.snapshotInterval, let line = update.mirror.snapshotLine {
+                                // The same cursor as the changeset: a reader takes whichever it reaches first.
+                                try await self.publish(line, kind: .snapshot, at: changeset.cursor, reset: false, position: &current)
+                                sinceSnapshot = 0
+                            }
                         case .status(let status):
                             report(.status(status))
                             if status.state == .removed { return .finished(.removed) }
@@ -122,32 +144,63 @@ public struct JetStreamSink {
         }
     }
 
-    /// The stream was not as the sink expected.
-    private struct Conflict: Error {
-        let reason: String
-    }
-
     /// The subject's last message, as a position.
     private func readPosition() async throws -> JetStreamPosition {
         let (connection, stream, subject) = (self.connection, self.stream.name, self.subject)
         guard let message = try await JetStreamBlocking.run({ try connection.lastMessage(in: stream, subject: subject) }) else {
             return JetStreamPosition(sequence: 0, last: nil)
         }
-        return JetStreamPosition(sequence: message.streamSequence, last: JetStreamEnvelope(headers: message.headers))
+        var last = JetStreamEnvelope(headers: message.headers)
+        let latest = last?.latestSnapshot(at: message.streamSequence)
+        last?.latestSnapshot = latest
+        return JetStreamPosition(sequence: message.streamSequence, last: last)
+    }
+
+    /// The list at the position's resume cursor, read back from the stream (from its latest
+    /// snapshot), and the changesets after that snapshot; a mirror holding only the cursor when
+    /// the stream does not lead to it, an empty one when there is no cursor to resume from.
+    private func rebuild(at position: JetStreamPosition) async throws -> (mirror: MirroredList, changesetsSinceSnapshot: Int) {
+        guard let cursor = position.resumeCursor else { return (MirroredList(watch: self.watch), 0) }
+        var rebuilt = MirroredList(watch: self.watch)
+        var changesets = 0
+        let follower = JetStreamFollower(connection: self.connection, stream: self.stream.name, subject: self.subject)
+        try await follower.follow(from: rebuilt, after: 0) { update in
+            switch update {
+            case .snapshot(let mirror, _):
+                rebuilt = mirror
+                changesets = 0
+            case .changeset(_, let mirror, _):
+                rebuilt = mirror
+                changesets += 1
+            case .skipped:
+                break
+            case .caughtUp(let mirror):
+                rebuilt = mirror
+                return false
+            }
+            return rebuilt.cursor != cursor || !rebuilt.hasList
+        }
+        guard rebuilt.hasList, rebuilt.cursor == cursor else { return (MirroredList(watch: self.watch, following: cursor), 0) }
+        return (rebuilt, changesets)
     }
 
     /// Publishes `line` in parts that fit the server's maximum payload, skipping the first
     /// `skipping` parts (already in the stream), each expecting the subject's last sequence;
-    /// `position` follows.
+    /// `position` follows. Each message names the latest complete snapshot; a snapshot becomes
+    /// it once its last part is stored.
     private func publish(
         _ line: [UInt8], kind: JetStreamEnvelope.Kind, at cursor: Cursor, reset: Bool, position: inout JetStreamPosition,
         skipping: Int = 0
     ) async throws {
         let parts = JetStreamParts.split(line, maximumPayload: self.connection.maximumPayload)
         let after = position.sequence
+        var firstPart: UInt64?
         for (index, part) in parts.enumerated() where index >= skipping {
+            // The last part of a snapshot in several names the snapshot's first part.
+            let latest = kind == .snapshot && index + 1 == parts.count && index > 0 ? firstPart : position.last?.latestSnapshot
             let envelope = JetStreamEnvelope(
-                watch: self.watch, cursor: cursor, kind: kind, part: index + 1, parts: parts.count, reset: reset, after: after)
+                watch: self.watch, cursor: cursor, kind: kind, part: index + 1, parts: parts.count, reset: reset, after: after,
+                latestSnapshot: latest)
             let (connection, subject, expected) = (self.connection, self.subject, position.sequence)
             let acknowledgement = try await JetStreamBlocking.run {
                 try connection.publish(
@@ -156,7 +209,10 @@ public struct JetStreamSink {
             guard !acknowledgement.duplicate else {
                 throw Conflict(reason: "\(envelope.messageID) is already in the stream (sequence \(acknowledgement.sequence))")
             }
-            position = JetStreamPosition(sequence: acknowledgement.sequence, last: envelope)
+            if index == 0 { firstPart = acknowledgement.sequence }
+            var stored = envelope
+            stored.latestSnapshot = envelope.latestSnapshot(at: acknowledgement.sequence)
+            position = JetStreamPosition(sequence: acknowledgement.sequence, last: stored)
         }
     }
 }

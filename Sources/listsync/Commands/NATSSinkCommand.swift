@@ -19,8 +19,11 @@ struct NATSSinkCommand: AsyncParsableCommand {
             fell behind the daemon's history, publishes a snapshot marked ListSync-Reset.
 
             The stream is created when missing (file storage, --replicas copies, limits \
-            retention with --max-bytes and --max-age; snapshots are not republished, so a \
-            limit can drop the latest one); an existing one is used as it is. \
+            retention with --max-bytes and --max-age); an existing one is used as it is. \
+            The sink rebuilds the list from the stream at start (from its latest snapshot) and \
+            publishes it again as a snapshot every --snapshot-every changesets; every message \
+            names the stream sequence of the latest complete snapshot (ListSync-Snapshot), \
+            where a reader without a list starts. \
             Exit status: 0 the watch was removed, 1 usage error (no such watch), 2 daemon or \
             NATS unreachable at start, 3 NATS kept failing.
             """
@@ -45,9 +48,15 @@ struct NATSSinkCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-age"), help: ArgumentHelp("How long a stream the sink creates keeps a message, in seconds. Default: no limit.", valueName: "seconds"))
     var maximumAge: Int64?
 
+    @Option(
+        name: .customLong("snapshot-every"),
+        help: ArgumentHelp("Publish the whole list again as a snapshot after this many changesets, so that a reader starting without a list reads at most that many changesets after the latest snapshot (0: only when the daemon sends one).", valueName: "n"))
+    var snapshotInterval = 1000
+
     func validate() throws {
         guard !self.servers.isEmpty else { throw ValidationError("give at least one --server nats://HOST:PORT") }
         guard [1, 3, 5].contains(self.replicas) else { throw ValidationError("--replicas must be 1, 3 or 5") }
+        guard self.snapshotInterval >= 0 else { throw ValidationError("--snapshot-every must be 0 or more") }
     }
 
     func run() async throws {
@@ -64,7 +73,9 @@ struct NATSSinkCommand: AsyncParsableCommand {
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
             let following = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy()))
-            let sink = JetStreamSink(client: following, watch: self.name, connection: connection, stream: stream, subject: subject)
+            let sink = JetStreamSink(
+                client: following, watch: self.name, connection: connection, stream: stream, subject: subject,
+                snapshotInterval: self.snapshotInterval)
             do {
                 _ = try await sink.run { event in
                     if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
