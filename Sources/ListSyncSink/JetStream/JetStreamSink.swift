@@ -70,7 +70,7 @@ public struct JetStreamSink {
                 // A cluster that just started may have no JetStream leader yet: retried.
                 if !streamReady {
                     let (connection, stream) = (self.connection, self.stream)
-                    try await JetStreamBlocking.run { try connection.ensureStream(stream) }
+                    _ = try await JetStreamBlocking.run { try connection.ensureStream(stream) }
                     streamReady = true
                 }
                 position = try await self.readPosition()
