@@ -188,13 +188,22 @@ let package = Package(
         ),
         // SQLite's C API (libsqlite3-dev), for the SQLite sink.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        // Database sinks: keep a SQLite or PostgreSQL table equal to a watched list.
+        // nats.c, the NATS C client (libnats-dev), for the NATS JetStream transport; only
+        // NATSTransport imports it.
+        .systemLibrary(name: "CNATS", path: "Sources/CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        // nats.c wrapped once: connections to a cluster, streams, JetStream publishing with
+        // headers and expected sequences, ordered consumers (docs/PROTOCOL.md, "The NATS transport").
+        .target(name: "NATSTransport", dependencies: ["CNATS"]),
+        // Database sinks: keep a SQLite or PostgreSQL table equal to a watched list; the NATS
+        // JetStream sink and the stream follower (`JetStream/`).
         .target(
             name: "ListSyncSink",
             dependencies: [
-                "CSQLite", "DurableFiles", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient",
+                "CSQLite", "DurableFiles", "ListDiff", "ListFormats", "ListSyncProtocol", "ListSyncClient", "NATSTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool: nats.c's blocking calls run there.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -209,6 +218,8 @@ let package = Package(
                 "ListSyncProtocol",
                 "ListFormats",
                 "ListSyncTestSupport",
+                // The NATS tests audit the stream with the wrapper.
+                "NATSTransport",
                 // Built for the end-to-end tests, which run the binaries.
                 "listsyncd",
                 "listsync",
@@ -234,6 +245,7 @@ let package = Package(
                 "ListSyncClient",
                 "ListSyncProtocol",
                 "ListSyncSink",
+                "NATSTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ]

@@ -8,6 +8,11 @@ resumes from its cursor when the connection drops.
 
     python3 mirror.py --socket run/listsyncd.sock products --output products.json
     python3 mirror.py --socket run/listsyncd.sock products --output products.json --once
+    python3 mirror.py products --from-nats nats://127.0.0.1:4222 --output products.json --once
+
+With --from-nats the list comes from the watch's NATS JetStream stream, which
+`listsync sink nats` publishes (docs/PROTOCOL.md, "The NATS transport"), and
+the daemon need not run; only that mode imports nats-py (`pip install nats-py`).
 
 The mirror file is JSON: an array of records, or an object of arrays when the
 list is sectioned. It is replaced atomically (temporary file, fsync, rename)
@@ -288,6 +293,71 @@ def follow(connection, watch, mirror, output, once, log):
                 return
 
 
+def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
+    """Follows the watch's subject of a JetStream stream with an ordered consumer: the same
+    protocol lines as on the socket, each possibly cut into parts (header ListSync-Part: i/n)."""
+    import asyncio
+
+    import nats  # nats-py: imported only in this mode.
+    from nats.js.errors import NotFoundError
+
+    async def run():
+        connection = await nats.connect(servers=servers)
+        try:
+            jetstream = connection.jetstream()
+            try:
+                end = (await jetstream.get_last_msg(stream, subject)).seq
+            except NotFoundError:
+                end = 0
+            if once and end == 0:
+                raise Resync(f"the stream {stream} holds nothing for {watch}")
+            subscription = await jetstream.subscribe(subject, stream=stream, ordered_consumer=True)
+            line, key = None, None
+            while True:
+                message = await subscription.next_msg(timeout=None)
+                headers = message.headers or {}
+                part, parts = (int(number) for number in headers.get("ListSync-Part", "1/1").split("/"))
+                this = (headers.get("ListSync-Cursor"), headers.get("ListSync-Type"), parts)
+                if part == 1:
+                    line, key = bytearray(message.data), this
+                elif line is not None and key == this:
+                    line += message.data
+                else:
+                    line, key = None, None  # the rest of a line whose publisher died
+                if line is not None and part == parts:
+                    apply_stream_line(json.loads(line), watch, mirror, output, log)
+                    line, key = None, None
+                if once and message.metadata.sequence.stream >= end and mirror.cursor and line is None:
+                    return
+        finally:
+            await connection.close()
+
+    asyncio.run(run())
+
+
+def apply_stream_line(message, watch, mirror, output, log):
+    """Applies one complete line of the stream: snapshots replace the list; changesets at or
+    before the mirror's cursor are passed over, the others must follow it."""
+    if message.get("watch") != watch:
+        return
+    if mirror.cursor and mirror.sections is not None:
+        epoch, seq = parse_cursor(mirror.cursor)
+        their_epoch, their_seq = parse_cursor(message["cursor"])
+        if their_epoch == epoch and their_seq <= seq:
+            return
+    try:
+        if message["type"] == "snapshot":
+            if mirror.apply_snapshot_chunk(message):
+                log(f"snapshot at {mirror.cursor}")
+                write_atomically(output, mirror.document())
+        elif message["type"] == "changeset" and mirror.sections is not None:
+            mirror.apply_changeset(message)
+            log(f"changeset {mirror.cursor}")
+            write_atomically(output, mirror.document())
+    except Resync as reason:
+        log(f"passed over {message['type']} {message['cursor']}: {reason}; waiting for the next snapshot")
+
+
 def main():
     parser = argparse.ArgumentParser(description="Mirror a listsyncd watch into a JSON file.")
     parser.add_argument("watch", help="the name of the watch")
@@ -295,6 +365,9 @@ def main():
     parser.add_argument("--socket", default=os.environ.get("LISTSYNC_SOCKET", "/run/listsyncd/listsyncd.sock"))
     parser.add_argument("--once", action="store_true", help="exit once the mirror reflects the current version")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--from-nats", metavar="URLS", help="follow the watch's JetStream stream on these NATS servers (comma-separated) instead of the daemon")
+    parser.add_argument("--stream", help="the stream (default LISTSYNC_<watch>)")
+    parser.add_argument("--subject", help="the subject (default listsync.<watch>)")
     arguments = parser.parse_args()
 
     def log(text):
@@ -302,6 +375,15 @@ def main():
             print(f"mirror.py: {text}", file=sys.stderr, flush=True)
 
     mirror = Mirror()
+    if arguments.from_nats:
+        token = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in arguments.watch)
+        try:
+            follow_nats(arguments.from_nats.split(","), arguments.watch, arguments.stream or f"LISTSYNC_{token}",
+                        arguments.subject or f"listsync.{token}", mirror, arguments.output, arguments.once, log)
+        except Resync as error:
+            log(str(error))
+            return 3
+        return 0
     backoff = 0.1
     while True:
         try:

@@ -39,9 +39,15 @@ struct MirrorCommand: AsyncParsableCommand {
             STATE.lock (STATE: --state's file, or the default .FILE.listsync-state) while it runs, and a second `mirror` on the same FILE or \
             state exits at once with status 1, naming the process that holds it.
 
+            With --from nats://HOST:PORT[,…] the list comes from the watch's JetStream stream \
+            (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
+            not from the daemon, which need not run: the same checks (sequence, digest) and the \
+            same state file, plus STATE.nats with the stream sequence reached, from which a \
+            restart reads on. --once exits once FILE holds the stream's last version.
+
             Exit status: 0 after --once, 1 usage or configuration error (no such watch, FILE or \
             its state mirrored by another process), 2 daemon \
-            unreachable at start, 3 data or protocol error (FILE cannot be written, or the daemon's data does \
+            (or the NATS servers) unreachable at start, 3 data or protocol error (FILE cannot be written, or the daemon's data does \
             not verify), 5 the daemon does not permit this user (at connect, or when a reload \
             revokes it).
             """
@@ -63,9 +69,16 @@ struct MirrorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to keep the state to resume from after a restart. Default: .FILE.listsync-state beside FILE.", valueName: "file"))
     var state: String?
 
-    @Flag(help: "Exit as soon as FILE reflects the daemon's current version.")
+    @Flag(help: "Exit as soon as FILE reflects the daemon's current version (with --from, the stream's last message).")
     var once = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Follow the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
+            valueName: "urls"))
+    var from: String?
+
+    @OptionGroup var nats: NATSStreamOptions
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {
@@ -111,6 +124,9 @@ struct MirrorCommand: AsyncParsableCommand {
             let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try write(start) }
+            if let from = self.from {
+                return try await self.followStream(from: from, start: start, state: stateFile, save: save)
+            }
             // The first connection must work; after that, reconnect for as long as it takes.
             let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             try await client.withMirror(resuming: start) { updates in

@@ -26,6 +26,6 @@ struct SinkCommand: AsyncParsableCommand {
             2 daemon unreachable at start, 3 data, database or protocol error, 5 the daemon does not permit \
             this user.
             """,
-        subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self]
+        subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self, NATSSinkCommand.self]
     )
 }

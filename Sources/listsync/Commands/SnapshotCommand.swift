@@ -1,6 +1,8 @@
 import ArgumentParser
 import ListFormats
 import ListSyncClient
+import ListSyncSink
+import NATSTransport
 
 /// `listsync snapshot NAME`: the watched list as the daemon has it now, in the output shapes of
 /// `listsync parse`.
@@ -18,8 +20,12 @@ struct SnapshotCommand: AsyncParsableCommand {
             watch's file is invalid or missing now, its last good version is printed all the same, \
             with a note on standard error naming the state and the reason, and the status is 3.
 
+            With --from nats://HOST:PORT[,…] the list comes from the watch's JetStream stream \
+            (`listsync sink nats` publishes it; --stream, --subject, --credentials as there) as \
+            of its last message, not from the daemon, which need not run.
+
             Exit status: 0 success, 1 usage or configuration error (no such watch), 2 daemon \
-            unreachable, 3 data or protocol error (the watch is invalid or missing: its last good version, if \
+            (or the NATS servers) unreachable, 3 data or protocol error (the watch is invalid or missing: its last good version, if \
             it has one, is printed), 5 the daemon does not permit this user.
             """
     )
@@ -34,11 +40,24 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @OptionGroup var sections: SectionColumnOption
 
+    @Option(
+        help: ArgumentHelp(
+            "Read the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of asking the daemon: see `listsync sink nats`.",
+            valueName: "urls"))
+    var from: String?
+
+    @OptionGroup var nats: NATSStreamOptions
+
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: .never))
-            let mirror = try await client.withMirror(of: self.name) { updates in
-                try await Self.currentMirror(in: updates)
+            let mirror: MirroredList
+            if let from = self.from {
+                mirror = try await self.streamMirror(from: from)
+            } else {
+                let client = ListSyncClient(configuration: self.connection.configuration(reconnect: .never))
+                mirror = try await client.withMirror(of: self.name) { updates in
+                    try await Self.currentMirror(in: updates)
+                }
             }
             var output = OutputWriter()
             output.write(bytes: try MirrorOutput(format: self.outputFormat.listFormat, sectionColumn: self.sections).bytes(of: mirror))
@@ -65,6 +84,32 @@ struct SnapshotCommand: AsyncParsableCommand {
             if update.isCurrent { return mirror }
         }
         throw ClientError.cancelled
+    }
+
+    /// The list as of the last message of the watch's stream on the servers `from` names.
+    ///
+    /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
+    func streamMirror(from: String) async throws -> MirroredList {
+        let follower = try self.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
+        var result = MirroredList(watch: self.name)
+        do {
+            try await follower.follow(from: result, after: 0) { update in
+                switch update {
+                case .caughtUp(let mirror):
+                    result = mirror
+                    return false
+                case .skipped(let reason, _):
+                    OutputWriter.writeStandardError("listsync: \(self.name): \(reason)\n")
+                    return true
+                case .snapshot, .changeset:
+                    return true
+                }
+            }
+        } catch let error as NATSError {
+            throw ClientFailure.data("\(error)")
+        }
+        guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
+        return result
     }
 
     /// `the watch "NAME" is invalid: REASON` when the watch's file is invalid or missing now.

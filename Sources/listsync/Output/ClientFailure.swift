@@ -20,6 +20,8 @@ enum ClientFailure: Error, CustomStringConvertible {
     case data(String)
     /// A command `exec` ran failed, and `exec` was told to stop then.
     case commandFailed(String)
+    /// The NATS servers did not answer (`sink nats`, `mirror --from`).
+    case unreachable(String)
 
     /// The status of a permission refusal (`not_permitted`).
     static let notPermittedStatus = ExitCode(5)
@@ -30,6 +32,7 @@ enum ClientFailure: Error, CustomStringConvertible {
         case .usage: return ExitCode(1)
         case .data: return ExitCode(3)
         case .commandFailed: return ExitCode(4)
+        case .unreachable: return ExitCode(2)
         case .client(let error):
             switch error.code {
             case .unknownWatch, .watchRemoved: return ExitCode(1)
@@ -46,7 +49,7 @@ enum ClientFailure: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .usage(let message), .data(let message), .commandFailed(let message): return "listsync: error: \(message)"
+        case .usage(let message), .data(let message), .commandFailed(let message), .unreachable(let message): return "listsync: error: \(message)"
         case .client(let error): return "listsync: error: \(error)"
         }
     }

@@ -24,13 +24,6 @@ enum UpdateLines {
 
     /// The mirror's list as one `snapshot` message; `nil` when it holds no list.
     static func snapshotLine(of mirror: MirroredList) -> [UInt8]? {
-        guard let cursor = mirror.cursor, let digest = mirror.digest else { return nil }
-        let sections = mirror.sections.enumerated().map { index, section in
-            SnapshotSection(index: index, section: section.model, records: section.records)
-        }
-        let chunk = SnapshotChunk(
-            watch: mirror.watch, cursor: cursor, chunk: 0, last: true, fresh: true, sectioned: mirror.isSectioned,
-            schema: mirror.schema, sections: sections, digest: digest)
-        return ServerMessage.snapshot(chunk).encoded()
+        mirror.snapshotLine
     }
 }

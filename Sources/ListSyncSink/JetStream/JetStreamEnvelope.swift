@@ -1,0 +1,99 @@
+import ListSyncProtocol
+
+/// What the headers of one stream message say: which protocol line it carries (or which part of
+/// it), at which cursor (docs/PROTOCOL.md, "The NATS transport").
+public struct JetStreamEnvelope: Sendable, Hashable {
+    /// The kind of protocol line.
+    public enum Kind: String, Sendable {
+        case snapshot
+        case changeset
+    }
+
+    /// The watch.
+    public var watch: String
+    /// The cursor of the snapshot or changeset.
+    public var cursor: Cursor
+    /// Snapshot or changeset.
+    public var kind: Kind
+    /// Which part of the line this message is, from 1.
+    public var part: Int
+    /// How many parts the line was split into (1 when it fits one message).
+    public var parts: Int
+    /// A snapshot that replaces what the stream said before (the sink fell behind the daemon's
+    /// history, or a new epoch started).
+    public var reset: Bool
+    /// For a snapshot: the subject sequence it was published after, which tells two
+    /// publications of a snapshot at one cursor apart in their message IDs.
+    public var after: UInt64
+    /// The stream sequence of the first part of the latest complete snapshot before this
+    /// message, where a reader without a list starts; `nil` when there is none.
+    public var latestSnapshot: UInt64?
+
+    /// An envelope.
+    public init(
+        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64, latestSnapshot: UInt64? = nil
+    ) {
+        self.watch = watch
+        self.cursor = cursor
+        self.kind = kind
+        self.part = part
+        self.parts = parts
+        self.reset = reset
+        self.after = after
+        self.latestSnapshot = latestSnapshot
+    }
+
+    /// Whether this is the last part of its line.
+    public var completesLine: Bool { self.part == self.parts }
+
+    /// `Nats-Msg-Id`: unique per message and derived from the cursor, so that the server drops
+    /// a message published again after a crash: `WATCH/EPOCH:SEQ/changeset/PART` or
+    /// `WATCH/EPOCH:SEQ/snapshot-AFTER/PART`.
+    public var messageID: String {
+        switch self.kind {
+        case .changeset: return "\(self.watch)/\(self.cursor)/changeset/\(self.part)"
+        case .snapshot: return "\(self.watch)/\(self.cursor)/snapshot-\(self.after)/\(self.part)"
+        }
+    }
+
+    /// The header names.
+    public enum Header {
+        public static let protocolVersion = "ListSync-Protocol"
+        public static let watch = "ListSync-Watch"
+        public static let cursor = "ListSync-Cursor"
+        public static let type = "ListSync-Type"
+        public static let part = "ListSync-Part"
+        public static let reset = "ListSync-Reset"
+        public static let latestSnapshot = "ListSync-Snapshot"
+    }
+
+    /// The headers the message carries besides `Nats-Msg-Id` and the expected sequence.
+    public var headers: [(String, String)] {
+        var headers = [
+            (Header.protocolVersion, "1"), (Header.watch, self.watch), (Header.cursor, self.cursor.description),
+            (Header.type, self.kind.rawValue), (Header.part, "\(self.part)/\(self.parts)"),
+        ]
+        if self.reset { headers.append((Header.reset, "true")) }
+        if let latestSnapshot = self.latestSnapshot { headers.append((Header.latestSnapshot, String(latestSnapshot))) }
+        return headers
+    }
+
+    /// The envelope of a message with `headers`; `nil` when they are not a ListSync message's.
+    public init?(headers: [String: String], messageID: String? = nil) {
+        guard let cursorText = headers[Header.cursor], let cursor = Cursor(cursorText),
+            let kind = headers[Header.type].flatMap(Kind.init(rawValue:)),
+            let partText = headers[Header.part]
+        else { return nil }
+        let numbers = partText.split(separator: "/")
+        guard numbers.count == 2, let part = Int(numbers[0]), let parts = Int(numbers[1]), part >= 1, part <= parts else { return nil }
+        self.init(
+            watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts,
+            reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init))
+    }
+
+    /// Where the latest complete snapshot up to `message` (of this envelope) starts: the message
+    /// itself for a one-part snapshot, else what its header names.
+    public func latestSnapshot(at sequence: UInt64) -> UInt64? {
+        self.kind == .snapshot && self.parts == 1 ? sequence : self.latestSnapshot
+    }
+}

@@ -1,0 +1,110 @@
+import ListSyncClient
+import ListSyncProtocol
+import NATSTransport
+
+/// Follows a watch's subject of a JetStream stream with an ordered, ephemeral consumer and keeps
+/// a mirror of the list from it alone: no daemon involved. Every snapshot and changeset is
+/// checked as over the socket (sequence, stages, digest).
+public struct JetStreamFollower {
+    /// The NATS connection.
+    public var connection: NATSConnection
+    /// The stream.
+    public var stream: String
+    /// The watch's subject.
+    public var subject: String
+
+    /// A follower of `subject` in `stream`.
+    public init(connection: NATSConnection, stream: String, subject: String) {
+        self.connection = connection
+        self.stream = stream
+        self.subject = subject
+    }
+
+    /// What following the stream produced.
+    public enum Update: Sendable {
+        /// A complete snapshot replaced the mirror's list.
+        case snapshot(MirroredList, streamSequence: UInt64)
+        /// A changeset was applied to the mirror.
+        case changeset(ChangesetMessage, MirroredList, streamSequence: UInt64)
+        /// A message that could not be used (said why); the mirror stayed as it was.
+        case skipped(String, streamSequence: UInt64)
+        /// The mirror has every message the subject had when following started (or when it
+        /// last ran out of messages).
+        case caughtUp(MirroredList)
+    }
+
+    /// Follows the subject from the message after `sequence`, starting with `mirror` (a
+    /// restored list, or an empty mirror), and hands every update to `body` until `body`
+    /// returns `false` or the task is cancelled.
+    ///
+    /// With `sequence` 0 it starts at the latest complete snapshot the last message names
+    /// (`ListSync-Snapshot`), else at the stream's first message. Snapshots and changesets at or
+    /// before the mirror's cursor (same epoch) are passed over; a changeset before any snapshot
+    /// is passed over too.
+    public func follow(
+        from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
+    ) async throws {
+        var mirror = mirror
+        let (connection, stream, subject) = (self.connection, self.stream, self.subject)
+        let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        let end = last?.streamSequence ?? 0
+        var sequence = sequence
+        // Without a place of its own, start at the latest complete snapshot the stream names.
+        if sequence == 0, let last, let latest = JetStreamEnvelope(headers: last.headers)?.latestSnapshot(at: last.streamSequence), latest > 0 {
+            sequence = latest - 1
+        }
+        if end <= sequence {
+            guard try await body(.caughtUp(mirror)) else { return }
+        }
+        let start = sequence + 1
+        let subscription = try await JetStreamBlocking.run {
+            try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
+        }
+        var assembly = JetStreamLineAssembly()
+        while !Task.isCancelled {
+            guard let message = try await JetStreamBlocking.run({ try subscription.next(timeoutMilliseconds: 200) }) else { continue }
+            let place = message.streamSequence
+            guard let envelope = JetStreamEnvelope(headers: message.headers) else {
+                guard try await body(.skipped("message \(place) is not a ListSync message", streamSequence: place)) else { return }
+                continue
+            }
+            if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
+                let update = Self.apply(line, envelope: complete, to: &mirror, at: place)
+                if let update { guard try await body(update) else { return } }
+            }
+            // Caught up at the last message (even one part of a line whose publisher died), or
+            // later at a message that ends a line.
+            if message.pending == 0, place >= end, !assembly.isAssembling || place == end {
+                guard try await body(.caughtUp(mirror)) else { return }
+            }
+        }
+    }
+
+    /// Applies one complete line to `mirror`; the update to report, `nil` for a line passed over.
+    static func apply(_ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, at place: UInt64) -> Update? {
+        let message: ServerMessage?
+        do {
+            message = try MessageParser.serverMessage(ofLine: line.last == 10 ? line.dropLast() : line[...])
+        } catch {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)
+        }
+        if let current = mirror.cursor, mirror.hasList, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
+            return nil
+        }
+        do {
+            switch message {
+            case .snapshot(let chunk):
+                guard try mirror.apply(chunk) else { return nil }
+                return .snapshot(mirror, streamSequence: place)
+            case .changeset(let changeset):
+                guard mirror.hasList else { return nil }
+                try mirror.apply(changeset)
+                return .changeset(changeset, mirror, streamSequence: place)
+            default:
+                return .skipped("message \(place) is neither a snapshot nor a changeset", streamSequence: place)
+            }
+        } catch {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CNATS
+import Glibc
+
+/// What the server says about a stream.
+public struct NATSStreamState: Sendable, Hashable {
+    /// The first sequence the stream still holds (after retention dropped older ones).
+    public var firstSequence: UInt64
+    /// The last sequence stored, 0 when none.
+    public var lastSequence: UInt64
+    /// How many messages it holds.
+    public var messages: UInt64
+    /// How many servers keep a copy.
+    public var replicas: Int
+    /// The subjects it stores.
+    public var subjects: [String]
+    /// The name of the server that leads the stream's replicas (`nil` outside a cluster).
+    public var leader: String?
+}
+
+extension NATSConnection {
+    /// The stream `settings.name`, created with `settings` when it does not exist (file storage,
+    /// limits retention). An existing stream is used as it is: its subjects must include
+    /// `settings.subjects`.
+    @discardableResult
+    public func ensureStream(_ settings: NATSStreamSettings) throws(NATSError) -> NATSStreamState {
+        if let existing = try self.streamState(settings.name) {
+            let missing = settings.subjects.filter { !existing.subjects.contains($0) }
+            guard missing.isEmpty else {
+                throw NATSError("use stream \(settings.name)", text: "it does not store the subject \(missing.joined(separator: ", ")) (it stores \(existing.subjects.joined(separator: ", ")))")
+            }
+            return existing
+        }
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        var subjects = settings.subjects.map { strdup($0) }
+        defer { subjects.forEach { free($0) } }
+        let name = strdup(settings.name)
+        defer { free(name) }
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = subjects.withUnsafeMutableBufferPointer { buffer -> natsStatus in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { pointer in
+                config.Name = UnsafePointer(name)
+                config.Subjects = UnsafeMutablePointer(mutating: pointer)
+                config.SubjectsLen = Int32(buffer.count)
+                config.Replicas = Int64(settings.replicas)
+                config.Storage = js_FileStorage
+                config.Retention = js_LimitsPolicy
+                config.Discard = js_DiscardOld
+                config.MaxBytes = settings.maximumBytes ?? -1
+                config.MaxAge = (settings.maximumAgeSeconds ?? 0) * 1_000_000_000
+                config.Duplicates = settings.duplicateWindowSeconds * 1_000_000_000
+                return js_AddStream(&info, self.context, &config, nil, &code)
+            }
+        }
+        defer { jsStreamInfo_Destroy(info) }
+        if code == JSStreamNameExistErr, let existing = try self.streamState(settings.name) { return existing }
+        try NATSError.check(status, "create stream \(settings.name)", code: code)
+        guard let info else { throw NATSError("create stream \(settings.name)", text: "no stream information in the answer") }
+        return Self.state(of: info.pointee)
+    }
+
+    /// The stream `name`'s state; `nil` when there is no such stream.
+    public func streamState(_ name: String) throws(NATSError) -> NATSStreamState? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_GetStreamInfo(&info, self.context, name, nil, &code)
+        defer { jsStreamInfo_Destroy(info) }
+        if status == NATS_NOT_FOUND || code == JSStreamNotFoundErr { return nil }
+        try NATSError.check(status, "look up stream \(name)", code: code)
+        guard let info else { return nil }
+        return Self.state(of: info.pointee)
+    }
+
+    private static func state(of info: jsStreamInfo) -> NATSStreamState {
+        var subjects: [String] = []
+        if let config = info.Config, let list = config.pointee.Subjects {
+            for index in 0..<Int(config.pointee.SubjectsLen) {
+                if let subject = list[index] { subjects.append(String(cString: subject)) }
+            }
+        }
+        return NATSStreamState(
+            firstSequence: info.State.FirstSeq, lastSequence: info.State.LastSeq, messages: info.State.Msgs,
+            replicas: Int(info.Config?.pointee.Replicas ?? 1), subjects: subjects,
+            leader: info.Cluster?.pointee.Leader.map { String(cString: $0) })
+    }
+}

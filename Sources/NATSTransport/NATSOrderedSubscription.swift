@@ -1,0 +1,57 @@
+import CNATS
+import Glibc
+
+/// An ordered, ephemeral consumer of one subject of a stream, from a given sequence: the server
+/// keeps no state for it, and nats.c recreates it (from the next sequence) when a message goes
+/// missing or the connection is lost, so messages arrive once each, in stream order.
+public final class NATSOrderedSubscription: @unchecked Sendable {
+    private let subscription: OpaquePointer
+    /// What it reads, for errors.
+    private let described: String
+
+    /// Reads `subject` of `stream` from `sequence` (1: from the first message the stream holds).
+    public init(connection: NATSConnection, stream: String, subject: String, from sequence: UInt64) throws(NATSError) {
+        self.described = "read \(subject) of stream \(stream) from \(sequence)"
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        options.Ordered = true
+        let streamName = strdup(stream)
+        defer { free(streamName) }
+        options.Stream = UnsafePointer(streamName)
+        if sequence > 1 {
+            options.Config.DeliverPolicy = js_DeliverByStartSequence
+            options.Config.OptStartSeq = sequence
+        } else {
+            options.Config.DeliverPolicy = js_DeliverAll
+        }
+        var subscription: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_SubscribeSync(&subscription, connection.context, subject, nil, &options, &code)
+        guard status == NATS_OK, let subscription else {
+            natsSubscription_Destroy(subscription)
+            throw NATSError(self.described, status: status, code: code)
+        }
+        self.subscription = subscription
+    }
+
+    deinit {
+        natsSubscription_Unsubscribe(self.subscription)
+        natsSubscription_Destroy(self.subscription)
+    }
+
+    /// The next message, waiting at most `timeoutMilliseconds` (blocking the calling thread);
+    /// `nil` when none came in that time.
+    public func next(timeoutMilliseconds: Int64) throws(NATSError) -> NATSMessage? {
+        var message: OpaquePointer?
+        let status = natsSubscription_NextMsg(&message, self.subscription, timeoutMilliseconds)
+        if status == NATS_TIMEOUT { return nil }
+        defer { natsMsg_Destroy(message) }
+        try NATSError.check(status, self.described)
+        guard let message else { return nil }
+        var metadata: UnsafeMutablePointer<jsMsgMetaData>?
+        try NATSError.check(natsMsg_GetMetaData(&metadata, message), "\(self.described): message metadata")
+        defer { jsMsgMetaData_Destroy(metadata) }
+        guard let metadata else { throw NATSError(self.described, text: "a message without metadata") }
+        return NATSMessage(copying: message, streamSequence: metadata.pointee.Sequence.Stream, pending: metadata.pointee.NumPending)
+    }
+}

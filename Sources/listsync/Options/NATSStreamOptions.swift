@@ -1,0 +1,39 @@
+import ArgumentParser
+import ListSyncSink
+import NATSTransport
+
+/// Which JetStream stream and subject hold a watch, and how to log in: the options `sink nats`
+/// and `mirror --from` share.
+struct NATSStreamOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The JetStream stream. Default: LISTSYNC_<watch> (characters other than letters, digits, - and _ become _).", valueName: "name"))
+    var stream: String?
+
+    @Option(help: ArgumentHelp("The subject the watch's messages are published to. Default: listsync.<watch>.", valueName: "subject"))
+    var subject: String?
+
+    @Option(help: ArgumentHelp("A NATS credentials file (JWT and NKey seed) for the servers' account.", valueName: "file"))
+    var credentials: String?
+
+    /// The stream's name for `watch`.
+    func streamName(of watch: String) -> String { self.stream ?? JetStreamNames.stream(ofWatch: watch) }
+
+    /// The subject for `watch`.
+    func subjectName(of watch: String) -> String { self.subject ?? JetStreamNames.subject(ofWatch: watch) }
+
+    /// A follower of `watch`'s subject on the servers `from` names (`--from`: nats://HOST:PORT,
+    /// comma-separated), connected as `client`.
+    func follower(of watch: String, from: String, as client: String) throws(ClientFailure) -> JetStreamFollower {
+        let servers = from.split(separator: ",").map { String($0) }
+        let connection = try self.connect(to: servers, as: client)
+        return JetStreamFollower(connection: connection, stream: self.streamName(of: watch), subject: self.subjectName(of: watch))
+    }
+
+    /// Connects to `servers` as `client`; a failure is the command's exit status 2.
+    func connect(to servers: [String], as client: String) throws(ClientFailure) -> NATSConnection {
+        do {
+            return try NATSConnection(.init(servers: servers, credentials: self.credentials, name: client))
+        } catch {
+            throw .unreachable("\(error)")
+        }
+    }
+}

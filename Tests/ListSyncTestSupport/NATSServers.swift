@@ -1,0 +1,113 @@
+import Glibc
+
+/// Real `nats-server` processes with JetStream for the tests: one server, or a cluster of them,
+/// on free loopback ports, each storing its streams in a scratch directory. Killed and removed
+/// when the value goes away.
+package final class NATSServers {
+    /// Where `nats-server` is installed (scripts/bootstrap installs it); `nil` when it is not.
+    package static let executable: String? = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
+        .first { access($0, X_OK) == 0 }
+
+    /// Whether tests that need a NATS server can run.
+    package static var isInstalled: Bool { Self.executable != nil }
+
+    /// One server.
+    package struct Node {
+        package let name: String
+        package let port: Int
+        package let clusterPort: Int
+        package var url: String { "nats://127.0.0.1:\(self.port)" }
+    }
+
+    private let scratch: ScratchDirectory
+    package let nodes: [Node]
+    private var processes: [ChildProcess?]
+    private var starts = 0
+    /// The configuration file every server reads, when there are settings beyond the command line.
+    private let configuration: String?
+
+    /// Every server's URL, comma-separated (`mirror --from`).
+    package var urls: String { self.nodes.map(\.url).joined(separator: ",") }
+
+    /// Starts `count` servers (a cluster when more than one) and waits until each accepts
+    /// connections; with `maximumPayload`, the servers accept messages of at most that many bytes
+    /// (`max_payload`, 1 MiB by default).
+    package init(count: Int = 1, maximumPayload: Int? = nil) async throws {
+        guard Self.executable != nil else { throw TestFailure("nats-server is not installed: run scripts/bootstrap") }
+        self.scratch = try ScratchDirectory(prefix: "listsync-nats")
+        if let maximumPayload {
+            try self.scratch.write("max_payload: \(maximumPayload)\n", to: "nats.conf")
+            self.configuration = self.scratch.path("nats.conf")
+        } else {
+            self.configuration = nil
+        }
+        var nodes: [Node] = []
+        for index in 0..<count {
+            nodes.append(Node(name: "n\(index + 1)", port: try Self.freePort(), clusterPort: try Self.freePort()))
+        }
+        self.nodes = nodes
+        self.processes = Array(repeating: nil, count: count)
+        for index in 0..<count { try await self.start(index) }
+    }
+
+    /// Starts server `index` (again), with the same ports and storage.
+    package func start(_ index: Int) async throws {
+        let node = self.nodes[index]
+        var arguments = self.configuration.map { ["-c", $0] } ?? []
+        arguments += ["-a", "127.0.0.1", "-p", "\(node.port)", "-js", "-sd", self.scratch.path("store-\(node.name)"), "-n", node.name]
+        if self.nodes.count > 1 {
+            let routes = self.nodes.filter { $0.name != node.name }.map { "nats://127.0.0.1:\($0.clusterPort)" }.joined(separator: ",")
+            arguments += ["--cluster_name", "listsync", "--cluster", "nats://127.0.0.1:\(node.clusterPort)", "--routes", routes]
+        }
+        self.starts += 1
+        let log = self.scratch.path("\(node.name)-\(self.starts).log")
+        self.processes[index] = try ChildProcess(Self.executable ?? "nats-server", arguments, outputPath: log, errorPath: log)
+        try await eventually("nats-server \(node.name) accepts connections on port \(node.port)") { Self.accepts(node.port) }
+    }
+
+    /// Kills server `index` with SIGKILL and waits for it to end.
+    package func kill(_ index: Int) async throws {
+        self.processes[index]?.send(SIGKILL)
+        _ = try await self.processes[index]?.waitForExit()
+        self.processes[index] = nil
+    }
+
+    /// Every server's log so far, for failure messages.
+    package var logs: String {
+        self.processes.compactMap { $0.map { readFile($0.errorPath) } }.joined(separator: "\n")
+    }
+
+    /// A TCP port on the loopback address that nothing listens on now.
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress -> Int32 in
+                guard bind(descriptor, socketAddress, length) == 0 else { return -1 }
+                return getsockname(descriptor, socketAddress, &length)
+            }
+        }
+        guard bound == 0 else { throw TestFailure("bind: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether a TCP connection to `port` on the loopback address succeeds.
+    private static func accepts(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
