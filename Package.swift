@@ -183,7 +183,7 @@ let package = Package(
         // (a real listsyncd in a scratch directory), `eventually`, saving files every way editors do.
         .target(
             name: "ListSyncTestSupport",
-            dependencies: ["ListDiff", "ListFormats", "ListSyncClient", "ListSyncProtocol"],
+            dependencies: ["DurableFiles", "ListDiff", "ListFormats", "ListSyncClient", "ListSyncProtocol"],
             path: "Tests/ListSyncTestSupport"
         ),
         // SQLite's C API (libsqlite3-dev), for the SQLite sink.

@@ -1,15 +1,14 @@
 import DurableFiles
 import Glibc
-import ListSyncTestSupport
 
 /// A `listsync` state journal (`mirror`'s `.FILE.listsync-state`, `exec --state FILE`) as the
 /// tests look into it: the magic `LSYNCJN1`, then one DurableFiles `ChecksummedRecord` per
 /// entry, read with DurableFiles' own reader.
-enum StateJournalFile {
-    static let magic = Array("LSYNCJN1".utf8)
+public enum StateJournalFile {
+    public static let magic = Array("LSYNCJN1".utf8)
 
     /// The file's bytes as they are.
-    static func bytes(_ path: String) throws -> [UInt8] {
+    public static func bytes(_ path: String) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -17,7 +16,7 @@ enum StateJournalFile {
     }
 
     /// Replaces the file's content with `bytes`, as a crash or a hand edit leaves it.
-    static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
+    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -26,7 +25,7 @@ enum StateJournalFile {
 
     /// The entries' bodies as text; fails unless the file is a journal in this format whose
     /// every record reads whole.
-    static func entries(_ path: String) throws -> [String] {
+    public static func entries(_ path: String) throws -> [String] {
         let bytes = try self.bytes(path)
         guard bytes.starts(with: self.magic) else { throw TestFailure("\(path) is not a state journal (no LSYNCJN1)") }
         var records = ChecksummedRecordReader(bytes, from: self.magic.count)
