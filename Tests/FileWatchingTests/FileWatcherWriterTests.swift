@@ -99,13 +99,8 @@ extension FileWatcherTests.Writers {
     /// (listsyncd.toml(5), `settle_max_ms`) states the limit; change both together.
     @Test func aSecondProgramClosingTheFileForWritingEndsTheHoldOfTheFirst() async throws {
         try await WatcherHarness.run(configuration: Self.configuration) { harness in
-            let file = try await harness.watchNewFile("list.csv", containing: "id\n1\n")
-            let writer = DescriptorHolder()
-            writer.open(file, flags: O_WRONLY | O_APPEND)
+            let (file, writer) = try await Self.writerHolding(in: harness)
             defer { writer.close() }
-            writer.write("2\n")
-            let announced = await harness.waitUntil { !harness.writingAnnouncementTimes(of: file).isEmpty }
-            #expect(announced, "not announced as being written")
             #expect(harness.observations(of: file) == [.content("id\n1\n")], "announced while the writer held it")
 
             // `: >> file` while the writer still holds the file: its close ends the hold.
@@ -115,12 +110,7 @@ extension FileWatcherTests.Writers {
             let seen = await harness.waitUntil { harness.observations(of: file).last == .content("id\n1\n2\n") }
             #expect(seen, "the hold outlived the other program's close: \(harness.observations(of: file))")
 
-            // The writer writes again: seen as a writer, it holds the file back until it closes.
-            writer.write("3\n")
-            try await Task.sleep(for: .milliseconds(1000))
-            #expect(harness.observations(of: file).last == .content("id\n1\n2\n"), "announced while the writer held it")
-            writer.close()
-            await harness.expectSettled(file, at: .content("id\n1\n2\n3\n"))
+            try await Self.expectHeldBackUntilClosed(writer, file: file, in: harness)
         }
     }
 
@@ -132,13 +122,8 @@ extension FileWatcherTests.Writers {
         var configuration = Self.configuration
         configuration.maximumWaitForWriter = .milliseconds(1500)
         try await WatcherHarness.run(configuration: configuration) { harness in
-            let file = try await harness.watchNewFile("list.csv", containing: "id\n1\n")
-            let writer = DescriptorHolder()
-            writer.open(file, flags: O_WRONLY | O_APPEND)
+            let (file, writer) = try await Self.writerHolding(in: harness)
             defer { writer.close() }
-            writer.write("2\n")
-            let announced = await harness.waitUntil { !harness.writingAnnouncementTimes(of: file).isEmpty }
-            #expect(announced, "not announced as being written")
 
             let lost = ContinuousClock.now
             #expect(harness.watcher.ingest(.overflow))
@@ -146,12 +131,30 @@ extension FileWatcherTests.Writers {
             #expect(seen, "never announced after the events were lost: \(harness.observations(of: file))")
             #expect(ContinuousClock.now - lost >= .milliseconds(1400), "announced \(ContinuousClock.now - lost) after the events were lost")
 
-            // The writer writes again: seen as a writer, it holds the file back.
-            writer.write("3\n")
-            try await Task.sleep(for: .milliseconds(1000))
-            #expect(harness.observations(of: file).last == .content("id\n1\n2\n"), "announced while the writer held it")
-            writer.close()
-            await harness.expectSettled(file, at: .content("id\n1\n2\n3\n"))
+            try await Self.expectHeldBackUntilClosed(writer, file: file, in: harness)
         }
+    }
+
+    /// Watches a new `list.csv` holding `id\n1\n`, opens it for appending, writes `2\n` and waits
+    /// until the file is announced as being written. The writer still holds the file: close it.
+    private static func writerHolding(in harness: WatcherHarness) async throws -> (file: String, writer: DescriptorHolder) {
+        let file = try await harness.watchNewFile("list.csv", containing: "id\n1\n")
+        let writer = DescriptorHolder()
+        writer.open(file, flags: O_WRONLY | O_APPEND)
+        writer.write("2\n")
+        let announced = await harness.waitUntil { !harness.writingAnnouncementTimes(of: file).isEmpty }
+        #expect(announced, "not announced as being written")
+        return (file, writer)
+    }
+
+    /// The writer of ``writerHolding(in:)``, once `id\n1\n2\n` was announced, writes `3\n`:
+    /// seen as a writer, it holds the file back until it closes it, and the file then settles at
+    /// all it wrote.
+    private static func expectHeldBackUntilClosed(_ writer: DescriptorHolder, file: String, in harness: WatcherHarness) async throws {
+        writer.write("3\n")
+        try await Task.sleep(for: .milliseconds(1000))
+        #expect(harness.observations(of: file).last == .content("id\n1\n2\n"), "announced while the writer held it")
+        writer.close()
+        await harness.expectSettled(file, at: .content("id\n1\n2\n3\n"))
     }
 }

@@ -219,13 +219,13 @@ struct InotifyLoop {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(pipe, &buffer, buffer.count) > 0 {}
     }
-}
 
-/// A closure moved into a new thread through `pthread_create`'s context pointer.
-private final class ThreadBody {
-    let run: () -> Void
+    /// A closure moved into a new thread through `pthread_create`'s context pointer.
+    private final class ThreadBody {
+        let run: () -> Void
 
-    init(_ run: @escaping () -> Void) {
-        self.run = run
+        init(_ run: @escaping () -> Void) {
+            self.run = run
+        }
     }
 }

@@ -2,6 +2,7 @@ import DurableFiles
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -11,11 +12,7 @@ import Testing
 /// changesets, and the history goes on from it. The records are read by DurableFiles'
 /// `ChecksummedRecordReader` now.
 struct StateUpgradeTests {
-    static let fixtures: String = {
-        var path = "\(#filePath)"
-        for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
-        return path + "/Fixtures/StateBeforeIssue18"
-    }()
+    static let fixtures = RepositoryFiles.fixtures("StateBeforeIssue18")
     static let watch = WatchConfiguration(name: "products", path: "/tmp/fx-w/products.csv", format: .csv, key: ["id"])
     static let epoch = Epoch(rawValue: 0x3c8e_5622_1aaa_2b3c)
 

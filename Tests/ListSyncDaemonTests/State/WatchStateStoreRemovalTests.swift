@@ -28,8 +28,7 @@ struct WatchStateStoreRemovalTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 9)
         let watch = WatchStateStoreTests.watch
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 100, crashPoints: .none)
-        try store.save(try WatchStateStoreTests.version(0, seq: 0, epoch: epoch), changeset: nil, watch: watch)
+        var store = try WatchStateStoreTests.storeAtVersionZero(epoch: epoch, in: scratch)
         try store.settleLog()
         try store.save(try WatchStateStoreTests.version(1, seq: 1, epoch: epoch), changeset: Array("changed".utf8), watch: watch)
         try store.settleLog()

@@ -11,8 +11,7 @@ struct WatchStateStoreRestoreBoundTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 11)
         let watch = WatchStateStoreTests.watch
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 100, crashPoints: .none)
-        try store.save(try WatchStateStoreTests.version(0, seq: 0, epoch: epoch), changeset: nil, watch: watch)
+        var store = try WatchStateStoreTests.storeAtVersionZero(epoch: epoch, in: scratch)
         let line = { (seq: UInt64) in Array(String(repeating: "\(seq % 10)", count: seq == 8 ? 500 : 100).utf8) }
         for seq in UInt64(1)...8 {
             try store.save(try WatchStateStoreTests.version(Int(seq), seq: seq, epoch: epoch), changeset: line(seq), watch: watch)

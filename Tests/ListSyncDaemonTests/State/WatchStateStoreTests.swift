@@ -170,6 +170,19 @@ struct WatchStateStoreTests {
         return store
     }
 
+    /// A store of the watch `list` in `scratch` that saved version 0 of history `epoch`, with no
+    /// changeset: where a test of the changesets it saves and restores starts.
+    static func storeAtVersionZero(
+        epoch: Epoch, in scratch: ScratchDirectory, historyLength: Int = 100,
+        historyMaxBytes: Int = DaemonConfiguration.Defaults.historyMaxMiB << 20
+    ) throws -> WatchStateStore {
+        var store = WatchStateStore(
+            stateDirectory: scratch.path, name: "list", historyLength: historyLength, historyMaxBytes: historyMaxBytes, crashPoints: .none
+        )
+        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
+        return store
+    }
+
     /// What a restarted store restores from `scratch`.
     static func restored(from scratch: ScratchDirectory) throws -> (version: WatchVersion, changesets: [[UInt8]]) {
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
@@ -198,8 +211,7 @@ extension WatchStateStoreTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 12)
         let bound = 10_000
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, historyMaxBytes: bound, crashPoints: .none)
-        try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
+        var store = try Self.storeAtVersionZero(epoch: epoch, in: scratch, historyLength: 1000, historyMaxBytes: bound)
         let sizes = [3000, 3000, 3000, 3000, 3000, 25_000, 2000, 2000, 2000, 2000, 2000, 2000]
         func line(_ seq: UInt64) -> [UInt8] { Array(String(repeating: "\(seq % 10)", count: sizes[Int(seq) - 1]).utf8) }
         for seq in UInt64(1)...UInt64(sizes.count) {

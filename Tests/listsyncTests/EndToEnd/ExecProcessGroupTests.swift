@@ -10,22 +10,10 @@ extension CommandEndToEnd {
         @Test(arguments: [false, true])
         func aTimedOutCommandsGrandchildrenStopWithIt(state: Bool) async throws {
             let harness = try await EndToEndHarness.running()
-            // The shell records its pid and its process group (from /proc/$$/stat, while it runs),
-            // starts a grandchild of exec's that writes a marker 3 s later, and waits for it.
-            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; sleep 3; echo late > "$0/marker"' "$0" & wait"#
-            var arguments = ["products", "--timeout", "500ms"]
-            if state { arguments += ["--state", harness.path("exec.state")] }
-            let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
-            try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
-            if state {
-                try await eventually("exec recorded the snapshot's cursor") { access(harness.path("exec.state"), F_OK) == 0 }
-            }
-            try await harness.save(ProductVersions.csv(1))
-            try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
-            let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
-            let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
-            // Else "no process of the group remains" would hold trivially.
-            #expect(Self.firstLine(of: harness.path("group")) == "\(leader)", "the command leads a process group of its own")
+            // The grandchild writes a marker 3 s later.
+            let (exec, leader, grandchild) = try await Self.execRunningAGrandchild(
+                harness, options: ["--timeout", "500ms"], state: state, grandchild: #"sleep 3; echo late > "$0/marker""#
+            )
             try await eventually("the run was stopped and reported") {
                 exec.errorOutput.contains("/bin/sh failed on changeset") && exec.errorOutput.contains("timed out after 500ms")
             }
@@ -44,8 +32,30 @@ extension CommandEndToEnd {
         @Test(arguments: [(SIGTERM, false), (SIGTERM, true), (SIGHUP, false), (SIGHUP, true)])
         func aSignalToExecStopsTheCommandsGroup(signal: Int32, state: Bool) async throws {
             let harness = try await EndToEndHarness.running()
-            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; sleep 30' "$0" & wait"#
-            var arguments = ["products"]
+            let (exec, leader, grandchild) = try await Self.execRunningAGrandchild(
+                harness, options: [], state: state, grandchild: "sleep 30"
+            )
+            #expect(!Self.liveMembers(ofGroup: leader).isEmpty)
+
+            exec.send(signal)
+            let status = try await exec.waitForExit()
+            #expect(status == 128 + signal, "exec ends by the signal, as before: \(exec.errorOutput)")
+            try await eventually("no process of the command's group remains", timeout: .seconds(10)) {
+                !Self.isLive(grandchild) && Self.liveMembers(ofGroup: leader).isEmpty
+            }
+        }
+
+        /// Starts `listsync exec products OPTIONS [--state] -- /bin/sh -c SCRIPT`, saves a version
+        /// and waits until the command runs a grandchild of exec's: the shell records its pid and
+        /// its process group (from /proc/$$/stat, while it runs), starts `sh -c 'GRANDCHILD'`
+        /// (`$0` is the harness's directory) after it records its own pid, and waits for it.
+        /// Returns exec, the command's pid and the grandchild's; the command leads a process group
+        /// of its own (else "no process of the group remains" would hold trivially).
+        static func execRunningAGrandchild(
+            _ harness: EndToEndHarness, options: [String], state: Bool, grandchild: String
+        ) async throws -> (exec: ChildProcess, leader: pid_t, grandchild: pid_t) {
+            let script = #"cat > /dev/null; echo $$ > "$0/leader"; cut -d' ' -f5 /proc/$$/stat > "$0/group"; sh -c 'echo $$ > "$0/grandchild"; \#(grandchild)' "$0" & wait"#
+            var arguments = ["products"] + options
             if state { arguments += ["--state", harness.path("exec.state")] }
             let exec = try harness.client("exec", arguments + ["--", "/bin/sh", "-c", script, harness.directory])
             try await eventually("exec has subscribed") { exec.errorOutput.contains("subscribed to products") }
@@ -55,16 +65,9 @@ extension CommandEndToEnd {
             try await harness.save(ProductVersions.csv(1))
             try await eventually("the grandchild started") { readFile(harness.path("grandchild")).hasSuffix("\n") }
             let leader = try #require(pid_t(Self.firstLine(of: harness.path("leader"))))
-            let grandchild = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
+            let grandchildPID = try #require(pid_t(Self.firstLine(of: harness.path("grandchild"))))
             #expect(Self.firstLine(of: harness.path("group")) == "\(leader)", "the command leads a process group of its own")
-            #expect(!Self.liveMembers(ofGroup: leader).isEmpty)
-
-            exec.send(signal)
-            let status = try await exec.waitForExit()
-            #expect(status == 128 + signal, "exec ends by the signal, as before: \(exec.errorOutput)")
-            try await eventually("no process of the command's group remains", timeout: .seconds(10)) {
-                !Self.isLive(grandchild) && Self.liveMembers(ofGroup: leader).isEmpty
-            }
+            return (exec, leader, grandchildPID)
         }
 
         /// The first line of the file at `path`.

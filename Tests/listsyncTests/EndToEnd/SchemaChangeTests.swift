@@ -9,11 +9,7 @@ extension CommandEndToEnd {
     /// same cursor, each version proven by its digest.
     @Suite struct SchemaChangeTests {
         /// The repository's `examples/python/mirror.py`.
-        static let pythonMirror: String = {
-            var path = "\(#filePath)"
-            for _ in 0..<4 { path = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
-            return path + "/examples/python/mirror.py"
-        }()
+        static let pythonMirror = RepositoryFiles.path("examples/python/mirror.py")
 
         /// A table of 500 companies with 8 columns, like the S&P 500 list's history: version 0
         /// and 2 call the second column `Security`, version 1 `Company` (with one founding year

@@ -9,11 +9,7 @@ extension CommandEndToEnd {
     /// build's `listsync`) read them — nothing is set aside — and their next save writes the
     /// journal in DurableFiles' checksummed record format.
     @Suite struct StateJournalUpgradeTests {
-        static let fixtures: String = {
-            var path = "\(#filePath)"
-            for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
-            return path + "/Fixtures/StateBeforeIssue18"
-        }()
+        static let fixtures = RepositoryFiles.fixtures("StateBeforeIssue18")
 
         /// The old journal, with half of a line after it (a crash while an entry was appended):
         /// only the old format's reader tells that unfinished entry apart and cuts it off.
