@@ -232,17 +232,7 @@ public struct IncrementalListReader: Sendable {
         // The records: kept prefix, the region's, kept suffix moved.
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
-        var records: [ListRecord] = []
-        records.reserveCapacity(prefixRecords + region.records.count + old.records.count - suffixRecords)
-        records.append(contentsOf: old.records[0..<prefixRecords])
-        records.append(contentsOf: region.records)
-        if delta == 0 {
-            records.append(contentsOf: old.records[suffixRecords...])
-        } else {
-            for record in old.records[suffixRecords...] {
-                records.append(record.moved(by: delta))
-            }
-        }
+        let records = Self.join(old.records[0..<prefixRecords], region.records, old.records[suffixRecords...], movedBy: delta)
 
         // The chunks, likewise.
         var chunks = Array(old.chunks[0..<prefix])
@@ -295,6 +285,35 @@ public struct IncrementalListReader: Sendable {
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count)
         return (list, memory, statistics)
+    }
+
+    /// `prefix`, `middle`, then `suffix` with each record moved by `delta` bytes: one pass of plain
+    /// copies into an array of the right size.
+    private static func join(
+        _ prefix: ArraySlice<ListRecord>, _ middle: [ListRecord], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
+    ) -> [ListRecord] {
+        let count = prefix.count + middle.count + suffix.count
+        return [ListRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
+            var next = base
+            for part in [prefix, middle[...]] {
+                part.withUnsafeBufferPointer { part in
+                    guard let source = part.baseAddress else { return }
+                    next.initialize(from: source, count: part.count)
+                    next += part.count
+                }
+            }
+            suffix.withUnsafeBufferPointer { suffix in
+                guard let source = suffix.baseAddress else { return }
+                if delta == 0 {
+                    next.initialize(from: source, count: suffix.count)
+                } else {
+                    for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
+                }
+            }
+            initialized = count
+        }
     }
 
     /// Names in order of first appearance, from lists of names in order.
