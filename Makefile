@@ -51,6 +51,7 @@ install: all
 	done
 	sed 's|/usr/bin/listsync |$(BINDIR)/listsync |g' systemd/listsync-sink@.service > $(GENERATED)/listsync-sink@.service
 	install -Dm644 $(GENERATED)/listsync-sink@.service $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
+	install -Dm644 systemd/listsyncd-metrics.socket $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd-metrics.socket
 	install -Dm644 systemd/listsyncd.sysusers $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf
 	# listsync-sink@WATCH.service reads $(SYSCONFDIR)/listsync/sink-WATCH.conf: a commented example.
 	install -Dm644 etc/listsync-sink.conf $(DESTDIR)$(SYSCONFDIR)/listsync/sink-WATCH.conf.example
@@ -69,7 +70,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/listsyncd $(DESTDIR)$(BINDIR)/listsync
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd.socket
-	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/system/listsync-sink@.service $(DESTDIR)$(SYSTEMDDIR)/system/listsyncd-metrics.socket
 	rm -f $(DESTDIR)$(SYSCONFDIR)/listsync/sink-WATCH.conf.example
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.service $(DESTDIR)$(SYSTEMDDIR)/user/listsyncd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/listsyncd.conf

@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // TLS for `listsync sink postgres` over TCP (sslmode prefer/require); PostgresNIO uses it.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The daemon's Prometheus metrics: one PrometheusCollectorRegistry per daemon, HELP on every family.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libinotifytools, used only by FileWatching, the daemon's file watcher (one dedicated thread).
@@ -91,6 +93,9 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The metrics endpoint's HTTP codec (`metrics_listen`, the metrics socket).
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -25,6 +25,9 @@ public struct CompletenessCheck: Sendable, Hashable {
     /// last save was like: the next one may be a truncation in place that the kernel has not
     /// reported yet, and the end mark now comes right after the read.
     let emptyReadDelay: Duration
+    /// When the file last changed before it was announced (its last event): publication latency
+    /// is measured from here, the settle delay included.
+    public let lastChange: ContinuousClock.Instant
 
     /// Call on the reading thread right before opening the file: marks the read's start.
     ///

@@ -81,10 +81,16 @@ public final class FileWatcher: Sendable {
     /// Inotify events handed over but not yet processed; capped by
     /// ``Configuration/maximumPendingEvents``.
     private let pendingEvents = Atomic<Int>(0)
+    /// Called on the inotify thread for each overflow taken (events lost: every file is
+    /// checked again), for the daemon's metrics.
+    private let onQueueOverflow: @Sendable () -> Void
     private let logger: Logger
 
-    public init(configuration: Configuration = Configuration(), logger: Logger) {
+    /// - Parameter onQueueOverflow: Called, on the inotify thread, each time events were lost
+    ///   (the kernel's queue or this watcher's overflowed); it must not block.
+    public init(configuration: Configuration = Configuration(), logger: Logger, onQueueOverflow: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
+        self.onQueueOverflow = onQueueOverflow
         self.logger = logger
         (events, eventContinuation) = AsyncStream.makeStream()
         let (inputs, inputContinuation) = AsyncStream<Input>.makeStream()
@@ -138,6 +144,8 @@ public final class FileWatcher: Sendable {
         }
         if case .terminated = inputContinuation.yield(.inotify(event)) {
             pendingEvents.wrappingSubtract(1, ordering: .relaxed)
+        } else if event.mask.contains(.queueOverflow) {
+            onQueueOverflow()
         }
         return true
     }

@@ -70,6 +70,9 @@ struct WatchRegistry {
         /// wait for a writer does not: it counts from the writer's own first change, so a writer
         /// that began after the announcement gets its full wait however late the read came.
         var refusedSince: ContinuousClock.Instant?
+        /// When the file last changed (its last event, or a change a reconciliation found): where
+        /// the publication latency the daemon measures starts, settling included.
+        var lastChange: ContinuousClock.Instant?
 
         /// When the file is due to be announced, if it is settling: when it has been quiet for its
         /// delay or the maximum settle delay has passed (since its first change, or a refused
@@ -326,7 +329,7 @@ struct WatchRegistry {
                     files[path]?.checkedAnnouncement = CheckedAnnouncement(generation: file.generation, since: min(since, file.refusedSince ?? since))
                     let check = CompletenessCheck(
                         confirmations: confirmations, path: path, generation: file.generation,
-                        emptyReadDelay: configuration.emptyReadConfirmationDelay)
+                        emptyReadDelay: configuration.emptyReadConfirmationDelay, lastChange: file.lastChange ?? now)
                     output.yield(.changed(path: path, check: check))
                 }
             }
@@ -563,6 +566,7 @@ struct WatchRegistry {
         }
         files[path]?.state = .settling(since: since, until: now + delay, announced: file.state.announced)
         files[path]?.generation += 1
+        files[path]?.lastChange = now
     }
 
     /// Follows who has watched file `path` open and who writes it, from an event about its

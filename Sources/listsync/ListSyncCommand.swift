@@ -31,7 +31,7 @@ struct ListSyncCommand: AsyncParsableCommand {
             (`listsync --socket PATH list`).
             """,
         version: ListSyncVersion.current,
-        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self]
+        subcommands: [ParseCommand.self, DiffCommand.self, ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self, MetricsCommand.self]
     )
 
     /// `--socket PATH` before the subcommand: declared here so that help and the completion
@@ -81,6 +81,7 @@ struct ListSyncCommand: AsyncParsableCommand {
     /// The commands that talk to the daemon, whose usage errors exit 1.
     static let daemonCommands: [ParsableCommand.Type] = [
         ListCommand.self, SubscribeCommand.self, SnapshotCommand.self, MirrorCommand.self, ExecCommand.self, SinkCommand.self,
+        MetricsCommand.self,
     ]
 
     /// The commands that follow diff(1), whose usage errors exit 2 ("trouble").

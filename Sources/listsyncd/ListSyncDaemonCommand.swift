@@ -18,7 +18,12 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
         discussion: """
             Runs in the foreground. SIGHUP reloads the configuration; SIGTERM and SIGINT shut down \
             gracefully. Under systemd it reports readiness (Type=notify), pings the watchdog and \
-            serves on a socket-activated descriptor when one is passed.
+            serves on a socket-activated descriptor when one is passed (\"api\"; one named \
+            \"metrics\", from listsyncd-metrics.socket, serves the Prometheus metrics). STATUS= \
+            says what it serves and which watches need attention. When standard error is the \
+            journal, log records go through the journal's native socket with the fields \
+            LISTSYNC_WATCH, LISTSYNC_CURSOR and LISTSYNC_PATH: journalctl LISTSYNC_WATCH=products \
+            shows the records about one watch.
 
             Each watch's history is kept in the state directory (state_directory), saved before \
             any client sees it: after a restart or a crash the watches keep their epochs, clients \
@@ -45,7 +50,9 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
         let style = StandardErrorLogHandler.Style(environment: environment)
-        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, style: style) }
+        // Standard error is the journal: records go through its native socket, with fields.
+        let journal = style == .journal ? JournalSender(environment: environment) : nil
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, style: style, journal: journal) }
         let logger = Logger(label: "listsyncd")
 
         if let file = self.checkConfig {
@@ -66,7 +73,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
             systemd = SystemdIntegration(
                 notifier: try SystemdNotifier(environment: environment),
                 watchdog: try SystemdWatchdog(environment: environment),
-                listeningDescriptor: try (activation?.socket(named: "api") ?? activation?.sockets.first)?.adopt())
+                listeningDescriptor: try (activation?.socket(named: "api") ?? activation?.sockets.first { $0.name != "metrics" })?.adopt(),
+                metricsDescriptor: try activation?.socket(named: "metrics")?.adopt(families: [AF_INET, AF_INET6]))
         } catch {
             logger.critical("cannot use what systemd passed: \(error)")
             throw ExitCode.failure

@@ -1,4 +1,6 @@
 import Glibc
+import Logging
+import Synchronization
 import Testing
 @testable import FileWatching
 
@@ -52,5 +54,18 @@ extension FileWatcherTests.Recovery {
 
             await harness.expectSettled(file, at: .content("id\n1\n"))
         }
+    }
+}
+
+extension FileWatcherTests.Recovery {
+    /// Each overflow a watcher takes is reported to its owner (the daemon counts them in
+    /// `listsync_inotify_overflows_total`); ordinary events are not.
+    @Test func anOverflowIsReportedToTheWatchersOwner() {
+        let overflows = Atomic(0)
+        let watcher = FileWatcher(logger: Logger(label: "test"), onQueueOverflow: { overflows.add(1, ordering: .relaxed) })
+        #expect(watcher.ingest(.overflow))
+        #expect(watcher.ingest(InotifyEvent(descriptor: .none, mask: .modify, name: "x")))
+        #expect(watcher.ingest(.overflow))
+        #expect(overflows.load(ordering: .relaxed) == 2)
     }
 }

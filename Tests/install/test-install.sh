@@ -20,6 +20,7 @@ expected=(
     usr/bin/listsync
     usr/lib/systemd/system/listsyncd.service
     usr/lib/systemd/system/listsyncd.socket
+    usr/lib/systemd/system/listsyncd-metrics.socket
     usr/lib/systemd/user/listsyncd.service
     usr/lib/systemd/user/listsyncd.socket
     usr/lib/sysusers.d/listsyncd.conf

@@ -30,7 +30,8 @@ fail() {
 
 copy_units() { # source-directory destination-directory
     local unit
-    for unit in "$1"/listsyncd.service "$1"/listsyncd.socket; do
+    for unit in "$1"/listsyncd.service "$1"/listsyncd.socket "$1"/listsyncd-metrics.socket; do
+        [[ -f "$unit" ]] || continue
         sed 's|^ExecStart=/usr/bin/listsyncd |ExecStart=/bin/true |' "$unit" >"$2/$(basename "$unit")"
     done
     grep -q '^ExecStart=/bin/true ' "$2/listsyncd.service" || fail "$1/listsyncd.service: ExecStart is not /usr/bin/listsyncd"
@@ -51,7 +52,8 @@ verify() { # label systemd-analyze-arguments...
 # --- verify ---------------------------------------------------------------------------------
 copy_units "$units" "$scratch/system"
 copy_units "$units/user" "$scratch/user"
-verify "system units" verify --man=no "$scratch/system/listsyncd.service" "$scratch/system/listsyncd.socket"
+verify "system units" verify --man=no "$scratch/system/listsyncd.service" "$scratch/system/listsyncd.socket" \
+    "$scratch/system/listsyncd-metrics.socket"
 # A user manager needs a runtime directory to resolve %t.
 XDG_RUNTIME_DIR="$scratch/runtime" verify "user units" --user verify --man=no \
     "$scratch/user/listsyncd.service" "$scratch/user/listsyncd.socket"
@@ -84,6 +86,10 @@ for directive in "ListenStream=/run/listsyncd/listsyncd.sock" "SocketMode=0660" 
     "RemoveOnStop=yes" "FileDescriptorName=api"; do
     grep -qxF "$directive" "$units/listsyncd.socket" || fail "listsyncd.socket lacks '$directive'"
 done
+# Issue 20: the metrics socket is passed to the service by name; the service stays off the network.
+for directive in "ListenStream=127.0.0.1:9464" "FileDescriptorName=metrics" "Service=listsyncd.service" "IPAddressDeny=any"; do
+    grep -qxF "$directive" "$units/listsyncd-metrics.socket" || fail "listsyncd-metrics.socket lacks '$directive'"
+done
 if grep -q '^RuntimeDirectory=.*listsyncd' "$units/listsyncd.service"; then
     fail "listsyncd.service has RuntimeDirectory=listsyncd: stopping the service would delete the socket"
 fi
@@ -94,7 +100,7 @@ fi
 # names in Documentation= is one `make install` installs: a man1 page per product of the Makefile
 # (generated from the command), or a hand-written page in docs/man.
 products=" $(sed -n 's/^PRODUCTS *:= *//p' "$repository/Makefile") "
-for page in $(grep -ho 'man:[^ ]*' "$units"/listsyncd.service "$units"/listsyncd.socket "$units"/user/listsyncd.* | sort -u); do
+for page in $(grep -ho 'man:[^ ]*' "$units"/listsyncd.service "$units"/listsyncd.socket "$units"/listsyncd-metrics.socket "$units"/user/listsyncd.* | sort -u); do
     name="${page#man:}"
     section="${name##*(}"
     section="${section%)}"

@@ -33,13 +33,36 @@ public struct ListSyncClient: Sendable {
     /// - Throws: ``ClientError/unreachable(socketPath:reason:)`` when no daemon answers,
     ///   ``ClientError/refused(_:)`` when it refuses.
     public func watches() async throws(ClientError) -> [WatchSummary] {
-        let list = RequestID(1)
+        try await self.ask({ .list(id: $0) }) { result in
+            if case .list(let watches) = result { return watches }
+            return nil
+        }
+    }
+
+    /// The daemon's metrics in the Prometheus text format, as its metrics endpoint serves them:
+    /// one short connection (the `metrics` request, an addition to protocol version 1).
+    ///
+    /// - Throws: ``ClientError/unreachable(socketPath:reason:)`` when no daemon answers,
+    ///   ``ClientError/refused(_:)`` when it refuses (a daemon older than the request answers
+    ///   `unknown_type`).
+    public func metrics() async throws(ClientError) -> String {
+        try await self.ask({ .metrics(id: $0) }) { result in
+            if case .metrics(let exposition) = result { return exposition }
+            return nil
+        }
+    }
+
+    /// Says hello, sends the request `request` makes and returns what `answer` takes from its reply.
+    private func ask<Answer: Sendable>(
+        _ request: @escaping @Sendable (RequestID) -> ClientMessage, _ answer: @escaping @Sendable (ReplyResult) -> Answer?
+    ) async throws(ClientError) -> Answer {
+        let id = RequestID(1)
         do {
             return try await DaemonConnection.withConnection(configuration: self.configuration, eventLoopGroup: self.eventLoopGroup) {
                 connection throws(ClientError) in
                 do throws(ConnectionFailure) {
                     try await connection.send(.hello(ClientHello(client: self.configuration.clientName)))
-                    try await connection.send(.list(id: list))
+                    try await connection.send(request(id))
                 } catch {
                     // The daemon may have answered and closed before the request left (a
                     // refusal): its answer explains the failure better.
@@ -47,8 +70,8 @@ public struct ListSyncClient: Sendable {
                     throw .connectionLost(reason: error.reason)
                 }
                 while true {
-                    if case .reply(let reply) = try await connection.nextAnswer(), reply.id == list, case .list(let watches) = reply.result {
-                        return watches
+                    if case .reply(let reply) = try await connection.nextAnswer(), reply.id == id, let answered = answer(reply.result) {
+                        return answered
                     }
                 }
             }

@@ -145,6 +145,8 @@ extension DaemonConfiguration {
         case clientBuffers
         /// ``DaemonConfiguration/historyCacheBytes``.
         case historyCache
+        /// ``DaemonConfiguration/metricsListen``.
+        case metricsListen
 
         /// The setting's key at the top of the configuration file, as logs name it (the watcher's
         /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
@@ -160,6 +162,7 @@ extension DaemonConfiguration {
             case .historyLength: return "history_length,history_max_mib"
             case .clientBuffers: return "client_buffer_budget_mib,partial_line_timeout_ms"
             case .historyCache: return "history_cache_mib"
+            case .metricsListen: return "metrics_listen"
             }
         }
 
@@ -168,7 +171,7 @@ extension DaemonConfiguration {
         /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache, .metricsListen:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
@@ -188,6 +191,7 @@ extension DaemonConfiguration {
             case .clientBuffers:
                 return old.clientBufferBudget == new.clientBufferBudget && old.unfinishedLineTimeout == new.unfinishedLineTimeout
             case .historyCache: return old.historyCacheBytes == new.historyCacheBytes
+            case .metricsListen: return old.metricsListen == new.metricsListen
             }
         }
     }

@@ -22,7 +22,7 @@ struct ConfigurationReader {
         "socket", "state_directory", "allow_uids", "allow_groups", "socket_mode", "settle_after_close_ms",
         "settle_after_modify_ms", "settle_after_disappearance_ms", "settle_max_ms", "settle_while_writing_max_ms",
         "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "history_max_mib", "history_cache_mib", "client_buffer_budget_mib",
-        "partial_line_timeout_ms", "watch",
+        "partial_line_timeout_ms", "metrics_listen", "watch",
     ]
     /// The keys of a `[[watch]]` table.
     static let watchKeys: Set<String> = [
@@ -95,6 +95,7 @@ struct ConfigurationReader {
                 ?? defaults.clientBufferBudget,
             unfinishedLineTimeout: self.duration(root, "partial_line_timeout_ms", at: [], in: 1...86_400_000)
                 ?? defaults.unfinishedLineTimeout,
+            metricsListen: self.metricsListen(root),
             watches: self.watches(root)
         )
     }
@@ -110,6 +111,17 @@ struct ConfigurationReader {
                 at: [.key("socket")],
                 otherwise: "\"\(path)\" is \(path.utf8.count) bytes long; a Unix socket path has at most \(Self.maximumSocketPathLength)"
             )
+        }
+    }
+
+    /// `metrics_listen`: `"HOST:PORT"` with a numeric address; absent, no metrics endpoint.
+    private mutating func metricsListen(_ root: TOMLTable) -> MetricsAddress? {
+        guard let text = self.value(root, "metrics_listen", at: [], expected: "a \"HOST:PORT\" string such as \"127.0.0.1:9464\"", { $0.string })
+        else { return nil }
+        do {
+            return try MetricsAddress(parsing: text)
+        } catch {
+            return self.reject("metrics_listen", at: [.key("metrics_listen")], because: error.reason)
         }
     }
 

@@ -60,6 +60,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How long a request line may stay unfinished before its connection is closed
     /// (`partial_line_timeout_ms`).
     public var unfinishedLineTimeout: Duration
+    /// Where the metrics endpoint (`GET /metrics`, `/live`, `/ready`) listens (`metrics_listen`);
+    /// `nil`, the default: nowhere, unless systemd passes a metrics socket.
+    public var metricsListen: MetricsAddress?
     /// The watched files, in the order the configuration lists them; names are unique.
     public var watches: [WatchConfiguration]
 
@@ -78,6 +81,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         historyCacheBytes: Int = Defaults.historyCacheBytes,
         clientBufferBudget: Int = Defaults.clientBufferBudget,
         unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
+        metricsListen: MetricsAddress? = nil,
         watches: [WatchConfiguration] = []
     ) {
         self.socketPath = socketPath
@@ -92,6 +96,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.historyCacheBytes = historyCacheBytes
         self.clientBufferBudget = clientBufferBudget
         self.unfinishedLineTimeout = unfinishedLineTimeout
+        self.metricsListen = metricsListen
         self.watches = watches
     }
 

@@ -6,7 +6,7 @@ import NIOCore
 ///
 /// Memory holds a cache of the newest lines — at most ``capacity`` of them and at most
 /// ``cacheBytes`` together, but always the newest one, however large — and drops the oldest
-/// first. Older changesets are read back from the watch's ``ChangesetArchive`` (its log on disk,
+/// first. Older changesets are read back from the watch's ``ArchivedChangesets`` (its log on disk,
 /// bounded by `history_length` and `history_max_mib`) when a client resumes from them. A client
 /// whose cursor's successors are all kept gets exactly those lines (see
 /// ``SubscriptionStart/plan(since:epoch:currentSeq:history:)``); a line in memory is one
@@ -19,7 +19,7 @@ struct ChangesetHistory {
     /// The history the changesets belong to, to tell the archive's log from another epoch's.
     let epoch: Epoch?
     /// Where older changesets are read back from; `nil` when there is no state on disk.
-    let archive: ChangesetArchive?
+    let archive: (any ArchivedChangesets)?
     private var lines: CircularBuffer<ByteBuffer>
     /// The bytes of ``lines``.
     private(set) var bytes = 0
@@ -28,7 +28,7 @@ struct ChangesetHistory {
 
     /// An empty history of `epoch` for up to `capacity` changesets (at least 1), of which memory
     /// holds at most `cacheBytes`, the others read from `archive`.
-    init(capacity: Int, cacheBytes: Int = .max, epoch: Epoch? = nil, archive: ChangesetArchive? = nil) {
+    init(capacity: Int, cacheBytes: Int = .max, epoch: Epoch? = nil, archive: (any ArchivedChangesets)? = nil) {
         self.capacity = max(1, capacity)
         self.cacheBytes = cacheBytes
         self.epoch = epoch
@@ -80,8 +80,8 @@ struct ChangesetHistory {
     /// Where the changeset that published `seq` is kept.
     enum Kept {
         case inMemory(ByteBuffer)
-        /// On disk: read it with ``ChangesetArchive/line(publishing:of:)``, outside any lock.
-        case onDisk(ChangesetArchive, epoch: Epoch)
+        /// On disk: read it with ``ArchivedChangesets/line(publishing:of:)``, outside any lock.
+        case onDisk(any ArchivedChangesets, epoch: Epoch)
     }
 
     /// Where the changeset that published `seq` is kept, if it is.

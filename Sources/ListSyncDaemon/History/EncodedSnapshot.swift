@@ -9,7 +9,7 @@ import Synchronization
 /// its lines however many subscribers ask for it at once. The watch's ``WatchFeed`` holds it
 /// weakly and each ``Subscription`` sending it strongly, so it is released when its last reader is
 /// done (a subscriber to the same version after that encodes it again). Its bytes count once
-/// against the ``ClientBufferBudget`` while it lives.
+/// against the client-buffer budget (``BufferBudget``) while it lives.
 final class EncodedSnapshot: Sendable {
     /// The version the snapshot shows.
     let version: WatchVersion
@@ -24,10 +24,10 @@ final class EncodedSnapshot: Sendable {
     }
 
     private let state: Mutex<State>
-    private let budget: ClientBufferBudget?
+    private let budget: (any BufferBudget)?
 
     /// The snapshot of `version` of `feed`'s watch, cut at `chunkSize`; nothing is encoded yet.
-    init(feed: WatchFeed, version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) {
+    init(feed: WatchFeed, version: WatchVersion, chunkSize: Int, budget: (any BufferBudget)?) {
         self.version = version
         self.feed = feed
         self.budget = budget

@@ -14,6 +14,10 @@ final class WatchFeed: Sendable {
     /// The history the watch's first versions belong to. A reload that changes how records are
     /// identified starts another: cursors come from ``WatchVersion/cursor``, never from this.
     let epoch: Epoch
+    /// The watch's series, updated as the feed changes; `nil` in tests that need none.
+    let metrics: WatchMetrics?
+    /// Called after a publication changed the status (the daemon's `STATUS=` line follows it).
+    private let onStatusChange: @Sendable () -> Void
 
     private struct State {
         var format: WatchConfiguration.Format
@@ -27,6 +31,8 @@ final class WatchFeed: Sendable {
         /// Counts status changes, so a subscriber knows whether it has seen the current one.
         var statusGeneration: UInt64 = 0
         var statusLine: ByteBuffer
+        /// Whether the watch's versions are saved; `false` while the state cannot be saved.
+        var savesState = true
         var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
         /// Whether the watch's saved state is still being read back: until then no subscription
         /// can be planned (a cursor from before a restart could not resume yet).
@@ -40,9 +46,14 @@ final class WatchFeed: Sendable {
     /// A feed for a watch that has not been read yet, keeping `historyLength` changesets, of
     /// which memory holds at most `cacheBytes` (but always the newest), the others read back
     /// from `archive`.
-    init(watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: ChangesetArchive? = nil) {
+    init(
+        watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: (any ArchivedChangesets)? = nil,
+        metrics: WatchMetrics? = nil, onStatusChange: @escaping @Sendable () -> Void = {}
+    ) {
         self.name = watch.name
         self.epoch = epoch
+        self.metrics = metrics
+        self.onStatusChange = onStatusChange
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
@@ -58,8 +69,10 @@ final class WatchFeed: Sendable {
         // Copies happen before the lock: a changeset line may be large.
         let line = publication.changesetLine.map { ByteBuffer(bytes: $0) }
         let status = publication.status.map { ($0, ByteBuffer(bytes: ServerMessage.status($0).encoded())) }
-        let subscribers = self.state.withLock { state in
+        let (subscribers, isNewVersion) = self.state.withLock { state in
+            var isNewVersion = false
             if let version = publication.version {
+                isNewVersion = state.version.map { $0.seq != version.seq || $0.epoch != version.epoch } ?? true
                 if let line {
                     state.history.append(line, seq: version.seq)
                 } else if let current = state.version, current.epoch != version.epoch {
@@ -77,10 +90,34 @@ final class WatchFeed: Sendable {
                 state.statusGeneration += 1
                 state.statusLine = statusLine
             }
-            return Array(state.subscribers.values)
+            if let savesState = publication.savesState {
+                state.savesState = savesState
+            }
+            return (Array(state.subscribers.values), isNewVersion)
+        }
+        self.record(publication, isNewVersion: isNewVersion)
+        if publication.status != nil || publication.savesState != nil {
+            self.onStatusChange()
         }
         for subscriber in subscribers {
             subscriber.feedDidChange()
+        }
+    }
+
+    /// Counts `publication` in the watch's metrics.
+    private func record(_ publication: WatchPublication, isNewVersion: Bool) {
+        guard let metrics = self.metrics else { return }
+        if let version = publication.version, isNewVersion {
+            metrics.notePublished(seq: version.seq, rows: version.rowCount, changes: publication.changes)
+        }
+        if publication.isInvalidRead {
+            metrics.invalidVersions.increment()
+        }
+        if let status = publication.status, status.state != .removed {
+            metrics.noteState(status.state)
+        }
+        if let savesState = publication.savesState {
+            metrics.stateSaveFailing.set(to: savesState ? 0 : 1)
         }
     }
 
@@ -97,6 +134,7 @@ final class WatchFeed: Sendable {
             state.version = version
             return Array(state.subscribers.values)
         }
+        self.metrics?.noteVersion(seq: version.seq, rows: version.rowCount)
         // Subscribers waiting for a first version (a watch a reload added) get it now.
         for subscriber in subscribers {
             subscriber.feedDidChange()
@@ -123,7 +161,11 @@ final class WatchFeed: Sendable {
     /// Wakes `subscriber` when the feed changes, before it subscribes: a connection whose
     /// `subscribe` waits for the restore to end.
     func wake(_ subscriber: any WatchFeedSubscriber) {
-        self.state.withLock { $0.subscribers[ObjectIdentifier(subscriber)] = subscriber }
+        let count = self.state.withLock { state in
+            state.subscribers[ObjectIdentifier(subscriber)] = subscriber
+            return state.subscribers.count
+        }
+        self.metrics?.subscribers.set(to: Double(count))
     }
 
     /// Ends the feed: the watch left the configuration. Subscribers get what they have not read,
@@ -159,17 +201,23 @@ final class WatchFeed: Sendable {
     ///
     /// - Returns: The start, and the current version (the snapshot's, or the one resuming ends at).
     func subscribe(_ subscriber: any WatchFeedSubscriber, since: Cursor?) -> (start: SubscriptionStart, version: WatchVersion?) {
-        self.state.withLock { state in
+        let (start, version, count) = self.state.withLock { state in
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
             let start = SubscriptionStart.plan(
                 since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history)
-            return (start, state.version)
+            return (start, state.version, state.subscribers.count)
         }
+        self.metrics?.subscribers.set(to: Double(count))
+        return (start, version)
     }
 
     /// Removes `subscriber`; it is not woken any more.
     func unsubscribe(_ subscriber: any WatchFeedSubscriber) {
-        _ = self.state.withLock { $0.subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) }
+        let count = self.state.withLock { state in
+            state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber))
+            return state.subscribers.count
+        }
+        self.metrics?.subscribers.set(to: Double(count))
     }
 
     /// What a subscriber should send next, given how far it got.
@@ -203,7 +251,7 @@ final class WatchFeed: Sendable {
     /// - Complexity: O(1) for a changeset in memory; a `pread` of its line, outside the lock, for
     ///   one read back from disk.
     func next(after position: Position) -> Next {
-        let found = self.state.withLock { state -> (next: Next?, onDisk: (ChangesetArchive, Epoch, current: WatchVersion)?) in
+        let found = self.state.withLock { state -> (next: Next?, onDisk: (any ArchivedChangesets, Epoch, current: WatchVersion)?) in
             if let current = state.version, position.nextSeq <= current.seq {
                 switch state.history.kept(publishing: position.nextSeq) {
                 case .inMemory(let line): return (.changeset(line), nil)
@@ -231,7 +279,7 @@ final class WatchFeed: Sendable {
     ///   - chunkSize: The size at which a new snapshot's chunks are cut.
     ///   - budget: Where a new snapshot's bytes are counted.
     /// - Complexity: O(1).
-    func snapshot(of version: WatchVersion, chunkSize: Int, budget: ClientBufferBudget?) -> EncodedSnapshot {
+    func snapshot(of version: WatchVersion, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot {
         self.state.withLock { state in
             if let snapshot = state.snapshot, snapshot.version === version {
                 return snapshot
@@ -245,6 +293,24 @@ final class WatchFeed: Sendable {
     /// The version subscribers are brought to; `nil` before the first.
     var currentVersion: WatchVersion? {
         self.state.withLock { $0.version }
+    }
+
+    /// The watch's state, as its status says.
+    var watchState: WatchState {
+        self.state.withLock { $0.status.state }
+    }
+
+    /// Whether the watch's versions are saved: `false` while its state cannot be saved.
+    var savesState: Bool {
+        self.state.withLock { $0.savesState }
+    }
+
+    /// How many changesets are kept for resuming, in memory or on disk.
+    var keptChangesets: Int {
+        self.state.withLock { state in
+            guard let oldest = state.history.oldestSeq, let newest = state.history.newestSeq, newest >= oldest else { return 0 }
+            return Int(newest - oldest + 1)
+        }
     }
 
     /// How many connections are subscribed.

@@ -10,7 +10,16 @@ struct WatchPublication: Sendable {
     var changesetLine: [UInt8]?
     /// The watch's new status, when it changed.
     var status: StatusMessage?
+    /// What the changeset does to records, for the metrics; `nil` without a changeset.
+    var changes: RecordChanges?
+    /// Whether the read behind it was an invalid version (content that does not parse, or a
+    /// file that cannot be read), counted by `listsync_watch_invalid_versions_total` even when
+    /// the status stays the same.
+    var isInvalidRead = false
+    /// Whether the watch's state can be saved, when that changed: `false` when a version could
+    /// not be made durable (it is not published), `true` once one is again.
+    var savesState: Bool?
 
     /// Whether it changes nothing.
-    var isEmpty: Bool { self.version == nil && self.status == nil }
+    var isEmpty: Bool { self.version == nil && self.status == nil && !self.isInvalidRead && self.savesState == nil }
 }

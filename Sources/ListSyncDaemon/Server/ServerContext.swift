@@ -10,6 +10,8 @@ final class ServerContext: Sendable {
     let connections: ConnectionRegistry
     /// What the connections buffer, bounded by ``ServerConfiguration/clientBufferBudget``.
     let budget: ClientBufferBudget
+    /// The daemon's metrics: connections count their ends here, and `metrics` requests read it.
+    let metrics: DaemonMetrics
     let logger: Logger
     private let onConnectionsChange: @Sendable () -> Void
 
@@ -17,15 +19,22 @@ final class ServerContext: Sendable {
     ///   subscription starts or ends (the daemon updates its systemd status line).
     init(
         configuration: ServerConfiguration, epoch: Epoch, watches: WatchFeeds, connections: ConnectionRegistry = ConnectionRegistry(),
-        logger: Logger, onConnectionsChange: @escaping @Sendable () -> Void = {}
+        metrics: DaemonMetrics? = nil, logger: Logger, onConnectionsChange: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration
         self.epoch = epoch
         self.watches = watches
         self.connections = connections
         self.budget = ClientBufferBudget(limit: configuration.clientBufferBudget, connections: connections)
+        self.metrics = metrics ?? DaemonMetrics(clientBufferBudget: configuration.clientBufferBudget)
         self.logger = logger
         self.onConnectionsChange = onConnectionsChange
+    }
+
+    /// The metrics in the Prometheus text format, with the gauges sampled now (see
+    /// ``DaemonMetrics/exposition(feeds:clientBufferBytes:)``).
+    func metricsExposition() -> [UInt8] {
+        self.metrics.exposition(feeds: self.watches.feeds, clientBufferBytes: self.budget.usedBytes)
     }
 
     func connectionsDidChange() {

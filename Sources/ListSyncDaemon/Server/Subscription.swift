@@ -21,7 +21,7 @@ struct Subscription {
     let feed: WatchFeed
     private(set) var phase: Phase
     private let chunkSize: Int
-    private let budget: ClientBufferBudget?
+    private let budget: (any BufferBudget)?
 
     /// The snapshot being sent, if one is.
     var snapshot: EncodedSnapshot? {
@@ -34,7 +34,7 @@ struct Subscription {
     /// - Parameters:
     ///   - chunkSize: The size at which snapshot chunks are cut.
     ///   - budget: Where the snapshots' bytes are counted.
-    init(feed: WatchFeed, start: SubscriptionStart, version: WatchVersion?, chunkSize: Int, budget: ClientBufferBudget?) {
+    init(feed: WatchFeed, start: SubscriptionStart, version: WatchVersion?, chunkSize: Int, budget: (any BufferBudget)?) {
         self.feed = feed
         self.chunkSize = chunkSize
         self.budget = budget

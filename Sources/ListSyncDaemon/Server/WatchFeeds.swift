@@ -22,6 +22,12 @@ final class WatchFeeds: Sendable {
         self.offered.withLock { $0 }
     }
 
+    /// The names of the watches still `loading` (not read once yet), in configuration order:
+    /// while there is one, the daemon is not ready (`/ready` answers 503).
+    var loadingWatches: [String] {
+        self.feeds.filter { $0.watchState == .loading }.map(\.name)
+    }
+
     /// The number of watches.
     var count: Int {
         self.offered.withLock { $0.count }

@@ -62,6 +62,21 @@ public final class ListSyncService: Service {
         if let failure { throw failure }
     }
 
+    /// Serves the metrics over HTTP on the socket systemd passed, else at `metrics_listen`, else nowhere.
+    private func startMetricsEndpoint(running: RunningDaemon, eventLoops: MultiThreadedEventLoopGroup) async throws -> MetricsEndpoint? {
+        let listener: MetricsEndpoint.Listener
+        if let descriptor = self.systemd.metricsDescriptor {
+            listener = .activated(descriptor: descriptor)
+        } else if let address = self.initialConfiguration.metricsListen {
+            listener = .address(address)
+        } else {
+            return nil
+        }
+        let endpoint = try await MetricsEndpoint.start(listener: listener, context: running.serverContext, group: eventLoops)
+        self.logger.info("serving metrics", metadata: ["metrics": "\(listener)"])
+        return endpoint
+    }
+
     private func serve(hangups: UnixSignalsSequence, eventLoops: MultiThreadedEventLoopGroup, pool: NIOThreadPool) async throws {
         let running = RunningDaemon(
             configuration: self.initialConfiguration, epoch: Epoch.random(), environment: self.environment, systemd: self.systemd,
@@ -90,6 +105,7 @@ public final class ListSyncService: Service {
             let server = try await SocketServer.start(listener: listener, context: running.serverContext, group: eventLoops, pool: pool)
             running.server = server
             self.logger.info("listening", metadata: ["socket": "\(listener)"])
+            let metricsEndpoint = try await self.startMetricsEndpoint(running: running, eventLoops: eventLoops)
             group.addTask { await server.runHeartbeats() }
             if let watchdog = self.systemd.watchdog {
                 group.addTask { await running.pingWatchdog(watchdog) }
@@ -103,6 +119,7 @@ public final class ListSyncService: Service {
 
             self.logger.info("shutting down")
             running.notify([.stopping])
+            await metricsEndpoint?.shutdown()
             await server.shutdown()
             for tracker in running.trackers.all {
                 tracker.stop()

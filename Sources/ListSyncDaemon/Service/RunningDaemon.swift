@@ -12,6 +12,9 @@ final class RunningDaemon: Sendable {
     let trackers = TrackerSet()
     let directory = WatchFeeds()
     let serverContext: ServerContext
+    /// The daemon's metrics (one registry per daemon), served by the metrics endpoint and the
+    /// `metrics` request.
+    let metrics: DaemonMetrics
     private let status: StatusReporter
     private let configuration: Mutex<DaemonConfiguration>
     private let serverBox = Mutex<SocketServer?>(nil)
@@ -28,7 +31,9 @@ final class RunningDaemon: Sendable {
         configuration: DaemonConfiguration, epoch: Epoch, environment: ProcessEnvironment, systemd: SystemdIntegration,
         pool: NIOThreadPool, logger: Logger
     ) {
-        self.watcher = FileWatcher(configuration: configuration.watcher, logger: logger)
+        let metrics = DaemonMetrics(clientBufferBudget: configuration.clientBufferBudget)
+        self.metrics = metrics
+        self.watcher = FileWatcher(configuration: configuration.watcher, logger: logger, onQueueOverflow: { metrics.noteInotifyOverflow() })
         self.configuration = Mutex(configuration)
         self.environment = environment
         self.notifier = systemd.notifier
@@ -43,7 +48,7 @@ final class RunningDaemon: Sendable {
             configuration: ServerConfiguration(
                 access: Self.access(configuration, environment: environment), heartbeatInterval: configuration.heartbeatInterval,
                 clientBufferBudget: configuration.clientBufferBudget, unfinishedLineTimeout: configuration.unfinishedLineTimeout),
-            epoch: epoch, watches: self.directory, connections: connections, logger: logger,
+            epoch: epoch, watches: self.directory, connections: connections, metrics: metrics, logger: logger,
             onConnectionsChange: { status.report() })
     }
 
@@ -73,7 +78,9 @@ final class RunningDaemon: Sendable {
         let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
         store.restoredBytes = cacheBytes
         let feed = WatchFeed(
-            watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil)
+            watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil,
+            metrics: self.metrics.watch(named: watch.name, stateDirectory: store.isPersistent ? store.directory : nil),
+            onStatusChange: { [status = self.status] in status.report() })
         let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
         let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
@@ -159,6 +166,7 @@ final class RunningDaemon: Sendable {
             guard let (tracker, watchedPath) = self.trackers.remove(named: watch.name) else { continue }
             tracker.stop(removingState: true)
             tracker.feed.remove()
+            self.metrics.removeWatch(named: watch.name)
             try? self.watcher.unwatch(watchedPath)
             self.logger.info("watch removed", metadata: ["watch": "\(watch.name)"])
         }

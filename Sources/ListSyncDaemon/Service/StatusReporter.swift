@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Keeps systemd's `STATUS=` line in step with the watch and subscriber counts, sending it only
-/// when it changes.
+/// Keeps systemd's `STATUS=` line in step with the watch and subscriber counts and with the
+/// watches that need attention, sending it only when it changes.
 final class StatusReporter: Sendable {
     private let notifier: SystemdNotifier?
     private let directory: WatchFeeds
@@ -16,9 +16,12 @@ final class StatusReporter: Sendable {
 
     /// The counts right now.
     var current: StatusLine {
-        StatusLine(
-            watches: self.directory.count, subscribers: self.directory.feeds.reduce(0) { $0 + $1.subscriberCount },
-            connections: self.connections.count)
+        let feeds = self.directory.feeds
+        let states = feeds.map(\.watchState)
+        return StatusLine(
+            watches: feeds.count, subscribers: feeds.reduce(0) { $0 + $1.subscriberCount }, connections: self.connections.count,
+            invalid: states.filter { $0 == .invalid }.count, missing: states.filter { $0 == .missing }.count,
+            writing: states.filter { $0 == .writing }.count, unsaved: feeds.filter { !$0.savesState }.count)
     }
 
     /// Sends the status line if it changed since the last one sent. Never blocks (see ``SystemdNotifier``).

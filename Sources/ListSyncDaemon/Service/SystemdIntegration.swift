@@ -9,11 +9,17 @@ public struct SystemdIntegration: Sendable {
     /// The listening socket systemd passed (already checked by ``SocketActivation/ListeningSocket/adopt()``);
     /// `nil`: bind the configured path.
     public var listeningDescriptor: Int32?
+    /// The metrics socket systemd passed (`listsyncd-metrics.socket`, named `metrics`), already
+    /// checked; it wins over `metrics_listen`.
+    public var metricsDescriptor: Int32?
 
     /// Describes what systemd gave.
-    public init(notifier: SystemdNotifier? = nil, watchdog: SystemdWatchdog? = nil, listeningDescriptor: Int32? = nil) {
+    public init(
+        notifier: SystemdNotifier? = nil, watchdog: SystemdWatchdog? = nil, listeningDescriptor: Int32? = nil, metricsDescriptor: Int32? = nil
+    ) {
         self.notifier = notifier
         self.watchdog = watchdog
         self.listeningDescriptor = listeningDescriptor
+        self.metricsDescriptor = metricsDescriptor
     }
 }

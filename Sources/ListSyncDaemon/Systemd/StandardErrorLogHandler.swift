@@ -19,6 +19,12 @@ import Logging
 ///
 /// Each record is written with a single `write(2)`, so records from different threads do not
 /// interleave within a line.
+///
+/// With a ``JournalSender`` (standard error is the journal and its native socket answers), each
+/// record goes to the journal as one datagram with structured fields instead — `MESSAGE` (the
+/// line's text), `PRIORITY`, `SYSLOG_IDENTIFIER=listsyncd`, `LISTSYNC_LOGGER` (the label), and
+/// `LISTSYNC_WATCH`, `LISTSYNC_CURSOR`, `LISTSYNC_PATH` from the metadata keys `watch`, `cursor`
+/// and `path` — and to standard error only if the journal does not take it.
 public struct StandardErrorLogHandler: LogHandler {
     /// How lines are prefixed.
     public enum Style: Sendable, Hashable {
@@ -56,6 +62,8 @@ public struct StandardErrorLogHandler: LogHandler {
     public let style: Style
     /// Where lines go: standard error, or a pipe in tests.
     public let fileDescriptor: Int32
+    /// Where records go with their fields when standard error is the journal; `nil`: lines only.
+    public let journal: JournalSender?
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
@@ -65,11 +73,13 @@ public struct StandardErrorLogHandler: LogHandler {
         label: String,
         style: Style,
         fileDescriptor: Int32 = STDERR_FILENO,
+        journal: JournalSender? = nil,
         metadataProvider: Logger.MetadataProvider? = nil
     ) {
         self.label = label
         self.style = style
         self.fileDescriptor = fileDescriptor
+        self.journal = journal
         self.metadataProvider = metadataProvider
     }
 
@@ -79,6 +89,9 @@ public struct StandardErrorLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        if let journal = self.journal, journal.send(self.journalFields(event)) {
+            return
+        }
         let bytes = Array(self.format(event, timestamp: Self.currentTimestamp()).utf8)
         var written = 0
         while written < bytes.count {
@@ -98,15 +111,38 @@ public struct StandardErrorLogHandler: LogHandler {
         case .journal: prefix = "<\(Self.syslogPriority(of: event.level))>[\(self.label)] "
         case .plain: prefix = "\(timestamp) \(event.level) [\(self.label)] "
         }
+        let lines = self.text(of: event, metadata: self.metadata(of: event)).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        return lines.map { prefix + $0 + "\n" }.joined()
+    }
+
+    /// The journal fields of `event` (see the type's documentation).
+    func journalFields(_ event: LogEvent) -> [(name: String, value: String)] {
+        let metadata = self.metadata(of: event)
+        var fields: [(name: String, value: String)] = [
+            ("MESSAGE", self.text(of: event, metadata: metadata)), ("PRIORITY", "\(Self.syslogPriority(of: event.level))"),
+            ("SYSLOG_IDENTIFIER", "listsyncd"), ("LISTSYNC_LOGGER", self.label),
+        ]
+        for (key, name) in JournalSender.fieldNames.sorted(by: { $0.key < $1.key }) {
+            if let value = metadata[key] { fields.append((name, "\(value)")) }
+        }
+        return fields
+    }
+
+    /// The handler's, the provider's and the event's metadata, the event's winning.
+    private func metadata(of event: LogEvent) -> Logger.Metadata {
         var merged = self.metadata
         if let provided = self.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let given = event.metadata { merged.merge(given) { _, new in new } }
-        var suffix = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        return merged
+    }
+
+    /// The message with `metadata` and the error after it as ` key=value`, without a final line break.
+    private func text(of event: LogEvent, metadata: Logger.Metadata) -> String {
+        var suffix = metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         if let error = event.error { suffix += " error=\(error)" }
         var text = "\(event.message)\(suffix)"
         while text.last?.isNewline == true { text.removeLast() }
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        return lines.map { prefix + $0 + "\n" }.joined()
+        return text
     }
 
     /// The syslog priority journald stores for `level` (`<7>` debug ... `<2>` critical).

@@ -133,6 +133,7 @@ extension FileTracker {
                 return nil
             case .failure(let error):
                 self.state = .invalid(lastGood: lastGood, problem: WatchProblem(message: error.description), bytes: nil)
+                publication.isInvalidRead = true
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
             case .success(.present(let bytes, _)):
@@ -149,6 +150,7 @@ extension FileTracker {
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
                         self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
+                        publication.isInvalidRead = true
                     }
                 }
             }
@@ -191,7 +193,7 @@ extension FileTracker {
             let line = ServerMessage.encodedChangeset(
                 watch: self.watch, cursor: version.cursor, digest: version.digest, schema: schema,
                 stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))
-            return WatchPublication(version: version, changesetLine: line)
+            return WatchPublication(version: version, changesetLine: line, changes: RecordChanges(changeset, source: lastGood.sections))
         }
 
         /// The status the current state implies, with the storage problem among its warnings.

@@ -38,6 +38,8 @@ extension ClientMessage {
             self = .unsubscribe(id: try requiredID(), watch: try fields.string("watch"))
         case "ping":
             self = .ping(id: try requiredID())
+        case "metrics":
+            self = .metrics(id: try requiredID())
         default:
             throw ProtocolError(.unknownType, "unknown message type \"\(type)\"", requestID: id)
         }

@@ -109,6 +109,8 @@ extension Reply {
             result = .unsubscribed(watch: try fields.string("watch"))
         case "ping":
             result = .pong
+        case "metrics":
+            result = .metrics(exposition: try fields.string("text"))
         case let other:
             throw fields.error("a reply to an unknown request type \"\(other)\"")
         }

@@ -12,7 +12,7 @@ extension ClientMessage {
             if let client = hello.client {
                 writer.member("client", client)
             }
-        case .list(let id), .ping(let id):
+        case .list(let id), .ping(let id), .metrics(let id):
             writer.requestID(id)
         case .subscribe(let id, let watch, let since):
             writer.requestID(id)

@@ -31,6 +31,8 @@ extension ServerMessage {
                 writer.member("watch", watch)
             case .pong:
                 break
+            case .metrics(let exposition):
+                writer.member("text", exposition)
             }
             return writer.finish()
         case .error(let error):

@@ -15,6 +15,10 @@ public enum ClientMessage: Hashable, Sendable {
     case unsubscribe(id: RequestID, watch: String)
     /// Asks for an empty reply, for round trips and keep-alive (reply: ``ReplyResult/pong``).
     case ping(id: RequestID)
+    /// Asks for the daemon's metrics in the Prometheus text format (reply:
+    /// ``ReplyResult/metrics(exposition:)``). An addition to protocol version 1: older daemons
+    /// answer `unknown_type`.
+    case metrics(id: RequestID)
 
     /// The message's `type` on the wire.
     public var type: String {
@@ -24,6 +28,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .subscribe: return "subscribe"
         case .unsubscribe: return "unsubscribe"
         case .ping: return "ping"
+        case .metrics: return "metrics"
         }
     }
 
@@ -31,7 +36,7 @@ public enum ClientMessage: Hashable, Sendable {
     public var id: RequestID? {
         switch self {
         case .hello: return nil
-        case .list(let id), .subscribe(let id, _, _), .unsubscribe(let id, _), .ping(let id): return id
+        case .list(let id), .subscribe(let id, _, _), .unsubscribe(let id, _), .ping(let id), .metrics(let id): return id
         }
     }
 }

@@ -9,6 +9,8 @@ public enum ReplyResult: Hashable, Sendable {
     case unsubscribed(watch: String)
     /// For `ping`.
     case pong
+    /// For `metrics`: the exposition in the Prometheus text format (field `text`).
+    case metrics(exposition: String)
 
     /// The `type` of the request this answers.
     public var request: String {
@@ -17,6 +19,7 @@ public enum ReplyResult: Hashable, Sendable {
         case .subscribed: return "subscribe"
         case .unsubscribed: return "unsubscribe"
         case .pong: return "ping"
+        case .metrics: return "metrics"
         }
     }
 

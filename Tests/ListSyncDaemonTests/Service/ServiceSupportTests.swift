@@ -9,6 +9,15 @@ import Testing
         #expect(StatusLine(watches: 3, subscribers: 1, connections: 2).description == "serving 3 watches to 1 subscriber on 2 connections")
     }
 
+    @Test func theStatusLineSaysWhatNeedsAttention() {
+        #expect(
+            StatusLine(watches: 4, subscribers: 0, connections: 0, invalid: 1, missing: 2, writing: 1).description
+                == "serving 4 watches to 0 subscribers on 0 connections; attention: 1 invalid, 2 missing, 1 writing")
+        #expect(
+            StatusLine(watches: 2, subscribers: 1, connections: 1, unsaved: 2).description
+                == "serving 2 watches to 1 subscriber on 1 connection; attention: state of 2 watches cannot be saved")
+    }
+
     @Test func theWatcherThreadReportsItselfAliveWhileItRuns() async throws {
         // Start the thread directly: a watcher's `run()` may wait a long while for a cooperative
         // thread when CPU-bound tests occupy them, and the check below is about the inotify thread.

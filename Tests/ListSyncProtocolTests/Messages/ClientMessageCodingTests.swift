@@ -13,6 +13,7 @@ import Testing
         .subscribe(id: .number("1e400"), watch: "products", since: Cursor(epoch: Epoch(rawValue: 0xabc), seq: 10)),
         .unsubscribe(id: .number("-7.25"), watch: "a.b_c-d"),
         .ping(id: RequestID(0)),
+        .metrics(id: RequestID(5)),
     ]
 
     @Test(arguments: messages)
@@ -31,6 +32,10 @@ import Testing
     @Test func encodesTheDocumentedShape() {
         let line = ClientMessage.subscribe(id: RequestID(2), watch: "products", since: Cursor("5f0c2a4e19b7d3a8:10")).encoded()
         #expect(String(decoding: line, as: UTF8.self) == #"{"type":"subscribe","id":2,"watch":"products","since":"5f0c2a4e19b7d3a8:10"}"# + "\n")
+    }
+
+    @Test func encodesTheMetricsRequestAsDocumented() {
+        #expect(String(decoding: ClientMessage.metrics(id: RequestID(5)).encoded(), as: UTF8.self) == #"{"type":"metrics","id":5}"# + "\n")
     }
 
     @Test func ignoresUnknownFieldsAndTreatsNullAsAbsent() throws {

@@ -25,6 +25,7 @@ import Testing
         .reply(Reply(id: RequestID(2), result: .subscribed(.init(watch: "log", mode: .snapshot, cursor: nil)))),
         .reply(Reply(id: .number("3.50"), result: .unsubscribed(watch: "products"))),
         .reply(Reply(id: RequestID(4), result: .pong)),
+        .reply(Reply(id: RequestID(5), result: .metrics(exposition: "# HELP a_total A \"counter\".\n# TYPE a_total counter\na_total{watch=\"x\"} 1\n"))),
         .status(StatusMessage(watch: "products", state: .ok)),
         .status(StatusMessage(watch: "products", state: .invalid, error: WatchProblem(message: "quoted field is never closed", position: SourcePosition(line: 14, column: 9, byteOffset: 612)))),
         .status(StatusMessage(watch: "products", state: .missing, error: WatchProblem(message: "no such file"))),

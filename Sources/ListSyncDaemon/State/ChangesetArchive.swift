@@ -17,7 +17,7 @@ import Synchronization
 /// the `pread` of the record happens outside it, on a descriptor the read keeps open (a
 /// replacement meanwhile closes it only when the read is done), so a large read never holds up
 /// the tracker's update.
-final class ChangesetArchive: Sendable {
+final class ChangesetArchive: ArchivedChangesets {
     /// The log's file, open for reading; closed when the archive and every read let go of it.
     private final class OpenFile: Sendable {
         let descriptor: Int32

@@ -16,7 +16,7 @@ import Synchronization
 /// What a connection holds is its own buffers plus the snapshots it is still sending of versions
 /// that are no longer current; a connection holding neither is never cut off for the budget (one
 /// that only reads the current snapshot slowly shares memory every new subscriber needs anyway).
-final class ClientBufferBudget: Sendable {
+final class ClientBufferBudget: BufferBudget {
     /// The most bytes the counted buffers may hold.
     let limit: Int
     private let used = Atomic<Int>(0)

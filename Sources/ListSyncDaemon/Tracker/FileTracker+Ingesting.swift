@@ -1,0 +1,42 @@
+import FileWatching
+import NIOPosix
+
+extension FileTracker {
+    /// What a read turned into, before it is saved.
+    struct Ingestion: Sendable {
+        /// The machine once it took the read in; the tracker's own only after the save.
+        var machine: StateMachine
+        /// What to publish once the version is durable (`nil`: nothing changed).
+        var publication: WatchPublication?
+        /// New content already written to a free checkpoint slot (`nil`: the content is the
+        /// live version's, or it could not be staged and the save writes it whole).
+        var staged: WatchStateStore.StagedCheckpoint?
+    }
+
+    /// Takes `content` into a copy of `machine` on `pool` — parsing, diffing, encoding — while
+    /// new content is written to a free checkpoint slot of `store` beside it.
+    func ingest(
+        _ content: Result<FileSnapshot, FileReadError>, into machine: StateMachine, staging store: WatchStateStore,
+        watch: WatchConfiguration, pool: NIOThreadPool
+    ) async throws -> Ingestion {
+        let lastGood = machine.state.lastGood
+        async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
+            guard case .success(.present(let bytes, _)) = content, bytes != lastGood?.list.bytes else { return nil }
+            return try? store.stageCheckpoint(of: bytes)
+        }
+        let metrics = self.feed.metrics
+        var ingestion = try await pool.runIfActive {
+            var machine = machine
+            let clock = ContinuousClock()
+            let started = clock.now
+            let publication = machine.ingest(content, options: watch.readOptions)
+            // Timed when the content was parsed: a new version, or content that does not parse.
+            if publication?.version != nil || publication?.isInvalidRead == true {
+                metrics?.diffDuration.record(started.duration(to: clock.now))
+            }
+            return Ingestion(machine: machine, publication: publication, staged: nil)
+        }
+        ingestion.staged = try await staging
+        return ingestion
+    }
+}

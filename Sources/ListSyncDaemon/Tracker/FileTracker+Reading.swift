@@ -1,0 +1,39 @@
+import FileWatching
+import NIOPosix
+
+extension FileTracker {
+    /// One read of the watched file: what it gave, and the completeness marks around it when the
+    /// watcher's announcement asked for a check.
+    struct FileRead: Sendable {
+        /// The file's content (only its complete lines, when asked), or why it could not be read.
+        var content: Result<FileSnapshot, FileReadError>
+        /// The marks put in right before and right after the read, to be confirmed.
+        var checkedRead: CheckedRead?
+    }
+
+    /// Reads the file on `pool`. With `check`, the marks go in right before and right after the
+    /// read, on its thread; with `completeLinesOnly` (a writer holds the file), a line not yet
+    /// finished is no record, so only complete lines are kept (not for JSON, which has no lines).
+    func read(
+        _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool, pool: NIOThreadPool
+    ) async throws -> FileRead {
+        try await pool.runIfActive {
+            let checkedRead = check?.beginRead()
+            var content = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+            if completeLinesOnly, watch.format != .json {
+                content = content.map { $0.completeLines() }
+            }
+            if case .success(let snapshot) = content {
+                checkedRead?.end(with: snapshot)
+            }
+            return FileRead(content: content, checkedRead: checkedRead)
+        }
+    }
+
+    /// Whether `read` may be used: the watcher confirms that nobody wrote the file during it, or
+    /// no check was asked for. A read that failed has no content to be torn.
+    func confirm(_ read: FileRead) async -> Bool {
+        guard let checkedRead = read.checkedRead, case .success = read.content else { return true }
+        return await checkedRead.confirm()
+    }
+}
