@@ -326,12 +326,3 @@ public struct IncrementalListReader: Sendable {
         }
     }
 }
-
-extension ListRecord {
-    /// The same record `delta` bytes further in the file.
-    func moved(by delta: Int) -> ListRecord {
-        ListRecord(
-            start: byteOffset + delta, end: byteOffset + delta + Int(length), identity: differenceIdentifier,
-            content: contentHash)
-    }
-}
