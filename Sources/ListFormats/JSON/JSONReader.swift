@@ -122,7 +122,87 @@ struct JSONReader {
     }
 }
 
+extension JSONReader {
+    /// Where the records of a JSON array start: after its `[` and the white space that follows
+    /// it. Throws for anything else — an empty array, an object of sections, not JSON — which
+    /// ``IncrementalListReader`` then reads whole.
+    func arrayRecordsStart(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Int {
+        let fields = try Fields(options: options)
+        guard let base = buffer.baseAddress else {
+            throw .unexpectedEndOfInput(expected: "an array", at: SourcePosition(line: 1, column: 1, byteOffset: 0))
+        }
+        let lexer = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth).lexer
+        var index = hadByteOrderMark ? 3 : 0
+        lexer.skipWhitespace(&index)
+        guard lexer.byte(at: index) == ASCII.openBracket else { throw lexer.unexpected(at: index, expected: "'['") }
+        index += 1
+        guard lexer.moveToFirstItem(&index, closing: ASCII.closeBracket), index < buffer.count else {
+            throw lexer.unexpected(at: index, expected: "a record")
+        }
+        return index
+    }
+
+    /// Reads the records of the JSON array in `buffer` from `start` (where a record starts), in
+    /// chunks of about `chunkSize` bytes that each start where a record starts
+    /// (``ChunkedRegion``): up to `end`, which must be where a record starts, or, when `end` is
+    /// the end of the buffer, through the array's `]` and the white space after it.
+    func readArrayChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int
+    ) throws(ListFormatError) -> ChunkedRegion {
+        let fields = try Fields(options: options)
+        guard let base = buffer.baseAddress, start < buffer.count else {
+            // Where a record should start, the end of the file: the array never closes.
+            throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
+        }
+        guard start < end else { return ChunkedRegion() }
+        let assembler = ListAssembler(
+            storage: storage, source: buffer, isSectioned: false,
+            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
+        var state = ReadState(
+            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
+            validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,
+            sectionSlot: fields.sectionSlot, options: options)
+        var region = ChunkedRegion()
+        var index = start
+        var isClosed = false
+        while index < end {
+            let chunkStart = index
+            state.scanner = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
+            state.flatRecords = JSONFlatRecordScanner(fields: fields.trie)
+            isClosed = try state.readArrayRecords(from: &index, until: min(chunkStart + chunkSize, end))
+            if isClosed {
+                // The array's end: only white space may follow, and only at the end of the buffer.
+                state.scanner.lexer.skipWhitespace(&index)
+                guard index == buffer.count, end == buffer.count else {
+                    throw .trailingContent(at: state.scanner.lexer.position(of: index))
+                }
+            } else if index > end {
+                // A record across `end`: `end` is no record's start in these bytes.
+                throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
+            }
+            region.chunks.append(
+                ChunkedRegion.Extent(
+                    start: chunkStart, end: index, recordEnd: state.assembler.recordCount,
+                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns))
+        }
+        guard isClosed || end < buffer.count else {
+            // A comma and the end of the file: the array never closes.
+            throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
+        }
+        if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
+        region.records = state.assembler.linearRecords()
+        return region
+    }
+}
+
 extension ReadState {
+    /// Reads the records of the top-level array from `index` (a record's start) up to the first
+    /// record that starts at or after `limit` (`false`) or through the array's `]` (`true`), for
+    /// ``JSONReader/readArrayChunks(_:storage:from:to:chunkSize:)``.
+    fileprivate mutating func readArrayRecords(from index: inout Int, until limit: Int) throws(ListFormatError) -> Bool {
+        try readRecords(from: &index, until: limit, section: nil)
+    }
+
     /// Reads the lines from `index` (a line start) up to the first line that starts at or after
     /// `limit`, for ``JSONReader/readLineChunks(_:storage:from:chunkSize:)``.
     /// Stops where a line starts: a record's line is read to its end, even past `limit`.

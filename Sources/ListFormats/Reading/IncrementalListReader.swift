@@ -15,9 +15,10 @@
 /// The result is exactly the list ``ListReader`` reads from the same bytes — records with their
 /// offsets, identities and content hashes, schema, report (duplicates, blank lines, ragged rows,
 /// byte-order mark) — and a file that does not read throws the error ``ListReader`` throws (it
-/// reads the file again to find it). CSV, TSV and NDJSON lists without `section_by` are read in
-/// chunks; other lists (JSON documents, sectioned lists) are read whole every time. A changed
-/// header (or byte-order mark) reads the whole file.
+/// reads the file again to find it). CSV, TSV, NDJSON and JSON arrays without `section_by` are
+/// read in chunks; sectioned lists (`section_by`, a JSON object of arrays) and empty JSON arrays
+/// are read whole every time. A changed header (or byte-order mark, or what opens a JSON array)
+/// reads the whole file.
 ///
 /// Memory: the chunk table (about 100 bytes per chunk) beside the list's records, which the
 /// returned list shares.
@@ -55,13 +56,11 @@ public struct IncrementalListReader: Sendable {
         self.chunkSize = max(chunkSize, 1)
     }
 
-    /// Whether lists of `options` are read in chunks (else ``read(bytes:)`` reads them whole).
+    /// Whether lists of `options` may be read in chunks (else ``read(bytes:)`` reads them
+    /// whole): any format without `section_by` (a JSON file that turns out to be an object of
+    /// arrays is read whole).
     public static func readsInChunks(_ options: ReadOptions) -> Bool {
-        guard options.sectionBy == nil else { return false }
-        switch options.format {
-        case .csv, .ndjson: return true
-        case .json: return false
-        }
+        options.sectionBy == nil
     }
 
     /// Forgets the previous version: the next read parses every chunk.
@@ -100,9 +99,10 @@ public struct IncrementalListReader: Sendable {
         var dataStart: Int
         var headerHash: ContentHash
         var fileLength: Int
-        /// Whether the file ended with a line feed: else its last chunk may read differently once
-        /// more bytes follow (the last line was not ended).
-        var endsWithLineFeed: Bool
+        /// Whether the records are lines (CSV, NDJSON): a chunk that ends with a line feed reads
+        /// the same whatever follows it. One that does not (a bare CR that a LF may join, a last
+        /// line not ended) and a JSON array's last chunk (its `]`) may not.
+        var isLineBased: Bool
         var chunks: [Chunk]
         /// The list's records (shared with the list).
         var records: [ListRecord]
@@ -131,7 +131,11 @@ public struct IncrementalListReader: Sendable {
         var blankLineCount: Int
         var encoding: RecordEncoding
         var schema: ListSchema?
-        var readRegion: (UnsafeBufferPointer<UInt8>, ListStorage, Int) throws(ListFormatError) -> ChunkedRegion
+        /// Reads the records of the file from a chunk's start to `end` (a chunk's start in the
+        /// previous version, or the end of the file); throws when `end` is no place to stop at.
+        var readRegion: (UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, _ end: Int) throws(ListFormatError) -> ChunkedRegion
+        /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
+        var isLineBased = true
     }
 
     private func readHeader(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Header {
@@ -148,18 +152,37 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: header.dataStart, blankLineCount: header.blankLineCount,
                 encoding: .csv(columns.layout(delimiter: delimiter.rawValue)), schema: columns.published,
-                readRegion: { buffer, storage, start throws(ListFormatError) in
-                    try reader.readRowChunks(buffer, storage: storage, columns: columns, from: start, chunkSize: chunkSize)
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readRowChunks(
+                        try Self.lines(of: buffer, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
                 })
-        case .json, .ndjson:
+        case .ndjson:
             let reader = JSONReader(options: options)
             return Header(
                 dataStart: hadByteOrderMark ? 3 : 0, blankLineCount: 0,
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
-                readRegion: { buffer, storage, start throws(ListFormatError) in
-                    try reader.readLineChunks(buffer, storage: storage, from: start, chunkSize: chunkSize)
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readLineChunks(try Self.lines(of: buffer, to: end), storage: storage, from: start, chunkSize: chunkSize)
                 })
+        case .json:
+            let reader = JSONReader(options: options)
+            return Header(
+                dataStart: try reader.arrayRecordsStart(buffer, hadByteOrderMark: hadByteOrderMark), blankLineCount: 0,
+                encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readArrayChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize)
+                }, isLineBased: false)
         }
+    }
+
+    /// The lines of `buffer` before `end`, which must be where a line starts: read as if the file
+    /// ended there, they read as they do in the whole file.
+    private static func lines(of buffer: UnsafeBufferPointer<UInt8>, to end: Int) throws(ListFormatError) -> UnsafeBufferPointer<UInt8> {
+        guard end == buffer.count || (end > 0 && buffer[end - 1] == ASCII.lineFeed) else {
+            throw .unexpectedEndOfInput(
+                expected: "a line's end", at: SourcePosition(line: 0, column: 0, byteOffset: end))
+        }
+        return UnsafeBufferPointer(rebasing: buffer[0..<end])
     }
 
     /// The chunks of `previous` that `buffer` still has: `kept.prefix` from the start (at the
@@ -171,8 +194,8 @@ public struct IncrementalListReader: Sendable {
         var prefix = 0
         while prefix < chunks.count {
             let chunk = chunks[prefix]
-            guard chunk.end <= buffer.count, chunk.end < previous.fileLength || previous.endsWithLineFeed,
-                hash(buffer, chunk.start, chunk.end) == chunk.hash
+            guard chunk.end <= buffer.count, hash(buffer, chunk.start, chunk.end) == chunk.hash,
+                previous.isLineBased ? buffer[chunk.end - 1] == ASCII.lineFeed : chunk.end < previous.fileLength
             else { break }
             prefix += 1
         }
@@ -205,28 +228,24 @@ public struct IncrementalListReader: Sendable {
             previous = nil
         }
         let old = previous ?? Memory(
-            dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, endsWithLineFeed: true,
+            dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
             chunks: [], records: [])
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
 
-        // The bytes between the kept chunks, read as if the file ended where the kept suffix
-        // starts: right, when the read stops there at the end of a line; otherwise (a quote that
-        // closes in the suffix) read on to the end of the file.
+        // The bytes between the kept chunks, read up to where the kept suffix starts: right, when
+        // the read stops there where a record starts; otherwise (a quote that closes in the
+        // suffix, a record across it) read on to the end of the file.
         var region: ChunkedRegion
         var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : buffer.count
-        if regionEnd < buffer.count, regionEnd == 0 || buffer[regionEnd - 1] != ASCII.lineFeed {
-            suffix = old.chunks.count
-            regionEnd = buffer.count
-        }
         do {
-            region = try header.readRegion(UnsafeBufferPointer(rebasing: buffer[0..<regionEnd]), storage, regionStart)
+            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
         } catch {
             guard regionEnd < buffer.count else { throw error }
             suffix = old.chunks.count
             regionEnd = buffer.count
-            region = try header.readRegion(buffer, storage, regionStart)
+            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
         }
 
         // The records: kept prefix, the region's, kept suffix moved.
@@ -280,7 +299,7 @@ public struct IncrementalListReader: Sendable {
         list._checkInvariants()
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
-            endsWithLineFeed: buffer.last == ASCII.lineFeed, chunks: chunks, records: records)
+            isLineBased: header.isLineBased, chunks: chunks, records: records)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count)

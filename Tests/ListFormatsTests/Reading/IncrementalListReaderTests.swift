@@ -40,15 +40,18 @@ import Testing
         var byteOrderMark: Bool
         var header: String
         var rows: [String]
+        /// For a JSON array: what separates the rows (a comma), and what closes the array.
+        var separator = ""
+        var trailer = ""
 
         var bytes: [UInt8] {
-            (byteOrderMark ? [0xEF, 0xBB, 0xBF] : []) + Array((header + rows.joined()).utf8)
+            (byteOrderMark ? [0xEF, 0xBB, 0xBF] : []) + Array((header + rows.joined(separator: separator) + trailer).utf8)
         }
     }
 
     static let scenario = Generator<Scenario, Shrink.None<Scenario>> { rng in
-        let formatNumber = Int.random(in: 0..<3, using: &rng)
-        let format: ListFormat = [.csv(delimiter: .comma), .csv(delimiter: .tab), .ndjson][formatNumber]
+        let formatNumber = Int.random(in: 0..<4, using: &rng)
+        let format: ListFormat = [.csv(delimiter: .comma), .csv(delimiter: .tab), .ndjson, .json][formatNumber]
         let delimiter: Character = formatNumber == 1 ? "\t" : ","
         let lineEnding = Bool.random(using: &rng) ? "\r\n" : "\n"
         let columnCount = Int.random(in: 1...4, using: &rng)
@@ -77,6 +80,12 @@ import Testing
             return line.hasSuffix("\n") ? String(line.dropLast()) + lineEnding : line + lineEnding
         }
         func row(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            if format == .json {
+                // A record with the white space around it that JSON allows.
+                let line = jsonRow(&rng)
+                let space = ["", "\n", lineEnding + "  ", " "].randomElement(using: &rng) ?? ""
+                return space + line.dropLast(lineEnding.count)
+            }
             switch Int.random(in: 0..<20, using: &rng) {
             case 0: return lineEnding  // a blank line
             case 1 where format == .ndjson: return "  " + lineEnding
@@ -84,12 +93,20 @@ import Testing
             }
         }
         func header(_ names: [String]) -> String {
-            format == .ndjson ? "" : names.joined(separator: String(delimiter)) + lineEnding
+            switch format {
+            case .ndjson: ""
+            case .json: names.count > columns.count ? "[ " : "[" + lineEnding
+            default: names.joined(separator: String(delimiter)) + lineEnding
+            }
         }
 
         var draft = Draft(
             byteOrderMark: Int.random(in: 0..<6, using: &rng) == 0, header: header(columns),
             rows: (0..<Int.random(in: 0...40, using: &rng)).map { _ in row(&rng) })
+        if format == .json {
+            draft.separator = ","
+            draft.trailer = lineEnding + "]" + (Bool.random(using: &rng) ? lineEnding : "")
+        }
         var versions = [draft.bytes]
         for _ in 0..<Int.random(in: 1...8, using: &rng) {
             var bytes: [UInt8]?
@@ -117,6 +134,7 @@ import Testing
                 let names = Bool.random(using: &rng) ? columns.reversed() : columns + ["extra"]
                 draft.header = header(Array(names))
                 if format == .ndjson { draft.byteOrderMark.toggle() }
+                if format == .json, Bool.random(using: &rng) { draft.trailer += " " }
             case 9:  // the byte-order mark added or removed
                 draft.byteOrderMark.toggle()
             case 10:  // bytes cut at any place: the last line unfinished, or a quote left open
@@ -165,7 +183,7 @@ import Testing
     }
 
     @Test func everyVersionReadsAsOnePassDoes() async {
-        await propertyCheck(count: 500, input: Self.scenario) { scenario in
+        await propertyCheck(count: 1500, input: Self.scenario) { scenario in
             var incremental = IncrementalListReader(options: scenario.options, chunkSize: scenario.chunkSize)
             let full = ListReader(options: scenario.options)
             for (number, bytes) in scenario.versions.enumerated() {
