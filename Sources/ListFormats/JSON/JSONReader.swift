@@ -91,20 +91,12 @@ struct JSONReader {
     ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
-        let assembler = ListAssembler(
-            storage: storage, source: buffer, isSectioned: false,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
-        var state = ReadState(
-            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
-            validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,
-            sectionSlot: fields.sectionSlot, options: options)
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
         var region = ChunkedRegion()
         var index = start
         while index < buffer.count {
             let chunkStart = index
-            // Fresh scanners: a chunk's schema and shapes owe nothing to the chunks before it.
-            state.scanner = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
-            state.flatRecords = JSONFlatRecordScanner(fields: fields.trie)
+            state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
             var blankLines = 0
             try state.readChunkLines(from: &index, until: chunkStart + chunkSize, blankLines: &blankLines)
             if index == chunkStart {
@@ -155,20 +147,13 @@ extension JSONReader {
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
         guard start < end else { return ChunkedRegion() }
-        let assembler = ListAssembler(
-            storage: storage, source: buffer, isSectioned: false,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
-        var state = ReadState(
-            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
-            validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,
-            sectionSlot: fields.sectionSlot, options: options)
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
         var region = ChunkedRegion()
         var index = start
         var isClosed = false
         while index < end {
             let chunkStart = index
-            state.scanner = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
-            state.flatRecords = JSONFlatRecordScanner(fields: fields.trie)
+            state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
             isClosed = try state.readArrayRecords(from: &index, until: min(chunkStart + chunkSize, end))
             if isClosed {
                 // The array's end: only white space may follow, and only at the end of the buffer.
@@ -195,7 +180,29 @@ extension JSONReader {
     }
 }
 
+extension JSONReader {
+    /// A read of the records of `buffer` from `start` on, chunk by chunk, into a linear list.
+    fileprivate func chunkReadState(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int
+    ) -> ReadState {
+        let assembler = ListAssembler(
+            storage: storage, source: buffer, isSectioned: false,
+            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
+        return ReadState(
+            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
+            validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,
+            sectionSlot: fields.sectionSlot, options: options)
+    }
+}
+
 extension ReadState {
+    /// Starts a chunk with fresh scanners: its schema and record shapes owe nothing to the
+    /// chunks before it.
+    fileprivate mutating func startChunk(base: UnsafePointer<UInt8>, count: Int, fields: JSONFieldTrie, maxDepth: Int) {
+        scanner = JSONScanner(base: base, count: count, fields: fields, maxDepth: maxDepth)
+        flatRecords = JSONFlatRecordScanner(fields: fields)
+    }
+
     /// Reads the records of the top-level array from `index` (a record's start) up to the first
     /// record that starts at or after `limit` (`false`) or through the array's `]` (`true`), for
     /// ``JSONReader/readArrayChunks(_:storage:from:to:chunkSize:)``.
