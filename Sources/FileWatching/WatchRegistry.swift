@@ -123,6 +123,8 @@ struct WatchRegistry {
     private(set) var aliases: [String: Set<String>] = [:]
     private(set) var directories: [String: WatchedDirectory] = [:]
     private(set) var directoriesByDescriptor: [WatchDescriptor: Set<String>] = [:]
+    /// The unwatched entries of watched directories, for renames that need no settle delay.
+    private var renameSources = RenameSources()
 
     private let configuration: FileWatcher.Configuration
     private let inotify: InotifyThread.Client
@@ -269,15 +271,20 @@ struct WatchRegistry {
             guard let entry = directories[directory] else { continue }
             if entry.files.contains(event.name) {
                 let path = WatchedPath.entry(event.name, in: directory)
+                // A complete file renamed over the watched one is a whole version at once.
+                let isCompleteRename =
+                    event.mask.contains(.movedTo) && renameSources.isCompleteRename(into: directory, cookie: event.cookie)
                 for file in targets(ofEntry: path) {
                     noteOpens(of: file, after: event.mask, now: now)
                     guard !event.mask.isDisjoint(with: .changes) else { continue }
-                    touch(file, after: configuration.settleDelay(after: event.mask), now: now)
+                    touch(file, after: isCompleteRename ? .zero : configuration.settleDelay(after: event.mask), now: now)
                     if !event.mask.isDisjoint(with: [.create, .movedTo, .delete, .movedFrom]) {
                         // The entry was replaced: it may be, or have been, a link.
                         await resolveLinks(of: file, now: now)
                     }
                 }
+            } else {
+                renameSources.note(event.mask, name: event.name, in: directory, cookie: event.cookie)
             }
             if !event.mask.isDisjoint(with: [.create, .movedTo]) {
                 for waiter in entry.waiters where WatchedPath.childName(of: directory, toward: waiter) == event.name {

@@ -10,15 +10,18 @@ struct InotifyEvent: Hashable, Sendable {
     var mask: Mask
     /// The entry name inside the watched directory; empty for events about the directory itself.
     var name: String
+    /// What pairs an `IN_MOVED_FROM` with its `IN_MOVED_TO` (0 for other events).
+    var cookie: UInt32
 
     /// Events were lost — the kernel's queue was full, or the watcher fell behind and the
     /// inotify thread stopped queueing for it: everything must be re-checked.
     static let overflow = InotifyEvent(descriptor: .none, mask: .queueOverflow, name: "")
 
-    init(descriptor: WatchDescriptor, mask: Mask, name: String) {
+    init(descriptor: WatchDescriptor, mask: Mask, name: String, cookie: UInt32 = 0) {
         self.descriptor = descriptor
         self.mask = mask
         self.name = name
+        self.cookie = cookie
     }
 
     /// Copies the event `pointer` refers to, including its NUL-padded name.
@@ -31,7 +34,8 @@ struct InotifyEvent: Hashable, Sendable {
         self.init(
             descriptor: WatchDescriptor(rawValue: event.wd),
             mask: Mask(rawValue: event.mask),
-            name: String(decoding: nameBytes[..<nameEnd], as: UTF8.self)
+            name: String(decoding: nameBytes[..<nameEnd], as: UTF8.self),
+            cookie: event.cookie
         )
     }
 }

@@ -26,23 +26,17 @@ struct CSVReader {
             throw .missingHeader(at: SourcePosition(line: 1, column: 1, byteOffset: 0))
         }
         var scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter)
-
-        let headerBatch = scanner.scan(from: report.hadByteOrderMark ? 3 : 0, rowLimit: 1)
-        report.blankLineCount += headerBatch.blankLineCount
-        if let error = headerBatch.error { throw error }
-        guard headerBatch.rowCount == 1 else { throw .missingHeader(at: scanner.position(of: headerBatch.next)) }
-        let headerRow = scanner.row(0)
-        let columns = try CSVColumns(
-            header: try header(of: headerRow, scanner: scanner), options: options,
-            headerPosition: { scanner.position(of: headerRow.start) })
+        let header = try readHeader(scanner: &scanner, hadByteOrderMark: report.hadByteOrderMark)
+        report.blankLineCount += header.blankLineCount
+        let columns = header.columns
 
         let layout = columns.layout(delimiter: delimiter)
         let storage = ListStorage(source: bytes, encoding: .csv(layout))
         let estimatedCount = ListAssembler.estimatedCount(
-            of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: headerRow.next)
+            of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: header.dataStart)
         var assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: columns.section != nil, estimatedCount: estimatedCount)
-        var start = headerRow.next
+        var start = header.dataStart
         if columns.section == nil, SplitRead.isWorthIt(buffer.count - start) {
             let split = Int(listsync_csv_split_point(base, Int64(buffer.count), Int64(start), delimiter))
             if split > start {
@@ -98,7 +92,7 @@ struct CSVReader {
     /// `assembler`, up to the first row that starts at or after `limit`;
     /// returns where that row starts (or the end of the file).
     @discardableResult
-    private func readRows(
+    func readRows(
         from start: Int, until limit: Int, scanner: inout CSVScanner, columns: CSVColumns,
         into assembler: inout ListAssembler, report: inout ReadReport
     ) throws(ListFormatError) -> Int {
@@ -205,6 +199,28 @@ struct CSVReader {
             index = batch.next
             if index >= limit { return index }
         }
+    }
+
+    /// What a CSV file's header row says: the roles of its columns, where the rows start, and the
+    /// blank lines before it.
+    struct Header {
+        let columns: CSVColumns
+        /// Where the first row (or the blank lines before it) starts: right after the header's
+        /// line ending.
+        let dataStart: Int
+        let blankLineCount: Int
+    }
+
+    /// Reads the header row of the file `scanner` scans (after its byte-order mark, if it has one).
+    func readHeader(scanner: inout CSVScanner, hadByteOrderMark: Bool) throws(ListFormatError) -> Header {
+        let headerBatch = scanner.scan(from: hadByteOrderMark ? 3 : 0, rowLimit: 1)
+        if let error = headerBatch.error { throw error }
+        guard headerBatch.rowCount == 1 else { throw .missingHeader(at: scanner.position(of: headerBatch.next)) }
+        let headerRow = scanner.row(0)
+        let columns = try CSVColumns(
+            header: try header(of: headerRow, scanner: scanner), options: options,
+            headerPosition: { scanner.position(of: headerRow.start) })
+        return Header(columns: columns, dataStart: headerRow.next, blankLineCount: headerBatch.blankLineCount)
     }
 
     /// The header's names; empty and repeated names are errors.

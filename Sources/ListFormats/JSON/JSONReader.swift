@@ -18,26 +18,8 @@ struct JSONReader {
         validation: inout UTF8Validation
     ) throws(ListFormatError) -> ParsedList {
         var report = report
-
-        var fields = JSONFieldTrie()
-        var keySlots: [Int] = []
-        var keyPaths: [FieldPath] = []
-        for name in options.key {
-            let path = try FieldPath(parsing: name)
-            keyPaths.append(path)
-            keySlots.append(fields.addCapture(path))
-        }
-        let sectionSlot = try options.sectionBy.map { name throws(ListFormatError) in
-            fields.addCapture(try FieldPath(parsing: name))
-        }
-        var ignorePaths: [FieldPath] = []
-        for name in options.ignore {
-            let path = try FieldPath(parsing: name)
-            ignorePaths.append(path)
-            fields.addIgnored(path)
-        }
-
-        let storage = ListStorage(source: bytes, encoding: .json(key: keyPaths, ignore: ignorePaths))
+        let fields = try Fields(options: options)
+        let storage = ListStorage(source: bytes, encoding: fields.encoding)
         let assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: options.sectionBy != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: 0))
@@ -51,8 +33,8 @@ struct JSONReader {
             return assembler.finish(schema: ListSchema(columns: []), format: options.format, report: report)
         }
         var state = ReadState(
-            bytes: buffer, storage: storage, fields: fields, assembler: assembler, validation: validation,
-            keySlots: keySlots, sectionSlot: sectionSlot, options: options)
+            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler, validation: validation,
+            keySlots: fields.keySlots, sectionSlot: fields.sectionSlot, options: options)
         var index = report.hadByteOrderMark ? 3 : 0
         switch options.format {
         case .ndjson:
@@ -62,10 +44,199 @@ struct JSONReader {
         }
         try state.validation.validateAll()
         validation = state.validation
-        // Ignored top-level members are not published, so they are no columns.
-        let ignoredNames = Set(ignorePaths.compactMap(\.topLevelName))
         return state.assembler.finish(
-            schema: ListSchema(columns: state.scanner.schema.columns.filter { !ignoredNames.contains($0) }),
-            format: options.format, report: report)
+            schema: fields.publishedSchema(of: state.scanner.schema.columns), format: options.format, report: report)
+    }
+
+    /// What the options make of the fields: the trie the scanners capture and skip fields with,
+    /// and the slots of the key and section fields.
+    struct Fields {
+        var trie = JSONFieldTrie()
+        var keySlots: [Int] = []
+        var keyPaths: [FieldPath] = []
+        var sectionSlot: Int?
+        var ignorePaths: [FieldPath] = []
+
+        init(options: ReadOptions) throws(ListFormatError) {
+            for name in options.key {
+                let path = try FieldPath(parsing: name)
+                keyPaths.append(path)
+                keySlots.append(trie.addCapture(path))
+            }
+            if let name = options.sectionBy { sectionSlot = trie.addCapture(try FieldPath(parsing: name)) }
+            for name in options.ignore {
+                let path = try FieldPath(parsing: name)
+                ignorePaths.append(path)
+                trie.addIgnored(path)
+            }
+        }
+
+        /// How the list's records decode.
+        var encoding: RecordEncoding { .json(key: keyPaths, ignore: ignorePaths) }
+
+        /// The schema of records whose member names are `columns`: ignored top-level members are
+        /// not published, so they are no columns.
+        func publishedSchema(of columns: [String]) -> ListSchema {
+            let ignoredNames = Set(ignorePaths.compactMap(\.topLevelName))
+            return ListSchema(columns: columns.filter { !ignoredNames.contains($0) })
+        }
+    }
+
+    /// Reads the NDJSON lines of `buffer` from `start` (where a line starts) to its end, in chunks
+    /// of about `chunkSize` bytes that each start where a line starts (``ChunkedRegion``): the
+    /// records, blank lines and member names of each chunk are its own, whatever came before it.
+    /// `storage` holds the whole file, of which `buffer` may be a prefix.
+    func readLineChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, chunkSize: Int
+    ) throws(ListFormatError) -> ChunkedRegion {
+        let fields = try Fields(options: options)
+        guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
+        var region = ChunkedRegion()
+        var index = start
+        while index < buffer.count {
+            let chunkStart = index
+            state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
+            var blankLines = 0
+            try state.readChunkLines(from: &index, until: chunkStart + chunkSize, blankLines: &blankLines)
+            if index == chunkStart {
+                // Nothing read up to the limit (cannot happen: a line is read whole): the rest in one.
+                try state.readChunkLines(from: &index, until: .max, blankLines: &blankLines)
+            }
+            region.chunks.append(
+                ChunkedRegion.Extent(
+                    start: chunkStart, end: index, recordEnd: state.assembler.recordCount, blankLineCount: blankLines,
+                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns))
+        }
+        try state.validation.validateAll()
+        region.records = state.assembler.linearRecords()
+        return region
+    }
+}
+
+extension JSONReader {
+    /// Where the records of a JSON array start: after its `[` and the white space that follows
+    /// it. Throws for anything else — an empty array, an object of sections, not JSON — which
+    /// ``IncrementalListReader`` then reads whole.
+    func arrayRecordsStart(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Int {
+        let fields = try Fields(options: options)
+        guard let base = buffer.baseAddress else {
+            throw .unexpectedEndOfInput(expected: "an array", at: SourcePosition(line: 1, column: 1, byteOffset: 0))
+        }
+        let lexer = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth).lexer
+        var index = hadByteOrderMark ? 3 : 0
+        lexer.skipWhitespace(&index)
+        guard lexer.byte(at: index) == ASCII.openBracket else { throw lexer.unexpected(at: index, expected: "'['") }
+        index += 1
+        guard lexer.moveToFirstItem(&index, closing: ASCII.closeBracket), index < buffer.count else {
+            throw lexer.unexpected(at: index, expected: "a record")
+        }
+        return index
+    }
+
+    /// Reads the records of the JSON array in `buffer` from `start` (where a record starts), in
+    /// chunks of about `chunkSize` bytes that each start where a record starts
+    /// (``ChunkedRegion``): up to `end`, which must be where a record starts, or, when `end` is
+    /// the end of the buffer, through the array's `]` and the white space after it.
+    func readArrayChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int
+    ) throws(ListFormatError) -> ChunkedRegion {
+        let fields = try Fields(options: options)
+        guard let base = buffer.baseAddress, start < buffer.count else {
+            // Where a record should start, the end of the file: the array never closes.
+            throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
+        }
+        guard start < end else { return ChunkedRegion() }
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
+        var region = ChunkedRegion()
+        var index = start
+        var isClosed = false
+        while index < end {
+            let chunkStart = index
+            state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
+            isClosed = try state.readArrayRecords(from: &index, until: min(chunkStart + chunkSize, end))
+            if isClosed {
+                // The array's end: only white space may follow, and only at the end of the buffer.
+                state.scanner.lexer.skipWhitespace(&index)
+                guard index == buffer.count, end == buffer.count else {
+                    throw .trailingContent(at: state.scanner.lexer.position(of: index))
+                }
+            } else if index > end {
+                // A record across `end`: `end` is no record's start in these bytes.
+                throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
+            }
+            region.chunks.append(
+                ChunkedRegion.Extent(
+                    start: chunkStart, end: index, recordEnd: state.assembler.recordCount,
+                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns))
+        }
+        guard isClosed || end < buffer.count else {
+            // A comma and the end of the file: the array never closes.
+            throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
+        }
+        if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
+        region.records = state.assembler.linearRecords()
+        return region
+    }
+}
+
+extension JSONReader {
+    /// A read of the records of `buffer` from `start` on, chunk by chunk, into a linear list.
+    fileprivate func chunkReadState(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int
+    ) -> ReadState {
+        let assembler = ListAssembler(
+            storage: storage, source: buffer, isSectioned: false,
+            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
+        return ReadState(
+            bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
+            validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,
+            sectionSlot: fields.sectionSlot, options: options)
+    }
+}
+
+extension ReadState {
+    /// Starts a chunk with fresh scanners: its schema and record shapes owe nothing to the
+    /// chunks before it.
+    fileprivate mutating func startChunk(base: UnsafePointer<UInt8>, count: Int, fields: JSONFieldTrie, maxDepth: Int) {
+        scanner = JSONScanner(base: base, count: count, fields: fields, maxDepth: maxDepth)
+        flatRecords = JSONFlatRecordScanner(fields: fields)
+    }
+
+    /// Reads the records of the top-level array from `index` (a record's start) up to the first
+    /// record that starts at or after `limit` (`false`) or through the array's `]` (`true`), for
+    /// ``JSONReader/readArrayChunks(_:storage:from:to:chunkSize:)``.
+    fileprivate mutating func readArrayRecords(from index: inout Int, until limit: Int) throws(ListFormatError) -> Bool {
+        try readRecords(from: &index, until: limit, section: nil)
+    }
+
+    /// Reads the lines from `index` (a line start) up to the first line that starts at or after
+    /// `limit`, for ``JSONReader/readLineChunks(_:storage:from:chunkSize:)``.
+    /// Stops where a line starts: a record's line is read to its end, even past `limit`.
+    fileprivate mutating func readChunkLines(from index: inout Int, until limit: Int, blankLines: inout Int)
+        throws(ListFormatError)
+    {
+        let start = index
+        try readLines(from: &index, until: limit, blankLines: &blankLines)
+        while index < bytes.count, index > start, bytes[index - 1] != ASCII.lineFeed {
+            switch bytes[index] {
+            case ASCII.space, ASCII.tab, ASCII.carriageReturn:
+                index += 1
+            case ASCII.lineFeed:
+                // The line was blank when nothing but white space comes before it (it started
+                // in this chunk, which starts where a line starts).
+                var lineStart = index
+                while lineStart > start, bytes[lineStart - 1] != ASCII.lineFeed { lineStart -= 1 }
+                let isBlank = bytes[lineStart..<index].allSatisfy {
+                    $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.carriageReturn
+                }
+                if isBlank { blankLines += 1 }
+                index += 1
+                return
+            default:
+                // Not a line's end after a record: the whole read says what is wrong.
+                throw .trailingContent(at: scanner.lexer.position(of: index))
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ struct ListAssembler: ~Copyable {
     private let isSecondHalf: Bool
     /// The records of a sectioned list, by section.
     private var recordsBySection: [[ListRecord]] = []
-    private var recordCount = 0
+    private(set) var recordCount = 0
     private var sections = SectionTable()
     private let estimatedCount: Int
 
@@ -169,6 +169,13 @@ struct ListAssembler: ~Copyable {
         ready.withMemoryRebound(to: ListRecord.self) { records.append(contentsOf: $0) }
         for record in ready { duplicates.add(record.identity_low) }
         recordCount += ready.count
+    }
+
+    /// The records of a linear list, without a list around them: the records of one chunk of a
+    /// file read in chunks (``IncrementalListReader``), which builds the list itself.
+    consuming func linearRecords() -> [ListRecord] {
+        precondition(!isSectioned, "the records of a sectioned list")
+        return records
     }
 
     /// Builds the list: records, sections and report.

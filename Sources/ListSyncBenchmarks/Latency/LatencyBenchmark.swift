@@ -22,6 +22,8 @@ struct LatencyBenchmark {
         /// The daemon's CPU time per edit; `nil` for the mirror, measured in the same run.
         var daemonCPU: Duration?
         var bar: String
+        /// `wc -l` of the same file in the same run (issue 19's baseline); on the plain socket's row.
+        var lineCount: [Duration]? = nil
     }
 
     /// Many subscribers of one list: their snapshots, then per changeset rename → first and
@@ -79,7 +81,10 @@ struct LatencyBenchmark {
             }
         }
         let daemonCPU = (try daemon.cpuTime - cpuBefore) / edits
-        var results = [Result(workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar)]
+        let lineCount = try LineCountBaseline.times(of: file.url, runs: max(edits, 5))
+        var results = [
+            Result(workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount)
+        ]
         if mirror != nil {
             results.append(
                 Result(workload: workload, subscriber: "ListSyncClient mirror (applied, digest verified)", samples: mirrorSamples, daemonCPU: nil, bar: "—"))
@@ -166,14 +171,17 @@ struct LatencyBenchmark {
 
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
-            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "bar",
+            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit",
+            "`wc -l` p50", "p50 / `wc -l`", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
+            let lineCount = result.lineCount.map { LatencySamples($0).p50 }
             table.rows.append([
                 result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
-                result.daemonCPU?.milliseconds ?? "—", result.bar,
+                result.daemonCPU?.milliseconds ?? "—", lineCount?.milliseconds ?? "—",
+                lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—", result.bar,
             ])
         }
         return table

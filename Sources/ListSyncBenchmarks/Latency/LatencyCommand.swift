@@ -11,7 +11,10 @@ extension ListSyncBenchmarks {
                 changes one row, writes the whole file to a temporary file and renames it over the \
                 watched one; the clock starts at the rename. Reported with and without the daemon's \
                 settle delay after a rename (--settle-ms, the daemon's default 20 ms), with the daemon \
-                saving its state (issue 12) and without (--state saved,none). The restart workload \
+                saving its state (issue 12) and without (--state saved,none), beside `wc -l` of the same \
+                file timed in the same run (issue 19's baseline: reading the file once) and p50 over it. \
+                A daemon that reads a complete file renamed over the watched one at once (issue 19 item 5) \
+                waits no settle delay for these renames: its "− settle" columns go below zero. The restart workload \
                 times a daemon start with a large watch, first and with its state saved. The fan-out \
                 workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
                 the open-file limit for itself and the daemon), waits for every snapshot, then times \

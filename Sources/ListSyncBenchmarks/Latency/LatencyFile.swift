@@ -30,7 +30,7 @@ struct LatencyFile {
     /// Row `index` as of `version`; its price differs in every version (in the compact layout,
     /// by two digits after the point, so that no two versions' prices are equal as numbers
     /// either, for 90 versions in a row).
-    private static func row(_ index: Int, version: Int, layout: Layout) -> String {
+    static func row(_ index: Int, version: Int, layout: Layout) -> String {
         switch layout {
         case .wide: "SKU\(index),item number \(index),\(index % 997).\(version),category \(index % 50)"
         case .compact: "SKU\(index),name \(index % 1000),\(index % 97).\(version % 90 + 10),c\(index % 50)"
@@ -75,7 +75,7 @@ struct LatencyFile {
         }
     }
 
-    private var temporary: URL {
+    var temporary: URL {
         self.url.deletingLastPathComponent().appendingPathComponent(".\(self.url.lastPathComponent).tmp")
     }
 }

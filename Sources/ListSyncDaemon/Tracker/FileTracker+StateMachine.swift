@@ -56,6 +56,11 @@ extension FileTracker {
         /// Why the state of the watch cannot be saved (a full disk…), for the status: until it
         /// can, the last durable version stays live.
         private(set) var storageProblem: WatchProblem?
+        /// The reader of the file's versions, which re-parses only the chunks of the file that
+        /// changed since its last read (issue 19). What it keeps is bounded by the file: a chunk
+        /// table of about 100 bytes per 64 KiB, and the records of the last list it read — the
+        /// live version's, but for a save whose content equalled the live one.
+        private var reader: IncrementalListReader?
 
         init(watch: String, epoch: Epoch) {
             self.watch = watch
@@ -144,7 +149,7 @@ extension FileTracker {
                 } else {
                     self.lastOptions = options
                     do {
-                        let list = try ListReader(options: options).read(bytes: bytes)
+                        let list = try self.read(bytes, options: options)
                         publication = self.publish(list, after: lastGood)
                         self.liveOptions = options
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
@@ -161,6 +166,14 @@ extension FileTracker {
             }
             self._checkInvariants()
             return publication.isEmpty ? nil : publication
+        }
+
+        /// `bytes` read with `options`: exactly ``ListReader``'s list or error, re-parsing only what
+        /// changed since the last read with the same options.
+        private mutating func read(_ bytes: [UInt8], options: ReadOptions) throws(ListFormatError) -> ParsedList {
+            var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options)
+            defer { self.reader = reader }
+            return try reader.read(bytes: bytes)
         }
 
         /// Makes `list` the live version and returns what publishes it.

@@ -1,0 +1,347 @@
+/// Reads the successive versions of one list file, re-parsing only what changed.
+///
+///     var reader = IncrementalListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
+///     let first = try reader.read(bytes: version1)   // every chunk parsed
+///     let second = try reader.read(bytes: version2)  // only the chunks that changed
+///
+/// The reader keeps, from its last read, the file's chunks — record-aligned slices of about
+/// ``defaultChunkSize`` bytes, each with the XXH3-128 of its bytes and the records, blank lines,
+/// ragged rows and member names read from it (``ChunkedRegion``) — and that list's records. Given
+/// the next version, it hashes the chunks that still match from the start of the file and, at
+/// their new offsets, from its end (memory speed: no parsing), re-reads only the bytes between
+/// them, and moves the kept chunks' records by the change in length. An appended tail is the
+/// common case: every old chunk matches from the start and only the tail is read.
+///
+/// The result is exactly the list ``ListReader`` reads from the same bytes — records with their
+/// offsets, identities and content hashes, schema, report (duplicates, blank lines, ragged rows,
+/// byte-order mark) — and a file that does not read throws the error ``ListReader`` throws (it
+/// reads the file again to find it). CSV, TSV, NDJSON and JSON arrays without `section_by` are
+/// read in chunks; sectioned lists (`section_by`, a JSON object of arrays) and empty JSON arrays
+/// are read whole every time. A changed header (or byte-order mark, or what opens a JSON array)
+/// reads the whole file.
+///
+/// Memory: the chunk table (about 100 bytes per chunk) beside the list's records, which the
+/// returned list shares.
+public struct IncrementalListReader: Sendable {
+    /// How to read.
+    public let options: ReadOptions
+
+    /// The bytes a chunk holds at least (it ends where the first record at or after that ends).
+    public let chunkSize: Int
+
+    /// Chunks of 64 KiB: hashing one costs a few microseconds, and a one-row change re-parses
+    /// about that much.
+    public static let defaultChunkSize = 64 << 10
+
+    /// What the last read did.
+    public private(set) var lastRead = Statistics()
+
+    private var memory: Memory?
+
+    /// What a read did: how much of the file it parsed.
+    public struct Statistics: Hashable, Sendable {
+        /// Whether it kept chunks of the previous version (false: it parsed every chunk).
+        public var wasIncremental = false
+        /// The bytes it parsed (the header not counted).
+        public var parsedByteCount = 0
+        /// The chunks it kept from the previous version.
+        public var keptChunkCount = 0
+        /// The chunks the list has.
+        public var chunkCount = 0
+    }
+
+    /// Creates a reader with no previous version.
+    public init(options: ReadOptions, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
+        self.options = options
+        self.chunkSize = max(chunkSize, 1)
+    }
+
+    /// Whether lists of `options` may be read in chunks (else ``read(bytes:)`` reads them
+    /// whole): any format without `section_by` (a JSON file that turns out to be an object of
+    /// arrays is read whole).
+    public static func readsInChunks(_ options: ReadOptions) -> Bool {
+        options.sectionBy == nil
+    }
+
+    /// Forgets the previous version: the next read parses every chunk.
+    public mutating func forget() {
+        memory = nil
+    }
+
+    /// Reads the next version of the file: the list ``ListReader/read(bytes:)`` reads from
+    /// `bytes`, re-parsing only the chunks that changed since the last read. After an error
+    /// the next read parses every chunk.
+    public mutating func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
+        let previous = memory
+        memory = nil
+        lastRead = Statistics()
+        guard Self.readsInChunks(options), bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
+            return try ListReader(options: options).read(bytes: bytes)
+        }
+        do {
+            let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
+                try readInChunks(buffer, keeping: bytes, previous: previous)
+            }
+            self.memory = memory
+            lastRead = statistics
+            return list
+        } catch {
+            // The error (and its position) that one pass over the whole file reports.
+            return try ListReader(options: options).read(bytes: bytes)
+        }
+    }
+
+    // MARK: Memory
+
+    /// What the reader keeps of the last version.
+    private struct Memory: Sendable {
+        /// The header (and byte-order mark): its length and hash.
+        var dataStart: Int
+        var headerHash: ContentHash
+        var fileLength: Int
+        /// Whether the records are lines (CSV, NDJSON): a chunk that ends with a line feed reads
+        /// the same whatever follows it. One that does not (a bare CR that a LF may join, a last
+        /// line not ended) and a JSON array's last chunk (its `]`) may not.
+        var isLineBased: Bool
+        var chunks: [Chunk]
+        /// The list's records (shared with the list).
+        var records: [ListRecord]
+    }
+
+    /// One chunk of the last version.
+    private struct Chunk: Sendable {
+        var start: Int
+        var end: Int
+        var hash: ContentHash
+        /// Its records: `records[firstRecord ..< recordEnd]` of the ``Memory``.
+        var firstRecord: Int
+        var recordEnd: Int
+        var blankLineCount: Int
+        var paddedRowCount: Int
+        var truncatedRowCount: Int
+        var columns: [String]
+    }
+
+    // MARK: Reading
+
+    /// What the header says: where the rows start, how records decode, the schema (CSV), and
+    /// how to read a region in chunks.
+    private struct Header {
+        var dataStart: Int
+        var blankLineCount: Int
+        var encoding: RecordEncoding
+        var schema: ListSchema?
+        /// Reads the records of the file from a chunk's start to `end` (a chunk's start in the
+        /// previous version, or the end of the file); throws when `end` is no place to stop at.
+        var readRegion: (UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, _ end: Int) throws(ListFormatError) -> ChunkedRegion
+        /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
+        var isLineBased = true
+    }
+
+    private func readHeader(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Header {
+        let chunkSize = chunkSize
+        switch options.format {
+        case .csv(let delimiter):
+            let reader = CSVReader(options: options, delimiter: delimiter.rawValue)
+            guard let base = buffer.baseAddress else {
+                throw .missingHeader(at: SourcePosition(line: 1, column: 1, byteOffset: 0))
+            }
+            var scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter.rawValue)
+            let header = try reader.readHeader(scanner: &scanner, hadByteOrderMark: hadByteOrderMark)
+            let columns = header.columns
+            return Header(
+                dataStart: header.dataStart, blankLineCount: header.blankLineCount,
+                encoding: .csv(columns.layout(delimiter: delimiter.rawValue)), schema: columns.published,
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readRowChunks(
+                        try Self.lines(of: buffer, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
+                })
+        case .ndjson:
+            let reader = JSONReader(options: options)
+            return Header(
+                dataStart: hadByteOrderMark ? 3 : 0, blankLineCount: 0,
+                encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readLineChunks(try Self.lines(of: buffer, to: end), storage: storage, from: start, chunkSize: chunkSize)
+                })
+        case .json:
+            let reader = JSONReader(options: options)
+            return Header(
+                dataStart: try reader.arrayRecordsStart(buffer, hadByteOrderMark: hadByteOrderMark), blankLineCount: 0,
+                encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
+                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                    try reader.readArrayChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize)
+                }, isLineBased: false)
+        }
+    }
+
+    /// The lines of `buffer` before `end`, which must be where a line starts: read as if the file
+    /// ended there, they read as they do in the whole file.
+    private static func lines(of buffer: UnsafeBufferPointer<UInt8>, to end: Int) throws(ListFormatError) -> UnsafeBufferPointer<UInt8> {
+        guard end == buffer.count || (end > 0 && buffer[end - 1] == ASCII.lineFeed) else {
+            throw .unexpectedEndOfInput(
+                expected: "a line's end", at: SourcePosition(line: 0, column: 0, byteOffset: end))
+        }
+        return UnsafeBufferPointer(rebasing: buffer[0..<end])
+    }
+
+    /// The chunks of `previous` that `buffer` still has: `kept.prefix` from the start (at the
+    /// same offsets), `kept.suffix...` to the end (moved by the change in length).
+    private static func keptChunks(
+        of previous: Memory, in buffer: UnsafeBufferPointer<UInt8>
+    ) -> (prefix: Int, suffix: Int) {
+        let chunks = previous.chunks
+        var prefix = 0
+        while prefix < chunks.count {
+            let chunk = chunks[prefix]
+            guard chunk.end <= buffer.count, hash(buffer, chunk.start, chunk.end) == chunk.hash,
+                previous.isLineBased ? buffer[chunk.end - 1] == ASCII.lineFeed : chunk.end < previous.fileLength
+            else { break }
+            prefix += 1
+        }
+        let delta = buffer.count - previous.fileLength
+        let regionStart = prefix == 0 ? previous.dataStart : chunks[prefix - 1].end
+        var suffix = chunks.count
+        while suffix > prefix {
+            let chunk = chunks[suffix - 1]
+            guard chunk.start + delta >= regionStart, hash(buffer, chunk.start + delta, chunk.end + delta) == chunk.hash
+            else { break }
+            suffix -= 1
+        }
+        return (prefix, suffix)
+    }
+
+    private static func hash(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ContentHash {
+        StableHash.hash128(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
+    }
+
+    private func readInChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?
+    ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
+        let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
+        let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
+        let headerHash = Self.hash(buffer, 0, header.dataStart)
+        let storage = ListStorage(source: bytes, encoding: header.encoding)
+
+        var previous = previous
+        if let memory = previous, memory.dataStart != header.dataStart || memory.headerHash != headerHash {
+            previous = nil
+        }
+        let old = previous ?? Memory(
+            dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
+            chunks: [], records: [])
+        var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
+        let delta = buffer.count - old.fileLength
+        let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
+
+        // The bytes between the kept chunks, read up to where the kept suffix starts: right, when
+        // the read stops there where a record starts; otherwise (a quote that closes in the
+        // suffix, a record across it) read on to the end of the file.
+        var region: ChunkedRegion
+        var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : buffer.count
+        do {
+            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
+        } catch {
+            guard regionEnd < buffer.count else { throw error }
+            suffix = old.chunks.count
+            regionEnd = buffer.count
+            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
+        }
+
+        // The records: kept prefix, the region's, kept suffix moved.
+        let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
+        let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
+        let records = Self.join(old.records[0..<prefixRecords], region.records, old.records[suffixRecords...], movedBy: delta)
+
+        // The chunks, likewise.
+        var chunks = Array(old.chunks[0..<prefix])
+        chunks.reserveCapacity(prefix + region.chunks.count + old.chunks.count - suffix)
+        var firstRecord = prefixRecords
+        for extent in region.chunks {
+            let recordEnd = prefixRecords + extent.recordEnd
+            chunks.append(
+                Chunk(
+                    start: extent.start, end: extent.end, hash: Self.hash(buffer, extent.start, extent.end),
+                    firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
+                    paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
+                    columns: extent.columns))
+            firstRecord = recordEnd
+        }
+        let recordDelta = firstRecord - suffixRecords
+        for var chunk in old.chunks[suffix...] {
+            chunk.start += delta
+            chunk.end += delta
+            chunk.firstRecord += recordDelta
+            chunk.recordEnd += recordDelta
+            chunks.append(chunk)
+        }
+
+        var report = ReadReport()
+        report.hadByteOrderMark = hadByteOrderMark
+        report.blankLineCount = header.blankLineCount
+        var columns = ColumnUnion()
+        for chunk in chunks {
+            report.blankLineCount += chunk.blankLineCount
+            report.paddedRowCount += chunk.paddedRowCount
+            report.truncatedRowCount += chunk.truncatedRowCount
+            if header.schema == nil { columns.add(chunk.columns) }
+        }
+        report.recordCount = records.count
+        var duplicates = DuplicateCounter(estimatedCount: records.count)
+        for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
+        let found = duplicates.duplicates(in: [records])
+        report.duplicateCount = found.count
+        report.firstDuplicateOffset = found.first.map { records[$0].byteOffset }
+
+        let list = ParsedList(
+            format: options.format, schema: header.schema ?? ListSchema(columns: columns.columns),
+            layout: .linear(records), report: report, storage: storage)
+        list._checkInvariants()
+        let memory = Memory(
+            dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
+            isLineBased: header.isLineBased, chunks: chunks, records: records)
+        let statistics = Statistics(
+            wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
+            keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count)
+        return (list, memory, statistics)
+    }
+
+    /// `prefix`, `middle`, then `suffix` with each record moved by `delta` bytes: one pass of plain
+    /// copies into an array of the right size.
+    private static func join(
+        _ prefix: ArraySlice<ListRecord>, _ middle: [ListRecord], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
+    ) -> [ListRecord] {
+        let count = prefix.count + middle.count + suffix.count
+        return [ListRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
+            var next = base
+            for part in [prefix, middle[...]] {
+                part.withUnsafeBufferPointer { part in
+                    guard let source = part.baseAddress else { return }
+                    next.initialize(from: source, count: part.count)
+                    next += part.count
+                }
+            }
+            suffix.withUnsafeBufferPointer { suffix in
+                guard let source = suffix.baseAddress else { return }
+                if delta == 0 {
+                    next.initialize(from: source, count: suffix.count)
+                } else {
+                    for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
+                }
+            }
+            initialized = count
+        }
+    }
+
+    /// Names in order of first appearance, from lists of names in order.
+    private struct ColumnUnion {
+        var columns: [String] = []
+        private var known: Set<String> = []
+
+        mutating func add(_ names: [String]) {
+            for name in names where known.insert(name).inserted { columns.append(name) }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import ListFormats
+import PropertyBased
+import Testing
+
+/// The incremental reader reads every version of a file exactly as one pass of ``ListReader``
+/// does — records (offsets, identities, content), schema, report, or the same positioned error —
+/// whatever the edits between versions, and re-parses only around what changed.
+@Suite struct IncrementalListReaderTests {
+    /// A file as rows (each with its line ending) after a header, and the options to read it.
+    struct Scenario: Sendable, CustomStringConvertible {
+        var format: ListFormat
+        var key: [String]
+        var ignore: [String]
+        var raggedRows: RaggedRowPolicy
+        var chunkSize: Int
+        /// The versions of the file, in order.
+        var versions: [[UInt8]]
+
+        var description: String {
+            "Scenario(format: \(format), key: \(key), ignore: \(ignore), ragged: \(raggedRows), chunkSize: \(chunkSize), "
+                + "versions: \(versions.map { String(decoding: $0, as: UTF8.self) }))"
+        }
+
+        var options: ReadOptions {
+            ReadOptions(format: format, key: key, ignore: ignore, raggedRows: raggedRows)
+        }
+    }
+
+    /// A CSV field, quoted when it must be (or sometimes when it need not be).
+    static func csvField(_ rng: inout any SeededRandomNumberGenerator, delimiter: Character) -> String {
+        let value = Generators.field(&rng)
+        let needsQuotes = value.contains(where: { $0 == delimiter || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+        guard needsQuotes || Int.random(in: 0..<8, using: &rng) == 0 else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The rows of one version, and its header.
+    struct Draft {
+        var byteOrderMark: Bool
+        var header: String
+        var rows: [String]
+        /// For a JSON array: what separates the rows (a comma), and what closes the array.
+        var separator = ""
+        var trailer = ""
+
+        var bytes: [UInt8] {
+            (byteOrderMark ? [0xEF, 0xBB, 0xBF] : []) + Array((header + rows.joined(separator: separator) + trailer).utf8)
+        }
+    }
+
+    static let scenario = Generator<Scenario, Shrink.None<Scenario>> { rng in
+        let formatNumber = Int.random(in: 0..<4, using: &rng)
+        let format: ListFormat = [.csv(delimiter: .comma), .csv(delimiter: .tab), .ndjson, .json][formatNumber]
+        let delimiter: Character = formatNumber == 1 ? "\t" : ","
+        let lineEnding = Bool.random(using: &rng) ? "\r\n" : "\n"
+        let columnCount = Int.random(in: 1...4, using: &rng)
+        let columns = (0..<columnCount).map { "c\($0)" }
+        let keyed = Bool.random(using: &rng)
+        var key: [String] = []
+        if keyed { key = columnCount > 1 && Bool.random(using: &rng) ? ["c0", "c1"] : ["c0"] }
+        let ignore = columnCount > 1 && Int.random(in: 0..<4, using: &rng) == 0 ? ["c\(columnCount - 1)"] : []
+        let raggedRows = [RaggedRowPolicy.error, .pad, .truncate].randomElement(using: &rng) ?? .error
+
+        func csvRow(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            var count = columnCount
+            if raggedRows != .error, Int.random(in: 0..<12, using: &rng) == 0 { count += Int.random(in: -1...1, using: &rng) }
+            return (0..<max(count, 1)).map { _ in csvField(&rng, delimiter: delimiter) }
+                .joined(separator: String(delimiter)) + lineEnding
+        }
+        func jsonRow(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            var members: [ListValue.Member] = []
+            for column in columns where column == "c0" || Int.random(in: 0..<4, using: &rng) > 0 {
+                let value: ListValue =
+                    column == "c0" ? .number(String(Int.random(in: 0..<40, using: &rng))) : Generators.value(&rng, depth: 2)
+                members.append(ListValue.Member(name: column, value: value))
+            }
+            if Int.random(in: 0..<10, using: &rng) == 0 { members.shuffle(using: &rng) }
+            let line = String(decoding: ListWriter(format: .ndjson).write(.records([.object(members)])), as: UTF8.self)
+            return line.hasSuffix("\n") ? String(line.dropLast()) + lineEnding : line + lineEnding
+        }
+        func row(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            if format == .json {
+                // A record with the white space around it that JSON allows.
+                let line = jsonRow(&rng)
+                let space = ["", "\n", lineEnding + "  ", " "].randomElement(using: &rng) ?? ""
+                return space + line.dropLast(lineEnding.count)
+            }
+            switch Int.random(in: 0..<20, using: &rng) {
+            case 0: return lineEnding  // a blank line
+            case 1 where format == .ndjson: return "  " + lineEnding
+            default: return format == .ndjson ? jsonRow(&rng) : csvRow(&rng)
+            }
+        }
+        func header(_ names: [String]) -> String {
+            switch format {
+            case .ndjson: ""
+            case .json: names.count > columns.count ? "[ " : "[" + lineEnding
+            default: names.joined(separator: String(delimiter)) + lineEnding
+            }
+        }
+
+        var draft = Draft(
+            byteOrderMark: Int.random(in: 0..<6, using: &rng) == 0, header: header(columns),
+            rows: (0..<Int.random(in: 0...40, using: &rng)).map { _ in row(&rng) })
+        if format == .json {
+            draft.separator = ","
+            draft.trailer = lineEnding + "]" + (Bool.random(using: &rng) ? lineEnding : "")
+        }
+        var versions = [draft.bytes]
+        for _ in 0..<Int.random(in: 1...8, using: &rng) {
+            var bytes: [UInt8]?
+            let rowCount = draft.rows.count
+            let place = Int.random(in: 0...rowCount, using: &rng)
+            switch Int.random(in: 0..<13, using: &rng) {
+            case 0, 1:  // rows changed in place
+                for _ in 0..<Int.random(in: 1...2, using: &rng) where rowCount > 0 {
+                    draft.rows[Int.random(in: 0..<rowCount, using: &rng)] = row(&rng)
+                }
+            case 2:  // rows inserted
+                draft.rows.insert(contentsOf: (0..<Int.random(in: 1...5, using: &rng)).map { _ in row(&rng) }, at: place)
+            case 3:  // rows deleted
+                draft.rows.removeSubrange(place..<min(rowCount, place + Int.random(in: 1...5, using: &rng)))
+            case 4:  // a row moved
+                if rowCount > 1 {
+                    let moved = draft.rows.remove(at: Int.random(in: 0..<rowCount, using: &rng))
+                    draft.rows.insert(moved, at: Int.random(in: 0..<rowCount, using: &rng))
+                }
+            case 5, 6:  // rows appended
+                draft.rows += (0..<Int.random(in: 1...20, using: &rng)).map { _ in row(&rng) }
+            case 7:  // rows truncated
+                draft.rows.removeSubrange(place...)
+            case 8:  // the header changed
+                let names = Bool.random(using: &rng) ? columns.reversed() : columns + ["extra"]
+                draft.header = header(Array(names))
+                if format == .ndjson { draft.byteOrderMark.toggle() }
+                if format == .json, Bool.random(using: &rng) { draft.trailer += " " }
+            case 9:  // the byte-order mark added or removed
+                draft.byteOrderMark.toggle()
+            case 10:  // bytes cut at any place: the last line unfinished, or a quote left open
+                let whole = draft.bytes
+                bytes = Array(whole.prefix(Int.random(in: 0...whole.count, using: &rng)))
+            case 11:  // an awkward character inserted at any place
+                var whole = draft.bytes
+                let character = Generators.awkwardCharacters.randomElement(using: &rng) ?? "\""
+                whole.insert(contentsOf: Array(String(character).utf8), at: Int.random(in: 0...whole.count, using: &rng))
+                bytes = whole
+            default:  // the same bytes again
+                break
+            }
+            versions.append(bytes ?? draft.bytes)
+        }
+        return Scenario(
+            format: format, key: key, ignore: ignore, raggedRows: raggedRows,
+            chunkSize: Int.random(in: 1...96, using: &rng), versions: versions)
+    }
+
+    /// What a read gave, in a form that compares every part of it.
+    struct Outcome: Equatable, CustomStringConvertible {
+        var records: [[UInt64]] = []
+        var schema: [String] = []
+        var report = ReadReport()
+        var error: ListFormatError?
+
+        init(_ read: () throws(ListFormatError) -> ParsedList) {
+            do {
+                let list = try read()
+                #expect(!list.isSectioned)
+                records = list.records.map { record in
+                    [
+                        UInt64(record.byteOffset), UInt64(record.byteRange.count), record.differenceIdentifier.hash.low,
+                        record.differenceIdentifier.hash.high, record.contentHash.low, record.contentHash.high,
+                    ]
+                }
+                schema = list.schema.columns
+                report = list.report
+            } catch {
+                self.error = error
+            }
+        }
+
+        var description: String { "records: \(records), schema: \(schema), report: \(report), error: \(String(describing: error))" }
+    }
+
+    @Test func everyVersionReadsAsOnePassDoes() async {
+        await propertyCheck(count: 1500, input: Self.scenario) { scenario in
+            var incremental = IncrementalListReader(options: scenario.options, chunkSize: scenario.chunkSize)
+            let full = ListReader(options: scenario.options)
+            for (number, bytes) in scenario.versions.enumerated() {
+                let expected = Outcome { () throws(ListFormatError) in try full.read(bytes: bytes) }
+                let actual = Outcome { () throws(ListFormatError) in try incremental.read(bytes: bytes) }
+                let version = "version \(number): \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                #expect(actual.error == expected.error, "\(version)")
+                #expect(actual.report == expected.report, "\(version)")
+                #expect(actual.schema == expected.schema, "\(version)")
+                #expect(actual.records == expected.records, "\(version)")
+            }
+        }
+    }
+
+    /// A file of `rows` CSV rows with quoted fields that hold line breaks.
+    private static func csvFile(rows: Range<Int>) -> String {
+        var text = "id,name,note\n"
+        for row in rows {
+            text += row % 5 == 0 ? "\(row),name \(row),\"two\nlines, \"\"quoted\"\"\"\n" : "\(row),name \(row),plain\n"
+        }
+        return text
+    }
+
+    @Test func aOneRowEditParsesAboutAChunkAndAnAppendOnlyTheTail() throws {
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
+        var reader = IncrementalListReader(options: options, chunkSize: 1024)
+        let original = Array(Self.csvFile(rows: 0..<5000).utf8)
+        let first = try reader.read(bytes: original)
+        #expect(!reader.lastRead.wasIncremental)
+        #expect(reader.lastRead.parsedByteCount == original.count - 13)
+        #expect(first.records.count == 5000)
+
+        // One row changed in the middle, one byte longer.
+        let edited = Array(Self.csvFile(rows: 0..<5000).replacingOccurrences(of: "\n2500,name 2500,", with: "\n2500,name 25000,").utf8)
+        let second = try reader.read(bytes: edited)
+        #expect(reader.lastRead.wasIncremental)
+        #expect(reader.lastRead.parsedByteCount <= 2 * 1024 + 200)
+        #expect(reader.lastRead.keptChunkCount == reader.lastRead.chunkCount - 1)
+        #expect(Outcome { () throws(ListFormatError) in second } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: edited) })
+
+        // 1,000 rows appended: only they are read.
+        let tail = Array(Self.csvFile(rows: 5000..<6000).utf8.dropFirst(13))
+        let appended = edited + tail
+        let third = try reader.read(bytes: appended)
+        #expect(reader.lastRead.parsedByteCount == tail.count)
+        #expect(third.records.count == 6000)
+        #expect(Outcome { () throws(ListFormatError) in third } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: appended) })
+    }
+
+    @Test func chunksThatRepeatAreKeptOnceAtTheirPlace() throws {
+        // Identical chunks match at the start and at the end at once: the kept chunks must not overlap.
+        let options = ReadOptions(format: .csv(delimiter: .comma))
+        let row = "1,same\n"
+        for (before, after) in [(100, 40), (40, 100), (100, 99), (99, 100)] {
+            var reader = IncrementalListReader(options: options, chunkSize: 3)
+            _ = try reader.read(bytes: Array(("id,name\n" + String(repeating: row, count: before)).utf8))
+            let bytes = Array(("id,name\n" + String(repeating: row, count: after)).utf8)
+            let list = try reader.read(bytes: bytes)
+            #expect(reader.lastRead.wasIncremental)
+            #expect(list.records.map(\.byteOffset) == (0..<after).map { 8 + $0 * row.utf8.count })
+            #expect(list.report.duplicateCount == after - 1)
+        }
+    }
+
+    @Test func aChangedHeaderReadsTheWholeFile() throws {
+        var reader = IncrementalListReader(options: ReadOptions(format: .csv(delimiter: .comma)), chunkSize: 256)
+        _ = try reader.read(bytes: Array(Self.csvFile(rows: 0..<200).utf8))
+        let renamed = Array(Self.csvFile(rows: 0..<200).replacingOccurrences(of: "id,name,note", with: "id,name,remark").utf8)
+        let list = try reader.read(bytes: renamed)
+        #expect(!reader.lastRead.wasIncremental)
+        #expect(list.schema.columns == ["id", "name", "remark"])
+    }
+
+    @Test func anErrorIsTheOnePassReadsAndTheNextReadStartsAfresh() throws {
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
+        var reader = IncrementalListReader(options: options, chunkSize: 256)
+        let text = Self.csvFile(rows: 0..<300)
+        _ = try reader.read(bytes: Array(text.utf8))
+        let broken = Array(text.replacingOccurrences(of: "\n151,name 151,plain\n", with: "\n151,name 151\n").utf8)
+        let expected = try #require(readError(broken, csv, key: ["id"]))
+        #expect(throws: expected) { try reader.read(bytes: broken) }
+        _ = try reader.read(bytes: Array(text.utf8))
+        #expect(!reader.lastRead.wasIncremental)
+    }
+}

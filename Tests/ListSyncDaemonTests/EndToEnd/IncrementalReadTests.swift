@@ -1,0 +1,66 @@
+import Glibc
+import ListFormats
+import ListSyncTestSupport
+import Testing
+
+extension EndToEndTests {
+    /// The daemon re-parses only the chunks of a file that changed (issue 19): a large file saved
+    /// in place, by rename and by appending publishes what a whole read would — every changeset
+    /// applies with its digest checked, and the mirror equals the file and `listsync snapshot`
+    /// at every cursor.
+    @Suite struct IncrementalReads {
+        @Test func aLargeFileEditedInPlaceByRenameAndByAppend() throws {
+            let harness = try DaemonHarness()
+            let file = harness.path("products.csv")
+            // Quoted notes with line breaks, so that chunks meet rows that span lines.
+            func row(_ index: Int, version: Int = 0) -> String {
+                index % 7 == 0
+                    ? "SKU\(index),item \(index),\(index % 997).\(version),\"two\nlines, \"\"\(version)\"\"\""
+                    : "SKU\(index),item \(index),\(index % 997).\(version),plain"
+            }
+            var rows = (0..<120_000).map { row($0) }
+            func text() -> String { "sku,name,price,note\r\n" + rows.joined(separator: "\r\n") + "\r\n" }
+            try FileOperations.write(text(), to: file)
+            try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\nkey = [\"sku\"]"])
+            try harness.start()
+            let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
+            let subscriber = try harness.subscriber("list")
+            #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(60)), "initial snapshot")
+
+            let saves: [(String, () throws -> Void)] = [
+                ("one row changed, written in place", {
+                    rows[60_000] = row(60_000, version: 1)
+                    try FileOperations.write(text(), to: file)
+                }),
+                ("a row changed, one inserted and one deleted, renamed over", {
+                    rows[7] = row(7, version: 2)
+                    rows.insert(row(500_000), at: 90_000)
+                    rows.remove(at: 30_001)
+                    try FileOperations.write(text(), to: harness.path(".products.csv.tmp"))
+                    try FileOperations.rename(harness.path(".products.csv.tmp"), to: file)
+                }),
+                ("1,000 rows appended", {
+                    let tail = (200_000..<201_000).map { row($0) }
+                    rows += tail
+                    try FileOperations.write([tail.joined(separator: "\r\n") + "\r\n"], to: file, flags: O_WRONLY | O_APPEND)
+                }),
+                ("the last rows cut off, written in place", {
+                    rows.removeLast(500)
+                    rows[rows.count - 1] = row(900_000, version: 3)
+                    try FileOperations.write(text(), to: file)
+                }),
+            ]
+            for (number, (save, write)) in saves.enumerated() {
+                try write()
+                #expect(
+                    try subscriber.waitUntil(timeout: .seconds(60)) { $0.changesets.count > number },
+                    "\(save): no changeset\n\(harness.log)")
+                #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(60)), "\(save)\n\(harness.log)")
+                #expect(try harness.snapshotDocument(of: "list") == subscriber.mirror?.document, "\(save): snapshot")
+                #expect(subscriber.mirror?.cursor.seq == UInt64(subscriber.changesets.count), "\(save): every changeset applied")
+            }
+            #expect(subscriber.snapshots == 1, "resynchronised by snapshot")
+            #expect(try harness.stop() == 0)
+        }
+    }
+}
