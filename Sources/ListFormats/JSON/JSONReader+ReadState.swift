@@ -397,3 +397,49 @@ extension JSONReader {
         }
     }
 }
+
+extension JSONReader.ReadState {
+    /// Starts a chunk with fresh scanners: its schema and record shapes owe nothing to the
+    /// chunks before it.
+    mutating func startChunk(base: UnsafePointer<UInt8>, count: Int, fields: JSONFieldTrie, maxDepth: Int) {
+        scanner = JSONScanner(base: base, count: count, fields: fields, maxDepth: maxDepth)
+        flatRecords = JSONFlatRecordScanner(fields: fields)
+    }
+
+    /// Reads the records of the top-level array from `index` (a record's start) up to the first
+    /// record that starts at or after `limit` (`false`) or through the array's `]` (`true`), for
+    /// ``JSONReader/readArrayChunks(_:storage:from:to:chunkSize:)``.
+    mutating func readArrayRecords(from index: inout Int, until limit: Int) throws(ListFormatError) -> Bool {
+        try readRecords(from: &index, until: limit, section: nil)
+    }
+
+    /// Reads the lines from `index` (a line start) up to the first line that starts at or after
+    /// `limit`, for ``JSONReader/readLineChunks(_:storage:from:chunkSize:)``.
+    /// Stops where a line starts: a record's line is read to its end, even past `limit`.
+    mutating func readChunkLines(from index: inout Int, until limit: Int, blankLines: inout Int)
+        throws(ListFormatError)
+    {
+        let start = index
+        try readLines(from: &index, until: limit, blankLines: &blankLines)
+        while index < bytes.count, index > start, bytes[index - 1] != ASCII.lineFeed {
+            switch bytes[index] {
+            case ASCII.space, ASCII.tab, ASCII.carriageReturn:
+                index += 1
+            case ASCII.lineFeed:
+                // The line was blank when nothing but white space comes before it (it started
+                // in this chunk, which starts where a line starts).
+                var lineStart = index
+                while lineStart > start, bytes[lineStart - 1] != ASCII.lineFeed { lineStart -= 1 }
+                let isBlank = bytes[lineStart..<index].allSatisfy {
+                    $0 == ASCII.space || $0 == ASCII.tab || $0 == ASCII.carriageReturn
+                }
+                if isBlank { blankLines += 1 }
+                index += 1
+                return
+            default:
+                // Not a line's end after a record: the whole read says what is wrong.
+                throw .trailingContent(at: scanner.lexer.position(of: index))
+            }
+        }
+    }
+}
