@@ -130,9 +130,16 @@ struct SQLiteTestDatabase: SinkTestDatabase {
                 return
             }
             if mustCommitSinceDisruption, !isInvalid {
-                try await eventually("the sink commits a version after the disruption", timeout: .seconds(60)) {
-                    guard let current = try await harness.watchSummaries().first?.cursor, current != cursorAtDisruption else { return false }
-                    return try await database.storedCursor("products") == current
+                do {
+                    try await eventually("the sink commits a version after the disruption", timeout: .seconds(60)) {
+                        guard let current = try await harness.watchSummaries().first?.cursor, current != cursorAtDisruption else { return false }
+                        return try await database.storedCursor("products") == current
+                    }
+                } catch {
+                    let stored = try? await database.storedCursor("products")
+                    let current = try? await harness.watchSummaries().first?.cursor
+                    Issue.record("\(error); the table at \(String(describing: stored)), the daemon at \(String(describing: current)), at the disruption \(String(describing: cursorAtDisruption)); the sink said: \(readFile(harness.path("sink.err")))")
+                    return
                 }
                 mustCommitSinceDisruption = false
             }
