@@ -82,7 +82,6 @@ let package = Package(
             dependencies: [
                 "CFileSync",
                 "CPeerCredentials",
-                "CXXHash",
                 "DurableFiles",
                 "FileWatching",
                 "ListDiff",

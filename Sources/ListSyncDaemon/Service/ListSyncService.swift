@@ -127,8 +127,10 @@ public final class ListSyncService: Service {
             // Each tracker ends after the read in progress, once its version is saved and its
             // changeset is in the log: cancelling at once could skip that append, and the next
             // start would find the log a version behind. A tracker still restoring has no read
-            // to finish; one that takes longer than the bound is cancelled as before.
-            let deadline = ContinuousClock.now + .seconds(10)
+            // to finish; one that takes longer than the bound is cancelled as before. The bound
+            // stays under the service group's graceful shutdown (8 s, `ListSyncDaemonCommand`)
+            // and systemd's TimeoutStopSec=10s, so the rest of the shutdown still runs.
+            let deadline = ContinuousClock.now + .seconds(5)
             for tracker in running.trackers.all where tracker.isRestored {
                 await tracker.waitUntilEnded(before: deadline)
             }
