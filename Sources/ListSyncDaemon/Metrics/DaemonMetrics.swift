@@ -8,7 +8,7 @@ import Synchronization
 /// Counters and histograms are recorded where their events happen (the feeds, the trackers, the
 /// connections, the watcher); the gauges that follow a value kept elsewhere (the client buffers,
 /// the state directory, the kept history) are sampled when the exposition is asked for
-/// (``exposition(feeds:clientBufferBytes:)``). The number of series depends on the number of
+/// (``exposition(keptChangesets:clientBufferBytes:)``). The number of series depends on the number of
 /// watches, never on the number of subscribers or connections.
 final class DaemonMetrics: Sendable {
     /// Where every series is registered; emits the text format.
@@ -60,15 +60,16 @@ final class DaemonMetrics: Sendable {
     }
 
     /// The exposition in the Prometheus text format (version 0.0.4), after sampling the gauges
-    /// that follow values kept elsewhere: `clientBufferBytes`, and for each of `feeds` its kept
-    /// history and the size of its state directory.
+    /// that follow values kept elsewhere: `clientBufferBytes`, and for each watch of
+    /// `keptChangesets` (its series, and the changesets its feed keeps) its kept history and the
+    /// size of its state directory. The caller samples the feeds, so that this folder depends
+    /// on none of the daemon's others.
     ///
     /// - Complexity: O(*w*) `stat`s in the number of watches, plus the size of the exposition.
-    func exposition(feeds: [WatchFeed], clientBufferBytes: Int) -> [UInt8] {
+    func exposition(keptChangesets: [(watch: WatchMetrics, count: Int)], clientBufferBytes: Int) -> [UInt8] {
         self.clientBufferBytes.set(to: Double(clientBufferBytes))
-        for feed in feeds {
-            guard let metrics = feed.metrics else { continue }
-            metrics.historyChangesets.set(to: Double(feed.keptChangesets))
+        for (metrics, count) in keptChangesets {
+            metrics.historyChangesets.set(to: Double(count))
             if let directory = metrics.stateDirectory {
                 metrics.stateBytes.set(to: Double(StateDirectorySize.bytes(in: directory)))
             }
@@ -76,6 +77,6 @@ final class DaemonMetrics: Sendable {
         return self.registry.emitToBuffer()
     }
 
-    /// The media type of ``exposition(feeds:clientBufferBytes:)``.
+    /// The media type of ``exposition(keptChangesets:clientBufferBytes:)``.
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 }

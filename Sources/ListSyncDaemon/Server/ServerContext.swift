@@ -32,9 +32,10 @@ final class ServerContext: Sendable {
     }
 
     /// The metrics in the Prometheus text format, with the gauges sampled now (see
-    /// ``DaemonMetrics/exposition(feeds:clientBufferBytes:)``).
+    /// ``DaemonMetrics/exposition(keptChangesets:clientBufferBytes:)``).
     func metricsExposition() -> [UInt8] {
-        self.metrics.exposition(feeds: self.watches.feeds, clientBufferBytes: self.budget.usedBytes)
+        let kept = self.watches.feeds.compactMap { feed in feed.metrics.map { (watch: $0, count: feed.keptChangesets) } }
+        return self.metrics.exposition(keptChangesets: kept, clientBufferBytes: self.budget.usedBytes)
     }
 
     func connectionsDidChange() {
