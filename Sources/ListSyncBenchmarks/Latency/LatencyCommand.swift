@@ -23,7 +23,12 @@ extension ListSyncBenchmarks {
                 times with every row's price changed, the state saved, and reads the daemon's resident \
                 memory and state directory size after each save, once with the daemon's default \
                 history bounds and once with bounds that never bind (history_max_mib = 100000, \
-                history_cache_mib = 65536: the history unbounded in bytes, as before issue 17).
+                history_cache_mib = 65536: the history unbounded in bytes, as before issue 17). \
+                The metrics workload (issue 20; not run by default) runs the 10k-row workload \
+                --metrics-rounds times with metrics_listen unset and set, alternately, each run a fresh \
+                daemon with its state saved and --metrics-edits counted edits; with it set, /metrics is \
+                scraped every second over HTTP. It reports the daemon's CPU per version of each run and \
+                the median of on / off.
                 """
         )
 
@@ -48,7 +53,7 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, fan-out, restart; whole-list (not by default).")
+        @Option(help: "Workloads: small, large, fan-out, restart; whole-list, metrics (not by default).")
         var workload: [String] = ["small", "large", "fan-out", "restart"]
 
         @Option(help: "Rows of the whole-list workload's file.")
@@ -56,6 +61,12 @@ extension ListSyncBenchmarks {
 
         @Option(help: "Saves of the whole-list workload, each changing every row.")
         var wholeListSaves = 8
+
+        @Option(help: "Rounds of the metrics workload, each a run with metrics_listen unset, then one with it set.")
+        var metricsRounds = 8
+
+        @Option(help: "Counted edits of each run of the metrics workload (after 20 not counted).")
+        var metricsEdits = 400
 
         @Option(help: "The daemon's state: saved (as shipped), none (LISTSYNCD_BENCHMARK_NO_STATE=1, for comparison).")
         var state: [String] = ["saved", "none"]
@@ -114,6 +125,12 @@ extension ListSyncBenchmarks {
                 }
                 print()
                 print(LatencyBenchmark.fanOutTable(fanOut).markdown)
+            }
+            if self.workload.contains("metrics") {
+                print("- metrics off / on, 10k rows, state saved: \(self.metricsRounds) rounds of \(self.metricsEdits) edits each")
+                let rounds = try await benchmark.measureMetricsCost(rows: 10_000, edits: self.metricsEdits, rounds: self.metricsRounds)
+                print()
+                print(LatencyBenchmark.metricsCostTable(rounds).markdown)
             }
             if self.workload.contains("whole-list") {
                 let runs: [(history: String, bounds: LatencyDaemon.HistoryBounds?)] = [
