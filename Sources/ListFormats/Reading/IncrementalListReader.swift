@@ -358,7 +358,8 @@ public struct IncrementalListReader: Sendable {
     /// where a record probably starts near the middle. The guess is checked: the first half, read
     /// as if the file ended there, must stop right there, which it does only where one reader
     /// going through the region in order finds a record's start. Otherwise (a quote or a string
-    /// open across it) the region is read again in order and the second half's work dropped.
+    /// open across it) the region is read again in order and the second half's work dropped
+    /// (the first half's too: a rare case, which then costs about 1.5 reads on one thread).
     /// Either way the parts, one after the other, read as one pass reads the region.
     private func readRegion(
         _ header: Header, _ buffer: UnsafeBufferPointer<UInt8>, _ storage: ListStorage, _ start: Int, _ end: Int

@@ -290,4 +290,19 @@ import Testing
             #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
         }
     }
+
+    @Test func ndjsonAndJSONArraysAreReadInHalvesToo() throws {
+        let lines = (0..<4000).map { #"{"id":\#($0),"name":"n \#($0)","note":"a, b"}"# }
+        let files: [(ListFormat, String)] = [
+            (.ndjson, lines.joined(separator: "\n") + "\n"),
+            (.json, "[\n" + lines.joined(separator: ",\n") + "\n]\n"),
+        ]
+        for (format, text) in files {
+            let options = ReadOptions(format: format, key: ["id"])
+            var reader = IncrementalListReader(options: options, chunkSize: 512, splitSize: 1024)
+            let list = try reader.read(bytes: Array(text.utf8))
+            if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(reader.lastRead.wasSplit, "\(format)") }
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: Array(text.utf8)) })
+        }
+    }
 }
