@@ -1,3 +1,5 @@
+import CListFormatsScan
+
 /// Reads the successive versions of one list file, re-parsing only what changed.
 ///
 ///     var reader = IncrementalListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
@@ -15,7 +17,9 @@
 /// The result is exactly the list ``ListReader`` reads from the same bytes — records with their
 /// offsets, identities and content hashes, schema, report (duplicates, blank lines, ragged rows,
 /// byte-order mark) — and a file that does not read throws the error ``ListReader`` throws (it
-/// reads the file again to find it). CSV, TSV, NDJSON and JSON arrays without `section_by` are
+/// reads the file again to find it). A large region (the whole file on a first read) is read in
+/// two halves at once on a machine with two cores (``SplitRead``), as ``ListReader`` reads it, so
+/// that a first read costs what one pass costs. CSV, TSV, NDJSON and JSON arrays without `section_by` are
 /// read in chunks; sectioned lists (`section_by`, a JSON object of arrays) and empty JSON arrays
 /// are read whole every time. A changed header (or byte-order mark, or what opens a JSON array)
 /// reads the whole file.
@@ -33,6 +37,13 @@ public struct IncrementalListReader: Sendable {
     /// about that much.
     public static let defaultChunkSize = 64 << 10
 
+    /// The bytes from which a region to parse is read in two halves at once (``SplitRead``).
+    public let splitSize: Int
+
+    /// 16 MiB: the size from which ``ListReader`` reads in halves too; below it the second thread
+    /// does not pay for itself.
+    public static let defaultSplitSize = SplitRead.minimumSize
+
     /// What the last read did.
     public private(set) var lastRead = Statistics()
 
@@ -48,12 +59,20 @@ public struct IncrementalListReader: Sendable {
         public var keptChunkCount = 0
         /// The chunks the list has.
         public var chunkCount = 0
+        /// Whether it parsed in two halves at once (false: in order on one thread).
+        public var wasSplit = false
     }
 
-    /// Creates a reader with no previous version.
-    public init(options: ReadOptions, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
+    /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
+    /// parse is read in two halves at once when the machine has a second core (the default:
+    /// the size from which ``ListReader`` does so too).
+    public init(
+        options: ReadOptions, chunkSize: Int = IncrementalListReader.defaultChunkSize,
+        splitSize: Int = IncrementalListReader.defaultSplitSize
+    ) {
         self.options = options
         self.chunkSize = max(chunkSize, 1)
+        self.splitSize = max(splitSize, 1)
     }
 
     /// Whether lists of `options` may be read in chunks (else ``read(bytes:)`` reads them
@@ -136,6 +155,9 @@ public struct IncrementalListReader: Sendable {
         var readRegion: (UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, _ end: Int) throws(ListFormatError) -> ChunkedRegion
         /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
         var isLineBased = true
+        /// A place near the middle of `start..<end` where a record probably starts, or -1: where
+        /// a large region is split in two halves (``SplitRead``); the read checks the guess.
+        var splitPoint: (UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int
     }
 
     private func readHeader(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Header {
@@ -155,6 +177,9 @@ public struct IncrementalListReader: Sendable {
                 readRegion: { buffer, storage, start, end throws(ListFormatError) in
                     try reader.readRowChunks(
                         try Self.lines(of: buffer, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
+                },
+                splitPoint: { buffer, start, end in
+                    Int(listsync_csv_split_point(buffer.baseAddress, Int64(end), Int64(start), delimiter.rawValue))
                 })
         case .ndjson:
             let reader = JSONReader(options: options)
@@ -163,6 +188,9 @@ public struct IncrementalListReader: Sendable {
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
                 readRegion: { buffer, storage, start, end throws(ListFormatError) in
                     try reader.readLineChunks(try Self.lines(of: buffer, to: end), storage: storage, from: start, chunkSize: chunkSize)
+                },
+                splitPoint: { buffer, start, end in
+                    Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_LINES)))
                 })
         case .json:
             let reader = JSONReader(options: options)
@@ -171,7 +199,10 @@ public struct IncrementalListReader: Sendable {
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
                 readRegion: { buffer, storage, start, end throws(ListFormatError) in
                     try reader.readArrayChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize)
-                }, isLineBased: false)
+                }, isLineBased: false,
+                splitPoint: { buffer, start, end in
+                    Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_ARRAY)))
+                })
         }
     }
 
@@ -237,35 +268,40 @@ public struct IncrementalListReader: Sendable {
         // The bytes between the kept chunks, read up to where the kept suffix starts: right, when
         // the read stops there where a record starts; otherwise (a quote that closes in the
         // suffix, a record across it) read on to the end of the file.
-        var region: ChunkedRegion
+        var parts: [Part]
         var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : buffer.count
         do {
-            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
+            parts = try readRegion(header, buffer, storage, regionStart, regionEnd)
         } catch {
             guard regionEnd < buffer.count else { throw error }
             suffix = old.chunks.count
             regionEnd = buffer.count
-            region = try header.readRegion(buffer, storage, regionStart, regionEnd)
+            parts = try readRegion(header, buffer, storage, regionStart, regionEnd)
         }
 
         // The records: kept prefix, the region's, kept suffix moved.
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
-        let records = Self.join(old.records[0..<prefixRecords], region.records, old.records[suffixRecords...], movedBy: delta)
+        let records = Self.join(
+            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta)
 
         // The chunks, likewise.
         var chunks = Array(old.chunks[0..<prefix])
-        chunks.reserveCapacity(prefix + region.chunks.count + old.chunks.count - suffix)
+        chunks.reserveCapacity(prefix + parts.reduce(0) { $0 + $1.region.chunks.count } + old.chunks.count - suffix)
         var firstRecord = prefixRecords
-        for extent in region.chunks {
-            let recordEnd = prefixRecords + extent.recordEnd
-            chunks.append(
-                Chunk(
-                    start: extent.start, end: extent.end, hash: Self.hash(buffer, extent.start, extent.end),
-                    firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
-                    paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
-                    columns: extent.columns))
-            firstRecord = recordEnd
+        for part in parts {
+            let partStart = firstRecord
+            for (extent, hash) in zip(part.region.chunks, part.hashes) {
+                let recordEnd = partStart + extent.recordEnd
+                chunks.append(
+                    Chunk(
+                        start: extent.start, end: extent.end, hash: hash,
+                        firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
+                        paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
+                        columns: extent.columns))
+                firstRecord = recordEnd
+            }
+            firstRecord = partStart + part.region.records.count
         }
         let recordDelta = firstRecord - suffixRecords
         for var chunk in old.chunks[suffix...] {
@@ -302,21 +338,56 @@ public struct IncrementalListReader: Sendable {
             isLineBased: header.isLineBased, chunks: chunks, records: records)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
-            keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count)
+            keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1)
         return (list, memory, statistics)
     }
 
-    /// `prefix`, `middle`, then `suffix` with each record moved by `delta` bytes: one pass of plain
-    /// copies into an array of the right size.
+    /// A region read in chunks, with the XXH3-128 of each chunk's bytes.
+    private struct Part {
+        var region: ChunkedRegion
+        var hashes: [ContentHash]
+
+        init(_ region: ChunkedRegion, of buffer: UnsafeBufferPointer<UInt8>) {
+            self.region = region
+            self.hashes = region.chunks.map { IncrementalListReader.hash(buffer, $0.start, $0.end) }
+        }
+    }
+
+    /// Reads the records from `start` to `end` in chunks, and hashes the chunks: when the region
+    /// has at least ``splitSize`` bytes, in two halves at once (``SplitRead``), the second from
+    /// where a record probably starts near the middle. The guess is checked: the first half, read
+    /// as if the file ended there, must stop right there, which it does only where one reader
+    /// going through the region in order finds a record's start. Otherwise (a quote or a string
+    /// open across it) the region is read again in order and the second half's work dropped
+    /// (the first half's too: a rare case, which then costs about 1.5 reads on one thread).
+    /// Either way the parts, one after the other, read as one pass reads the region.
+    private func readRegion(
+        _ header: Header, _ buffer: UnsafeBufferPointer<UInt8>, _ storage: ListStorage, _ start: Int, _ end: Int
+    ) throws(ListFormatError) -> [Part] {
+        let split = end - start >= splitSize && SplitRead.hasSecondCore ? header.splitPoint(buffer, start, end) : -1
+        guard split > start, split < end else { return [Part(try header.readRegion(buffer, storage, start, end), of: buffer)] }
+        var first: Result<Part, ListFormatError>?
+        var second: Result<Part, ListFormatError>?
+        SplitRead.both(
+            { first = Result { () throws(ListFormatError) in Part(try header.readRegion(buffer, storage, start, split), of: buffer) } },
+            { second = Result { () throws(ListFormatError) in Part(try header.readRegion(buffer, storage, split, end), of: buffer) } })
+        guard case .success(let firstPart)? = first, let second else {
+            return [Part(try header.readRegion(buffer, storage, start, end), of: buffer)]
+        }
+        return [firstPart, try second.get()]
+    }
+
+    /// `prefix`, the `middle` parts, then `suffix` with each record moved by `delta` bytes: one pass
+    /// of plain copies into an array of the right size.
     private static func join(
-        _ prefix: ArraySlice<ListRecord>, _ middle: [ListRecord], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
+        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
     ) -> [ListRecord] {
-        let count = prefix.count + middle.count + suffix.count
+        let count = prefix.count + middle.reduce(0) { $0 + $1.count } + suffix.count
         return [ListRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
             var next = base
-            for part in [prefix, middle[...]] {
+            for part in [prefix] + middle.map({ $0[...] }) {
                 part.withUnsafeBufferPointer { part in
                     guard let source = part.baseAddress else { return }
                     next.initialize(from: source, count: part.count)

@@ -72,6 +72,21 @@ struct IncrementalBenchmark {
                 workload: "ListReader, whole file", parsedBytes: fileSize,
                 samples: try timed(runs) { _ = try full.read(bytes: edited) }))
 
+        // A first read (no chunks kept: a watch's first start): in two halves at once, as
+        // ListReader reads, and on one thread as before the halves (`splitSize` beyond the file).
+        for (workload, splitSize) in [
+            ("IncrementalListReader, first read", IncrementalListReader.defaultSplitSize),
+            ("IncrementalListReader, first read on one thread", Int.max),
+        ] {
+            var parsed = 0
+            let samples = try timed(runs) {
+                var reader = IncrementalListReader(options: options, splitSize: splitSize)
+                _ = try reader.read(bytes: edited)
+                parsed = reader.lastRead.parsedByteCount
+            }
+            results.append(Result(workload: workload, parsedBytes: parsed, samples: samples))
+        }
+
         var reader = IncrementalListReader(options: options)
         _ = try reader.read(bytes: original)
         var versions = [edited, original]

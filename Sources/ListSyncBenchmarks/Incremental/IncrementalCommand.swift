@@ -9,7 +9,8 @@ extension ListSyncBenchmarks {
             discussion: """
                 Writes the latency benchmark's products CSV (--rows rows, key sku), then times in one run: \
                 `wc -l` of the file (a process, the file in the page cache); read(2) of the file into a \
-                fresh array; ListReader reading it whole; IncrementalListReader reading a version with \
+                fresh array; ListReader reading it whole; IncrementalListReader reading it first (no chunks \
+                kept, a watch's first start; in two halves at once, and on one thread); IncrementalListReader reading a version with \
                 one row changed after the one before (alternating two versions, so that every timed read \
                 is a one-row edit); and IncrementalListReader reading the file with 1,000 rows appended \
                 after the file itself. Reads start from bytes in memory; medians and fastest runs, with \

@@ -14,18 +14,14 @@ public struct SnapshotEncoder: Sendable {
     /// The size at which a chunk is closed: 256 KiB.
     public static let defaultTargetChunkSize = 256 << 10
 
-    private var header: SnapshotChunk.Header
+    /// Where the chunks end (the rule the clients' chunked output shares).
+    private var chunker: SnapshotChunker
     /// The list, whose records' values are decoded chunk by chunk.
     private let list: ParsedList
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let digest: ListDigest
     /// The size at which a chunk is closed.
-    public let targetChunkSize: Int
-
-    /// The next section to write, and the next record in it.
-    private var sectionIndex = 0
-    private var recordIndex = 0
-    private var finished = false
+    public var targetChunkSize: Int { self.chunker.targetChunkSize }
 
     /// An encoder for `list` at `cursor`.
     ///
@@ -36,46 +32,32 @@ public struct SnapshotEncoder: Sendable {
         watch: String, cursor: Cursor, list: ParsedList, digest: ListDigest,
         targetChunkSize: Int = SnapshotEncoder.defaultTargetChunkSize
     ) {
-        self.header = SnapshotChunk.Header(
-            watch: watch, cursor: cursor, chunk: 0, fresh: true, sectioned: list.isSectioned, schema: list.schema)
+        self.chunker = SnapshotChunker(
+            watch: watch, cursor: cursor, sectioned: list.isSectioned, schema: list.schema, targetChunkSize: targetChunkSize)
         self.list = list
         self.sections = list.sections
         self.digest = digest
-        self.targetChunkSize = max(1, targetChunkSize)
     }
 
     /// Whether every chunk has been produced.
-    public var isFinished: Bool { self.finished }
+    public var isFinished: Bool { self.chunker.isFinished }
 
     /// The next chunk's line, `\n` included; `nil` once the last chunk has been produced.
     ///
     /// - Complexity: O(size of the chunk).
     public mutating func nextChunk() -> [UInt8]? {
-        guard !self.finished else { return nil }
-        var writer = JSONLineWriter.snapshotHeader(self.header, capacity: min(self.targetChunkSize + 4096, 1 << 20))
-        var full = false
-        writer.array("sections") { array in
-            while !full, self.sectionIndex < self.sections.count {
-                let section = self.sections[self.sectionIndex]
-                array.objectElement { object in
-                    object.sectionHeader(index: self.sectionIndex, model: section.model.value, modelHash: section.model.contentHash)
-                    object.array("records") { records in
-                        while self.recordIndex < section.elements.count, !full {
-                            let record = section.elements[self.recordIndex]
-                            records.record(value: self.list.value(of: record), hash: record.contentHash)
-                            self.recordIndex += 1
-                            full = records.count >= self.targetChunkSize
-                        }
-                    }
-                }
-                if self.recordIndex == section.elements.count {
-                    self.sectionIndex += 1
-                    self.recordIndex = 0
-                }
-            }
-        }
-        self.finished = self.sectionIndex == self.sections.count
-        self.header.chunk += 1
-        return writer.finishSnapshot(last: self.finished, digest: self.finished ? self.digest : nil)
+        let list = self.list
+        let sections = self.sections
+        return self.chunker.nextChunk(
+            sectionCount: sections.count,
+            section: { index in
+                let section = sections[index]
+                return (section.model.value, section.model.contentHash, section.elements.count)
+            },
+            record: { section, index in
+                let record = sections[section].elements[index]
+                return (list.value(of: record), record.contentHash)
+            },
+            digest: self.digest)
     }
 }

@@ -12,8 +12,10 @@ struct SubscribeCommand: AsyncParsableCommand {
             The default format is human on a terminal and ndjson otherwise (a pipe, a file), as \
             ls and git choose. --format ndjson prints one JSON object per event, for jq: each as the protocol message \
             that carries it (docs/PROTOCOL.md) — a "changeset" with its cursor, prev_seq, stages in \
-            the changeset encoding and digest; a "status"; and for a snapshot the whole list as one \
-            "snapshot" (fresh: replace what you hold). --format human prints one line per change, \
+            the changeset encoding and digest; a "status"; and for a snapshot the list as the \
+            "snapshot" chunks the daemon sends, one line each (chunk 0 is fresh: replace what you \
+            hold; a chunk ends after the record that brings it to 256 KiB, so no line is larger \
+            but for a single larger record; the last one, "last": true, carries the digest). --format human prints one line per change, \
             colored on a terminal. --format json-patch prints each snapshot and changeset as one \
             RFC 6902 JSON Patch document that turns the previous JSON rendering of the list \
             (`snapshot --output-format json`) into the next (a snapshot replaces the whole \
@@ -83,6 +85,14 @@ struct SubscribeCommand: AsyncParsableCommand {
                 var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, summary: summary) }
                 var snapshots = 0
                 for try await update in updates {
+                    if format == .ndjson, case .snapshot = update.event {
+                        // The list as the daemon sends it: one line per chunk, each written as it is made.
+                        update.mirror.writeSnapshotLines { line in
+                            output.write(bytes: line)
+                            output.flush()
+                        }
+                        continue
+                    }
                     switch format {
                     case .ndjson, .jsonPatch, .events:
                         if let bytes = try machine?.bytes(for: update) {

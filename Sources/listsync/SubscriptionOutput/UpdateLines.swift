@@ -2,9 +2,10 @@ import ListFormats
 import ListSyncClient
 import ListSyncProtocol
 
-/// The JSON lines `listsync subscribe --format ndjson` prints and `listsync exec` feeds its
-/// command: each event as the protocol message that carries it (docs/PROTOCOL.md), so a program
-/// that reads the daemon's socket reads these too.
+/// The JSON lines `listsync exec` feeds its command (and `listsync subscribe --format ndjson`
+/// prints, but for a snapshot, which it prints in chunks: ``MirroredList/writeSnapshotLines(targetChunkSize:_:)``):
+/// each event as the protocol message that carries it (docs/PROTOCOL.md), so a program that
+/// reads the daemon's socket reads these too.
 enum UpdateLines {
     /// The line for an update: a `changeset` message (stages in the changeset encoding, with the
     /// cursor and digest), a `status` message, or for a snapshot the whole list as one `snapshot`

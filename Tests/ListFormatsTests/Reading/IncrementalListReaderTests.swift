@@ -14,11 +14,13 @@ import Testing
         var ignore: [String]
         var raggedRows: RaggedRowPolicy
         var chunkSize: Int
+        /// From how many bytes a region is read in two halves at once (small: most reads split).
+        var splitSize: Int
         /// The versions of the file, in order.
         var versions: [[UInt8]]
 
         var description: String {
-            "Scenario(format: \(format), key: \(key), ignore: \(ignore), ragged: \(raggedRows), chunkSize: \(chunkSize), "
+            "Scenario(format: \(format), key: \(key), ignore: \(ignore), ragged: \(raggedRows), chunkSize: \(chunkSize), splitSize: \(splitSize), "
                 + "versions: \(versions.map { String(decoding: $0, as: UTF8.self) }))"
         }
 
@@ -152,7 +154,9 @@ import Testing
         }
         return Scenario(
             format: format, key: key, ignore: ignore, raggedRows: raggedRows,
-            chunkSize: Int.random(in: 1...96, using: &rng), versions: versions)
+            chunkSize: Int.random(in: 1...96, using: &rng),
+            splitSize: Bool.random(using: &rng) ? Int.random(in: 1...400, using: &rng) : IncrementalListReader.defaultSplitSize,
+            versions: versions)
     }
 
     /// What a read gave, in a form that compares every part of it.
@@ -184,7 +188,8 @@ import Testing
 
     @Test func everyVersionReadsAsOnePassDoes() async {
         await propertyCheck(count: 1500, input: Self.scenario) { scenario in
-            var incremental = IncrementalListReader(options: scenario.options, chunkSize: scenario.chunkSize)
+            var incremental = IncrementalListReader(
+                options: scenario.options, chunkSize: scenario.chunkSize, splitSize: scenario.splitSize)
             let full = ListReader(options: scenario.options)
             for (number, bytes) in scenario.versions.enumerated() {
                 let expected = Outcome { () throws(ListFormatError) in try full.read(bytes: bytes) }
@@ -267,5 +272,37 @@ import Testing
         #expect(throws: expected) { try reader.read(bytes: broken) }
         _ = try reader.read(bytes: Array(text.utf8))
         #expect(!reader.lastRead.wasIncremental)
+    }
+
+    @Test func aLargeRegionIsReadInHalvesWithTheResultOfOnePass() throws {
+        // Quoted fields with line breaks around the middle, where the halves meet, and a guess
+        // that lands in a quote (a second read in order): each reads as one pass does.
+        let text = Self.csvFile(rows: 0..<4000)
+        let quoteOpenInTheMiddle =
+            "id,name,note\n0,a,\"" + String(repeating: "x\n1,b,c\n", count: 2000) + "\"\n" + String(repeating: "2,d,e\n", count: 200)
+        let options = ReadOptions(format: .csv(delimiter: .comma))
+        let hasSecondCore = ProcessInfo.processInfo.activeProcessorCount > 1
+        for (bytes, mustSplit) in [(Array(text.utf8), hasSecondCore), (Array(quoteOpenInTheMiddle.utf8), false)] {
+            var reader = IncrementalListReader(options: options, chunkSize: 512, splitSize: 1024)
+            let list = try reader.read(bytes: bytes)
+            if mustSplit { #expect(reader.lastRead.wasSplit) }
+            #expect(reader.lastRead.chunkCount > 1)
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
+        }
+    }
+
+    @Test func ndjsonAndJSONArraysAreReadInHalvesToo() throws {
+        let lines = (0..<4000).map { #"{"id":\#($0),"name":"n \#($0)","note":"a, b"}"# }
+        let files: [(ListFormat, String)] = [
+            (.ndjson, lines.joined(separator: "\n") + "\n"),
+            (.json, "[\n" + lines.joined(separator: ",\n") + "\n]\n"),
+        ]
+        for (format, text) in files {
+            let options = ReadOptions(format: format, key: ["id"])
+            var reader = IncrementalListReader(options: options, chunkSize: 512, splitSize: 1024)
+            let list = try reader.read(bytes: Array(text.utf8))
+            if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(reader.lastRead.wasSplit, "\(format)") }
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: Array(text.utf8)) })
+        }
     }
 }

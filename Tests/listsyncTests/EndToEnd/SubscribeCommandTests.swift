@@ -27,6 +27,41 @@ extension CommandEndToEnd {
             }
         }
 
+        /// A snapshot larger than a chunk prints as the daemon sends it: one `snapshot` line per
+        /// chunk, numbered from 0, each bounded by the chunk size (256 KiB, plus the one record
+        /// that crosses it), the first fresh and only the last with the digest; together they are
+        /// the whole list, exactly what `listsync snapshot` prints.
+        @Test func aLargeSnapshotPrintsOneBoundedLinePerChunk() async throws {
+            let harness = try await EndToEndHarness.running()
+            try await harness.save(ProductVersions.bulk(rows: 8_000, nameLength: 120))
+            try await harness.waitForVersion(1)
+            let subscriber = try harness.client("subscribe", ["products", "--format", "ndjson"])
+            try await eventually("the subscriber printed the last chunk") { try Self.snapshots(subscriber).last?.last == true }
+
+            let lines = subscriber.outputLines
+            let chunks = try Self.snapshots(subscriber)
+            #expect(try Self.messages(subscriber).count == lines.count, "every line a protocol message (the chunks, a status)")
+            #expect(chunks.count >= 4, "a list of about 1.7 MB of JSON in chunks of 256 KiB")
+            #expect(chunks.map(\.chunk) == Array(0..<chunks.count))
+            #expect(chunks.map(\.last) == Array(repeating: false, count: chunks.count - 1) + [true])
+            #expect(chunks.allSatisfy { $0.fresh && $0.cursor == chunks[0].cursor })
+            #expect(chunks.dropLast().allSatisfy { $0.digest == nil } && chunks.last?.digest != nil)
+            for (number, line) in lines.enumerated() {
+                #expect(line.utf8.count <= SnapshotEncoder.defaultTargetChunkSize + 1024, "line \(number): \(line.utf8.count) bytes")
+            }
+
+            // Together, the whole list (the digest checked on the last chunk): what `snapshot` prints.
+            var mirror = MirroredList(watch: "products")
+            for chunk in chunks { _ = try mirror.apply(chunk) }
+            #expect(mirror.cursor == chunks[0].cursor)
+            let snapshot = try await harness.run("snapshot", ["products", "--output-format", "csv"])
+            #expect(snapshot.status == 0, "\(snapshot.error)")
+            try FileContent.write(snapshot.output, to: harness.path("snapshot.csv"))
+            let printed = try #require(harness.document("snapshot.csv"))
+            #expect(mirror.document == printed)
+            #expect(mirror.document.allRecords.count == 8_000)
+        }
+
         /// A subscriber that disconnects and resumes with its last cursor gets exactly the
         /// changesets it missed — the same ones a subscriber that stayed connected got — and no
         /// snapshot.
