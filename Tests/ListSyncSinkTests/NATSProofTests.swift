@@ -66,11 +66,9 @@ extension NATSSinkTests {
 
     @Test(.timeLimit(.minutes(3))) func proofOnAClusterWithEveryKill() async throws {
         let servers = try await NATSServers(count: 3)
-        let harness = try EndToEndHarness()
         var generator = SplitMix(seed: 2121)
         let header = SinkCrashTests.headers[0]
-        try FileContent.write(SinkCrashTests.version(header, using: &generator), to: harness.watched)
-        try await harness.startDaemon()
+        let harness = try await Self.harnessWithRandomList(header, using: &generator)
         var starts = 0
         var sink = try Self.startSink(harness, servers, number: starts, extra: ["--replicas", "3", "--snapshot-every", "16"])
         _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")

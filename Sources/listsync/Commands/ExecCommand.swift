@@ -95,13 +95,7 @@ struct ExecCommand: AsyncParsableCommand {
     @Option(name: .customLong("recorded-run"), help: ArgumentHelp(visibility: .private))
     var recordedRun: RecordedRun?
 
-    @Option(
-        help: ArgumentHelp(
-            "Follow the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
-            valueName: "urls"))
-    var from: String?
-
-    @OptionGroup var nats: NATSStreamOptions
+    @OptionGroup var source: NATSSourceOptions
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
@@ -143,7 +137,7 @@ struct ExecCommand: AsyncParsableCommand {
             var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }
             let resumption = state?.restore(of: self.name) ?? .fresh
             // The stream does not carry the watch's key: with --from, events go by position.
-            let summary = self.format == .events && self.from == nil ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
+            let summary = self.format == .events && self.source.from == nil ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
             var output = ChangeOutput(format: self.format, watch: self.name, summary: summary)
             if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
             /// Records `update`'s cursor as done.
@@ -208,8 +202,8 @@ struct ExecCommand: AsyncParsableCommand {
                     throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
                 }
             }
-            if let from = self.from {
-                return try await self.nats.follow(
+            if let from = self.source.from {
+                return try await self.source.nats.follow(
                     self.name, from: from, as: "listsync exec \(self.name)", start: resumption.mirror(of: self.name), state: stateFile, handle: handle)
             }
             try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in

@@ -8,7 +8,7 @@ extension MirrorCommand {
         from: String, start: MirroredList, state: StateJournal,
         save: (MirroredList, ChangesetMessage?) throws -> Void
     ) async throws {
-        try await self.nats.follow(
+        try await self.source.nats.follow(
             self.name, from: from, as: "listsync mirror \(self.name)", start: start, state: state,
             handle: { update in
                 if case .changeset(let changeset) = update.event {

@@ -58,13 +58,7 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
     var color: ColorOption = .auto
 
-    @Option(
-        help: ArgumentHelp(
-            "Follow the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
-            valueName: "urls"))
-    var from: String?
-
-    @OptionGroup var nats: NATSStreamOptions
+    @OptionGroup var source: NATSSourceOptions
 
     /// How `subscribe` prints: for people, or in one of the machine formats.
     enum EventFormat: String, CaseIterable, ExpressibleByArgument {
@@ -91,7 +85,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             }
             // Human lines and events name records by their key, which the daemon's list of
             // watches tells (the stream does not: with --from, records go by position).
-            let summary = self.from == nil && (format == .human || format == .events) ? try await Self.summary(of: self.name, client: client) : nil
+            let summary = self.source.from == nil && (format == .human || format == .events) ? try await Self.summary(of: self.name, client: client) : nil
             let naming = MirrorVersion.Naming(of: summary)
             var output = OutputWriter()
             var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
@@ -111,7 +105,7 @@ struct SubscribeCommand: AsyncParsableCommand {
                         snapshots += 1
                         // A later snapshot may start an epoch whose records have another key
                         // (a reload changed it): ask again.
-                        if self.from == nil, snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
+                        if self.source.from == nil, snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
                     }
                     if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
                         OutputWriter.writeStandardError(note)
@@ -129,8 +123,8 @@ struct SubscribeCommand: AsyncParsableCommand {
                 output.flush()
             }
             let start = since.map { MirroredList(watch: self.name, following: $0) } ?? MirroredList(watch: self.name)
-            if let from = self.from {
-                return try await self.nats.follow(self.name, from: from, as: "listsync subscribe \(self.name)", start: start, state: nil, handle: show)
+            if let from = self.source.from {
+                return try await self.source.nats.follow(self.name, from: from, as: "listsync subscribe \(self.name)", start: start, state: nil, handle: show)
             }
             try await client.withMirror(resuming: start) { updates in
                 for try await update in updates { try await show(update) }
