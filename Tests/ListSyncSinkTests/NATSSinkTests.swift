@@ -106,6 +106,15 @@ struct NATSSinkTests {
             outputPath: harness.path("sink-\(number).err"), errorPath: harness.path("sink-\(number).err"))
     }
 
+    /// A harness whose watched file holds a random version with `header` (drawn from
+    /// `generator`), its daemon started.
+    static func harnessWithRandomList(_ header: [String], using generator: inout SplitMix) async throws -> EndToEndHarness {
+        let harness = try EndToEndHarness()
+        try FileContent.write(SinkCrashTests.version(header, using: &generator), to: harness.watched)
+        try await harness.startDaemon()
+        return harness
+    }
+
     /// Waits until the subject's last message is at the daemon's cursor.
     static func waitUntilPublished(_ harness: EndToEndHarness, _ servers: NATSServers, _ what: String) async throws -> Cursor {
         var current: Cursor?
@@ -123,11 +132,9 @@ struct NATSSinkTests {
     /// twice, and its lines rebuild the file.
     @Test func sinksKilledAndRacingPublishEachCursorOnce() async throws {
         let servers = try await NATSServers()
-        let harness = try EndToEndHarness()
         var generator = SplitMix(seed: 77)
         let header = SinkCrashTests.headers[0]
-        try FileContent.write(SinkCrashTests.version(header, using: &generator), to: harness.watched)
-        try await harness.startDaemon()
+        let harness = try await Self.harnessWithRandomList(header, using: &generator)
         var starts = 0
         var sink = try Self.startSink(harness, servers, number: starts, extra: ["--snapshot-every", "4"])
         let racer = try Self.startSink(harness, servers, number: 99, extra: ["--snapshot-every", "4"])
@@ -236,11 +243,9 @@ extension NATSSinkTests {
     /// the file.
     @Test func clusterWithTheLeaderKilled() async throws {
         let servers = try await NATSServers(count: 3)
-        let harness = try EndToEndHarness()
         var generator = SplitMix(seed: 91)
         let header = SinkCrashTests.headers[1]
-        try FileContent.write(SinkCrashTests.version(header, using: &generator), to: harness.watched)
-        try await harness.startDaemon()
+        let harness = try await Self.harnessWithRandomList(header, using: &generator)
         var sink = try Self.startSink(harness, servers, number: 0, extra: ["--replicas", "3"])
         _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
         var killedLeader: Int?

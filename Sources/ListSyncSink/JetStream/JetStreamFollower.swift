@@ -38,8 +38,11 @@ public struct JetStreamFollower {
     /// returns `false` or the task is cancelled.
     ///
     /// With `sequence` 0 it starts at the latest complete snapshot the last message names
-    /// (`ListSync-Snapshot`), else at the stream's first message. Snapshots and changesets at or
-    /// before the mirror's cursor (same epoch) are passed over; a changeset before any snapshot
+    /// (`ListSync-Snapshot`), else at the stream's first message; a mirror that holds only a
+    /// cursor (``MirroredList/init(watch:following:)``, `exec --state`, `subscribe --since`)
+    /// starts at the stream's first message and follows the changesets after its cursor by
+    /// their sequence numbers, as over the socket. Snapshots and changesets at or before the
+    /// mirror's cursor (same epoch) are passed over; a changeset before any snapshot or cursor
     /// is passed over too.
     public func follow(
         from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
@@ -49,8 +52,11 @@ public struct JetStreamFollower {
         let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
         let end = last?.streamSequence ?? 0
         var sequence = sequence
-        // Without a place of its own, start at the latest complete snapshot the stream names.
-        if sequence == 0, let last, let latest = JetStreamEnvelope(headers: last.headers)?.latestSnapshot(at: last.streamSequence), latest > 0 {
+        // Without a place of its own, start at the latest complete snapshot the stream names;
+        // a mirror that holds only a cursor reads from the stream's first message instead, to
+        // find the changesets after its cursor.
+        let followsPosition = mirror.cursor != nil && !mirror.hasList
+        if sequence == 0, !followsPosition, let last, let latest = JetStreamEnvelope(headers: last.headers)?.latestSnapshot(at: last.streamSequence), latest > 0 {
             sequence = latest - 1
         }
         if end <= sequence {
@@ -88,7 +94,7 @@ public struct JetStreamFollower {
         } catch {
             return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)
         }
-        if let current = mirror.cursor, mirror.hasList, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
+        if let current = mirror.cursor, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
             return nil
         }
         do {
@@ -97,7 +103,8 @@ public struct JetStreamFollower {
                 guard try mirror.apply(chunk) else { return nil }
                 return .snapshot(mirror, streamSequence: place)
             case .changeset(let changeset):
-                guard mirror.hasList else { return nil }
+                // Before any snapshot or cursor, a changeset has nothing to apply to.
+                guard mirror.cursor != nil else { return nil }
                 try mirror.apply(changeset)
                 return .changeset(changeset, mirror, streamSequence: place)
             default:

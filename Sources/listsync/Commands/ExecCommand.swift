@@ -54,8 +54,16 @@ struct ExecCommand: AsyncParsableCommand {
             Without --state, a restarted `exec` starts from the daemon's current version. Delete \
             FILE and FILE.done to start over.
 
+            With --from nats://HOST:PORT[,…] the changesets come from the watch's JetStream \
+            stream (`listsync sink nats` publishes it; --stream, --subject, --credentials as \
+            there), not from the daemon, which need not run: the same input, cursors, digest \
+            checks and --state (plus FILE.nats, the stream sequence reached, from which a restart \
+            reads on; without it, a restart reads the stream from its first message to find the \
+            changesets after FILE's cursor). The stream does not carry the watch's key, so \
+            --format events names records by position there.
+
             Exit status: 1 usage or configuration error (no such watch, no command, a command that \
-            cannot be started), 2 daemon unreachable at start, 3 data or protocol error, 4 the command failed \
+            cannot be started), 2 daemon (or the NATS servers) unreachable at start, 3 data or protocol error, 4 the command failed \
             and --on-error is stop, 5 the daemon does not permit this user.
             """
     )
@@ -86,6 +94,8 @@ struct ExecCommand: AsyncParsableCommand {
     /// (``RecordedRun``): not for people.
     @Option(name: .customLong("recorded-run"), help: ArgumentHelp(visibility: .private))
     var recordedRun: RecordedRun?
+
+    @OptionGroup var source: NATSSourceOptions
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []
@@ -126,7 +136,8 @@ struct ExecCommand: AsyncParsableCommand {
             // their state is the list itself.
             var state = stateFile.map { ClientState(file: $0, kind: self.format.needsList ? .list : .cursor) }
             let resumption = state?.restore(of: self.name) ?? .fresh
-            let summary = self.format == .events ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
+            // The stream does not carry the watch's key: with --from, events go by position.
+            let summary = self.format == .events && self.source.from == nil ? try await SubscribeCommand.summary(of: self.name, client: client) : nil
             var output = ChangeOutput(format: self.format, watch: self.name, summary: summary)
             if case .resumed(let mirror) = resumption, mirror.hasList { output.start(from: mirror) }
             /// Records `update`'s cursor as done.
@@ -165,32 +176,38 @@ struct ExecCommand: AsyncParsableCommand {
                     return false
                 }
             }
-            try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in
-                // Only a first start's first snapshot is where the command begins, not a change.
-                var snapshotRuns: Bool
-                if case .fresh = resumption { snapshotRuns = false } else { snapshotRuns = true }
-                for try await update in updates {
-                    if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
-                    switch update.event {
-                    case .changeset:
-                        break
-                    case .snapshot:
-                        defer { snapshotRuns = true }
-                        guard snapshotRuns else {
-                            _ = try output.bytes(for: update)
-                            try record(update)
-                            continue
-                        }
-                    case .status, .subscribed, .resyncing, .disconnected:
-                        continue
-                    }
-                    guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { continue }
-                    if try await run(line, for: update, at: cursor) {
+            // Only a first start's first snapshot is where the command begins, not a change.
+            var snapshotRuns: Bool
+            if case .fresh = resumption { snapshotRuns = false } else { snapshotRuns = true }
+            /// Runs the command for `update` and records it: the one loop body of both sources.
+            func handle(_ update: MirrorUpdate) async throws {
+                if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
+                switch update.event {
+                case .changeset:
+                    break
+                case .snapshot:
+                    defer { snapshotRuns = true }
+                    guard snapshotRuns else {
+                        _ = try output.bytes(for: update)
                         try record(update)
-                    } else if self.onError == .stop {
-                        throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
+                        return
                     }
+                case .status, .subscribed, .resyncing, .disconnected:
+                    return
                 }
+                guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { return }
+                if try await run(line, for: update, at: cursor) {
+                    try record(update)
+                } else if self.onError == .stop {
+                    throw ClientFailure.commandFailed("stopping after \(command.commandLine.first ?? "the command") failed on changeset \(cursor) (--on-error stop)")
+                }
+            }
+            if let from = self.source.from {
+                return try await self.source.nats.follow(
+                    self.name, from: from, as: "listsync exec \(self.name)", start: resumption.mirror(of: self.name), state: stateFile, handle: handle)
+            }
+            try await client.withMirror(resuming: resumption.mirror(of: self.name)) { updates in
+                for try await update in updates { try await handle(update) }
             }
         }
     }

@@ -72,13 +72,7 @@ struct MirrorCommand: AsyncParsableCommand {
     @Flag(help: "Exit as soon as FILE reflects the daemon's current version (with --from, the stream's last message).")
     var once = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Follow the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
-            valueName: "urls"))
-    var from: String?
-
-    @OptionGroup var nats: NATSStreamOptions
+    @OptionGroup var source: NATSSourceOptions
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {
@@ -124,7 +118,7 @@ struct MirrorCommand: AsyncParsableCommand {
             let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try write(start) }
-            if let from = self.from {
+            if let from = self.source.from {
                 return try await self.followStream(from: from, start: start, state: stateFile, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.

@@ -40,18 +40,12 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @OptionGroup var sections: SectionColumnOption
 
-    @Option(
-        help: ArgumentHelp(
-            "Read the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of asking the daemon: see `listsync sink nats`.",
-            valueName: "urls"))
-    var from: String?
-
-    @OptionGroup var nats: NATSStreamOptions
+    @OptionGroup var source: NATSSourceOptions
 
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
             let mirror: MirroredList
-            if let from = self.from {
+            if let from = self.source.from {
                 mirror = try await self.streamMirror(from: from)
             } else {
                 let client = ListSyncClient(configuration: self.connection.configuration(reconnect: .never))
@@ -90,7 +84,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
     func streamMirror(from: String) async throws -> MirroredList {
-        let follower = try self.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
+        let follower = try self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
         var result = MirroredList(watch: self.name)
         do {
             try await follower.follow(from: result, after: 0) { update in

@@ -33,8 +33,15 @@ struct SubscribeCommand: AsyncParsableCommand {
             takes the daemon's list, and names records by key again.) The command reconnects by \
             itself and resumes from the last cursor it printed.
 
+            With --from nats://HOST:PORT[,…] the changes come from the watch's JetStream stream \
+            (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
+            not from the daemon, which need not run: the same lines, cursors and digest checks, \
+            starting at the stream's latest complete snapshot (with --since, after that cursor: \
+            the changesets the stream holds after it). The stream does not carry the watch's \
+            key, so --format human and events name records by position there.
+
             Exit status: 1 usage or configuration error (no such watch, bad cursor), 2 daemon \
-            unreachable at start, 3 data or protocol error, 5 the daemon does not permit this user (at connect, or when a \
+            (or the NATS servers) unreachable at start, 3 data or protocol error, 5 the daemon does not permit this user (at connect, or when a \
             reload revokes it).
             """
     )
@@ -52,6 +59,8 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("When to color human output.", valueName: "when"))
     var color: ColorOption = .auto
+
+    @OptionGroup var source: NATSSourceOptions
 
     /// How `subscribe` prints: for people, or in one of the machine formats.
     enum EventFormat: String, CaseIterable, ExpressibleByArgument {
@@ -76,52 +85,59 @@ struct SubscribeCommand: AsyncParsableCommand {
             if since != nil, format.machine?.needsList == true {
                 throw ClientFailure.usage("--format \(format.rawValue) needs the list each changeset applies to, which --since does not give; start without --since")
             }
-            // Human lines and events name records by their key, which the daemon's list of watches tells.
-            let summary = format == .human || format == .events ? try await Self.summary(of: self.name, client: client) : nil
+            // Human lines and events name records by their key, which the daemon's list of
+            // watches tells (the stream does not: with --from, records go by position).
+            let summary = self.source.from == nil && (format == .human || format == .events) ? try await Self.summary(of: self.name, client: client) : nil
             let naming = MirrorVersion.Naming(of: summary)
-            try await client.withMirror(of: self.name, since: since) { updates in
-                var output = OutputWriter()
-                var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
-                var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, summary: summary) }
-                var snapshots = 0
-                for try await update in updates {
-                    if format == .ndjson, case .snapshot = update.event {
-                        // The list as the daemon sends it: one line per chunk, each written as it is made.
-                        update.mirror.writeSnapshotLines { line in
-                            output.write(bytes: line)
-                            output.flush()
-                        }
-                        continue
+            var output = OutputWriter()
+            var renderer = HumanUpdateRenderer(style: self.color.style(isTerminal: isTerminal), naming: naming, width: output.terminalWidth)
+            var machine = format.machine.map { ChangeOutput(format: $0, watch: self.name, summary: summary) }
+            var snapshots = 0
+            /// Prints `update` as `format` says: the one printer of both sources.
+            func show(_ update: MirrorUpdate) async throws {
+                if format == .ndjson, case .snapshot = update.event {
+                    // The list as the daemon sends it: one line per chunk, each written as it is made.
+                    update.mirror.writeSnapshotLines { line in
+                        output.write(bytes: line)
+                        output.flush()
                     }
-                    switch format {
-                    case .ndjson, .jsonPatch, .events:
-                        if let bytes = try machine?.bytes(for: update) {
-                            output.write(bytes: bytes)
-                        } else if let note = HumanUpdateRenderer.note(for: update) {
-                            OutputWriter.writeStandardError(note)
-                        }
-                    case .human:
-                        if case .snapshot = update.event {
-                            snapshots += 1
-                            // A later snapshot may start an epoch whose records have another key
-                            // (a reload changed it): ask again.
-                            if snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
-                        }
-                        if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
-                            OutputWriter.writeStandardError(note)
-                        }
-                        if update.isCurrent, !renderer.hasList, !update.mirror.hasList, let cursor = update.mirror.cursor {
-                            // Resumed with --since: no list to name records by. Take the daemon's,
-                            // when it is still at this cursor (and reachable; else try at the next update).
-                            if let current = try? await client.withMirror(of: self.name, { try await SnapshotCommand.currentMirror(in: $0) }),
-                                current.cursor == cursor
-                            {
-                                renderer.adopt(current)
-                            }
-                        }
-                    }
-                    output.flush()
+                    return
                 }
+                switch format {
+                case .ndjson, .jsonPatch, .events:
+                    if let bytes = try machine?.bytes(for: update) {
+                        output.write(bytes: bytes)
+                    } else if let note = HumanUpdateRenderer.note(for: update) {
+                        OutputWriter.writeStandardError(note)
+                    }
+                case .human:
+                    if case .snapshot = update.event {
+                        snapshots += 1
+                        // A later snapshot may start an epoch whose records have another key
+                        // (a reload changed it): ask again.
+                        if self.source.from == nil, snapshots > 1, let naming = try? await Self.naming(of: self.name, client: client) { renderer.naming = naming }
+                    }
+                    if !renderer.render(update, to: &output), let note = HumanUpdateRenderer.note(for: update) {
+                        OutputWriter.writeStandardError(note)
+                    }
+                    if update.isCurrent, !renderer.hasList, !update.mirror.hasList, let cursor = update.mirror.cursor {
+                        // Resumed with --since: no list to name records by. Take the daemon's,
+                        // when it is still at this cursor (and reachable; else try at the next update).
+                        if let current = try? await client.withMirror(of: self.name, { try await SnapshotCommand.currentMirror(in: $0) }),
+                            current.cursor == cursor
+                        {
+                            renderer.adopt(current)
+                        }
+                    }
+                }
+                output.flush()
+            }
+            let start = since.map { MirroredList(watch: self.name, following: $0) } ?? MirroredList(watch: self.name)
+            if let from = self.source.from {
+                return try await self.source.nats.follow(self.name, from: from, as: "listsync subscribe \(self.name)", start: start, state: nil, handle: show)
+            }
+            try await client.withMirror(resuming: start) { updates in
+                for try await update in updates { try await show(update) }
             }
         }
     }

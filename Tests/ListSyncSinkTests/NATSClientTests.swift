@@ -1,0 +1,115 @@
+import Glibc
+import ListSyncProtocol
+import ListSyncTestSupport
+import Testing
+
+/// `listsync subscribe` and `exec` with `--from nats://…`: fed by the stream alone, with the
+/// daemon stopped, they print and run what they do over the socket.
+extension NATSSinkTests {
+    /// The snapshot and changeset lines of `client` (not the statuses, which only the daemon
+    /// sends) once the last is at `cursor`.
+    static func lines(of client: ChildProcess, reaching cursor: Cursor, _ what: String) async throws -> [String] {
+        func versions() -> [String] {
+            client.output.split(separator: "\n").map(String.init).filter {
+                $0.hasPrefix("{\"type\":\"snapshot\"") || $0.hasPrefix("{\"type\":\"changeset\"")
+            }
+        }
+        try await eventually("\(what) printed \(cursor)", timeout: .seconds(60)) {
+            versions().last?.contains("\"cursor\":\"\(cursor)\"") == true
+        }
+        return versions()
+    }
+
+    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber printed
+    /// for the same cursors (snapshot and changesets, byte for byte), and with --since the
+    /// changesets after that cursor, as the socket's `--since` printed them.
+    @Test func subscribeFromTheStreamPrintsTheSocketsLines() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        let sink = try Self.startSink(harness, servers, number: 0)
+        let first = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        // Subscribed at the cursor of the stream's snapshot, before any changeset.
+        let socket = try harness.client("subscribe", ["products", "--format", "ndjson"])
+        _ = try await Self.lines(of: socket, reaching: first, "the socket subscriber")
+        for version in 1...4 {
+            try await harness.save(ProductVersions.csv(version))
+            try await harness.waitForVersion(UInt64(version))
+        }
+        let final = try await Self.waitUntilPublished(harness, servers, "four versions")
+        let since = Cursor(epoch: final.epoch, seq: 1)
+        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--since", "\(since)"])
+        let expected = try await Self.lines(of: socket, reaching: final, "the socket subscriber")
+        let expectedSince = try await Self.lines(of: socketSince, reaching: final, "the socket subscriber --since")
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+
+        let nats = try harness.client("subscribe", ["products", "--format", "ndjson", "--from", servers.urls])
+        #expect(try await Self.lines(of: nats, reaching: final, "subscribe --from") == expected, "\(nats.errorOutput)")
+        #expect(expected.count == 5, "a snapshot and four changesets: \(expected)")
+        let natsSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--since", "\(since)"])
+        #expect(try await Self.lines(of: natsSince, reaching: final, "subscribe --from --since") == expectedSince, "\(natsSince.errorOutput)")
+        #expect(expectedSince.count == 3, "the changesets after \(since): \(expectedSince)")
+        #expect(nats.exitStatus == nil && natsSince.exitStatus == nil, "subscribe --from goes on following")
+    }
+
+    /// `exec --from --state` with the daemon stopped runs the command once per changeset of the
+    /// stream, in order: killed with SIGKILL while a command runs (which then finishes and is
+    /// recorded by its run process) and started again after more changesets were published, it
+    /// runs each changeset's command exactly once, and its input is the changeset's line.
+    @Test func execFromTheStreamRunsOncePerChangesetAcrossAKill() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        let sink = try Self.startSink(harness, servers, number: 0)
+        _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        for version in 1...3 {
+            try await harness.save(ProductVersions.csv(version))
+            try await harness.waitForVersion(UInt64(version))
+        }
+        var final = try await Self.waitUntilPublished(harness, servers, "three versions")
+        try await harness.stopDaemon()
+        // Each run logs its cursor when it starts and when it ends, and waits while `hold` exists.
+        let script = """
+            echo "$LISTSYNC_CURSOR" >> "$0/starts"
+            cat > "$0/input-$LISTSYNC_CURSOR"
+            while [ -e "$0/hold" ]; do sleep 0.05; done
+            echo "$LISTSYNC_CURSOR" >> "$0/log"
+            """
+        func lines(_ file: String) -> [String] { readFile(harness.path(file)).split(separator: "\n").map(String.init) }
+        let arguments = ["products", "--from", servers.urls, "--state", harness.path("exec.state"), "--", "/bin/sh", "-c", script, harness.directory]
+        try FileContent.write("", to: harness.path("hold"))
+        var exec = try harness.client("exec", arguments)
+        try await eventually("the first changeset's command runs", timeout: .seconds(30)) { lines("starts").count == 1 }
+        exec.send(SIGKILL)
+        _ = try await exec.waitForExit()
+        unlink(harness.path("hold"))
+        try await eventually("the command finished after exec was killed") { lines("log").count == 1 }
+
+        // More changesets while exec is down.
+        try await harness.startDaemon()
+        for version in 4...5 {
+            try await harness.save(ProductVersions.csv(version))
+            try await harness.waitForVersion(UInt64(version))
+        }
+        final = try await Self.waitUntilPublished(harness, servers, "five versions")
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+        _ = try await sink.waitForExit()
+
+        exec = try harness.client("exec", arguments)
+        let expected = (1...final.seq).map { "\(Cursor(epoch: final.epoch, seq: $0))" }
+        try await eventually("every changeset's command ran", timeout: .seconds(60)) { lines("log").count >= expected.count }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(lines("log") == expected, "each changeset's command succeeded once, in order: \(exec.errorOutput)")
+        #expect(lines("starts") == expected, "no command ran twice: \(exec.errorOutput)")
+        for cursor in expected {
+            let input = readFile(harness.path("input-\(cursor)"))
+            guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: Array(input.utf8.dropLast())) else {
+                Issue.record("the run for \(cursor) did not get a changeset: \(input)")
+                continue
+            }
+            #expect("\(changeset.cursor)" == cursor)
+        }
+        #expect(!readFile(harness.path("exec.state.nats")).isEmpty, "exec recorded its place in the stream")
+        #expect(exec.exitStatus == nil, "\(exec.errorOutput)")
+    }
+}
