@@ -38,4 +38,25 @@ package enum Python {
         guard process.terminationStatus == 0 else { throw TestFailure("python3 failed: \(errorText)") }
         return String(decoding: printed, as: UTF8.self)
     }
+
+    /// The same run without holding a thread of the cooperative pool, for async tests: Python
+    /// is a ``ChildProcess`` whose output goes to a file, its exit awaited (at most `timeout`).
+    package static func awaitOutput(
+        of script: String, input: Any, passing: InputPassing, timeout: Duration = .seconds(60)
+    ) async throws -> String {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString)").path
+        let (inputPath, outputPath, errorPath) = (base + ".json", base + ".out", base + ".err")
+        try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
+        defer { [inputPath, outputPath, errorPath].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let arguments: [String]
+        switch passing {
+        case .standardInput:
+            arguments = ["-c", "exec python3 -c \"$0\" < \"$1\"", script, inputPath]
+        case .fileArgument:
+            arguments = ["-c", "exec python3 -c \"$0\" \"$1\"", script, inputPath]
+        }
+        let process = try ChildProcess("/bin/sh", arguments, outputPath: outputPath, errorPath: errorPath)
+        guard try await process.waitForExit(timeout: timeout) == 0 else { throw TestFailure("python3 failed: \(process.errorOutput)") }
+        return process.output
+    }
 }
