@@ -26,7 +26,7 @@ package enum HTTPFetch {
                 status, headers, body = error.code, error.headers, error.read()
             json.dump({"status": status, "type": headers.get("Content-Type", ""), "body": body.decode("utf-8")}, sys.stdout)
             """
-        let output = try await Python.awaitOutput(of: script, input: ["url": url, "method": method], passing: .standardInput)
+        let output = try await Python.output(of: script, input: ["url": url, "method": method], passing: .standardInput)
         return try Self.decode(output)
     }
 

@@ -12,36 +12,9 @@ package enum Python {
     }
 
     /// Runs `script` with `input` as JSON, passed as `passing` says; returns what it prints.
-    /// The input goes through a temporary file, so a large input never blocks on a pipe.
-    package static func output(of script: String, input: Any, passing: InputPassing) throws -> String {
-        let inputURL = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: input).write(to: inputURL)
-        defer { try? FileManager.default.removeItem(at: inputURL) }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        switch passing {
-        case .standardInput:
-            process.arguments = ["python3", "-c", script]
-            process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        case .fileArgument:
-            process.arguments = ["python3", "-c", script, inputURL.path]
-        }
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("python3 failed: \(errorText)") }
-        return String(decoding: printed, as: UTF8.self)
-    }
-
-    /// The same run without holding a thread of the cooperative pool, for async tests: Python
-    /// is a ``ChildProcess`` whose output goes to a file, its exit awaited (at most `timeout`).
-    package static func awaitOutput(
+    /// Python is a ``ChildProcess`` whose output goes to a file (never a pipe that fills up), its
+    /// exit awaited (at most `timeout`) without holding a thread of the cooperative pool.
+    package static func output(
         of script: String, input: Any, passing: InputPassing, timeout: Duration = .seconds(60)
     ) async throws -> String {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString)").path

@@ -67,7 +67,7 @@ final class PrometheusServer {
             assert len(result) <= 1, result
             print(result[0]["value"][1] if result else "none")
             """
-        let output = try await Python.awaitOutput(
+        let output = try await Python.output(
             of: script, input: ["url": "http://127.0.0.1:\(self.port)/api/v1/query", "query": query], passing: .standardInput)
         let text = output.split(separator: "\n").first.map(String.init) ?? ""
         return text == "none" ? nil : Double(text)
