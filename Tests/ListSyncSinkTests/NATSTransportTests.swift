@@ -15,7 +15,7 @@ struct NATSTransportTests {
         let urls = servers.nodes.map(\.url)
         let thread = BlockingThread { try body(NATSConnection(.init(servers: urls, name: "test"))) }
         try await eventually("the NATS calls end", timeout: .seconds(60)) { thread.isFinished }
-        return try thread.join()
+        return try await thread.value()
     }
 
     @Test func expectedLastSubjectSequenceAndMessageIDs() async throws {

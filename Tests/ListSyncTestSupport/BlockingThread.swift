@@ -23,14 +23,4 @@ package final class BlockingThread<Value: Sendable>: Sendable {
             try await Task.sleep(for: .milliseconds(5))
         }
     }
-
-    /// Waits for the thread's result.
-    @available(*, deprecated, message: "blocks a pool thread; use value()")
-    package func join() throws -> Value {
-        while true {
-            if let result = self.outcome.withLock({ $0 }) { return try result.get() }
-            usleep(5_000)
-        }
-    }
 }
-

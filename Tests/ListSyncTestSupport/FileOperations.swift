@@ -87,20 +87,6 @@ package enum FileOperations {
         try await ChildProcess.runToEnd(executable, arguments, outputPath: "/dev/null", errorPath: "/dev/null")
     }
 
-    /// Runs `executable` with `arguments` and waits for it; it must exit 0.
-    @available(*, deprecated, message: "blocks a pool thread; use runToEnd(_:_:)")
-    package static func run(_ executable: String, _ arguments: [String]) throws {
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, nil, nil, argv, environ)
-        guard spawned == 0 else { throw Failure(description: "posix_spawn \(executable): errno \(spawned)") }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, 0) == pid, status == 0 else {
-            throw Failure(description: "\(executable) \(arguments) failed with status \(status)")
-        }
-    }
-
     private static func failure(_ what: String) -> Failure {
         Failure(description: "\(what): \(String(cString: strerror(errno)))")
     }

@@ -12,8 +12,9 @@ package enum HTTPFetch {
     }
 
     /// Requests `url` with `method` (a body-less `POST` for any other method than `GET`/`HEAD`);
-    /// an HTTP error status is an answer, not a failure. Throws when nothing answers.
-    package static func request(_ url: String, method: String = "GET") throws -> Response {
+    /// an HTTP error status is an answer, not a failure. Throws when nothing answers. The
+    /// client runs as a child process awaited without holding a thread of the pool.
+    package static func request(_ url: String, method: String = "GET") async throws -> Response {
         let script = """
             import json, sys, urllib.request, urllib.error
             request = json.load(sys.stdin)
@@ -25,7 +26,7 @@ package enum HTTPFetch {
                 status, headers, body = error.code, error.headers, error.read()
             json.dump({"status": status, "type": headers.get("Content-Type", ""), "body": body.decode("utf-8")}, sys.stdout)
             """
-        let output = try Python.output(of: script, input: ["url": url, "method": method], passing: .standardInput)
+        let output = try await Python.output(of: script, input: ["url": url, "method": method], passing: .standardInput)
         return try Self.decode(output)
     }
 

@@ -12,30 +12,24 @@ package enum Python {
     }
 
     /// Runs `script` with `input` as JSON, passed as `passing` says; returns what it prints.
-    /// The input goes through a temporary file, so a large input never blocks on a pipe.
-    package static func output(of script: String, input: Any, passing: InputPassing) throws -> String {
-        let inputURL = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: input).write(to: inputURL)
-        defer { try? FileManager.default.removeItem(at: inputURL) }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+    /// Python is a ``ChildProcess`` whose output goes to a file (never a pipe that fills up), its
+    /// exit awaited (at most `timeout`) without holding a thread of the cooperative pool.
+    package static func output(
+        of script: String, input: Any, passing: InputPassing, timeout: Duration = .seconds(60)
+    ) async throws -> String {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-python-\(UUID().uuidString)").path
+        let (inputPath, outputPath, errorPath) = (base + ".json", base + ".out", base + ".err")
+        try JSONSerialization.data(withJSONObject: input).write(to: URL(fileURLWithPath: inputPath))
+        defer { [inputPath, outputPath, errorPath].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let arguments: [String]
         switch passing {
         case .standardInput:
-            process.arguments = ["python3", "-c", script]
-            process.standardInput = try FileHandle(forReadingFrom: inputURL)
+            arguments = ["-c", "exec python3 -c \"$0\" < \"$1\"", script, inputPath]
         case .fileArgument:
-            process.arguments = ["python3", "-c", script, inputURL.path]
+            arguments = ["-c", "exec python3 -c \"$0\" \"$1\"", script, inputPath]
         }
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("python3 failed: \(errorText)") }
-        return String(decoding: printed, as: UTF8.self)
+        let process = try ChildProcess("/bin/sh", arguments, outputPath: outputPath, errorPath: errorPath)
+        guard try await process.waitForExit(timeout: timeout) == 0 else { throw TestFailure("python3 failed: \(process.errorOutput)") }
+        return process.output
     }
 }

@@ -10,12 +10,12 @@ import Glibc
 /// "daemon unreachable". A one-connection server on a Unix socket plays the daemon.
 @Suite struct RefusalExitStatusTests {
     @Test("a refusal of hello exits 3", arguments: ["unsupported_version", "line_too_long", "bad_request"])
-    func refusalExits3(code: String) throws {
+    func refusalExits3(code: String) async throws {
         let files = try ScratchFiles()
         let socketPath = files.directory.appendingPathComponent("d.sock").path
         let server = try RefusingServer(path: socketPath, reply: #"{"type":"error","id":null,"code":"\#(code)","message":"refused by the test"}"# + "\n")
         defer { server.close() }
-        let result = try ListSyncProcess.run(["list", "--socket", socketPath], in: files.directory)
+        let result = try await ListSyncProcess.execute(["list", "--socket", socketPath], in: files.directory)
         #expect(result.status == 3, "\(result.standardError)")
         #expect(result.standardError.contains(code) || result.standardError.contains("refused by the test"), "\(result.standardError)")
     }

@@ -40,9 +40,9 @@ import Testing
 
     @Test func wideRowsAgreeWithPythonsCSVModule() async {
         await propertyCheck(count: 10, input: Self.wideCase.array(of: 30...30)) { cases in
-            #expect(throws: Never.self) {
+            await #expect(throws: Never.self) {
                 let input = cases.map { ["text": $0.text, "delimiter": ","] }
-                let expected = try #require(try Python.run(PythonReferenceTests.csvScript, input: input) as? [[[String]]])
+                let expected = try #require(try await Python.run(PythonReferenceTests.csvScript, input: input) as? [[[String]]])
                 for (testCase, pythonRows) in zip(cases, expected) {
                     #expect(try values(testCase.text) == pythonRows, "\(testCase)")
                 }

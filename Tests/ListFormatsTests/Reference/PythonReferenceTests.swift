@@ -54,9 +54,9 @@ import Testing
 
     @Test func csvAgreesWithPythonsCSVModule() async {
         await propertyCheck(count: 20, input: Self.csvCase.array(of: 30...30)) { cases in
-            #expect(throws: Never.self) {
+            await #expect(throws: Never.self) {
                 let input = cases.map { ["text": $0.text, "delimiter": String(UnicodeScalar($0.delimiter.rawValue))] }
-                let expected = try #require(try Python.run(Self.csvScript, input: input) as? [[[String]]])
+                let expected = try #require(try await Python.run(Self.csvScript, input: input) as? [[[String]]])
                 for (testCase, pythonRows) in zip(cases, expected) {
                     let list = try ListReader(options: ReadOptions(format: .csv(delimiter: testCase.delimiter)))
                         .read(bytes: Array(testCase.text.utf8))
@@ -171,8 +171,8 @@ import Testing
         }
     }
 
-    private func compareWithPython(_ texts: [String]) throws {
-        let expected = try #require(try Python.run(Self.jsonScript, input: texts) as? [[Any]])
+    private func compareWithPython(_ texts: [String]) async throws {
+        let expected = try #require(try await Python.run(Self.jsonScript, input: texts) as? [[Any]])
         for (text, python) in zip(texts, expected) {
             let ours = Result { () throws(ListFormatError) in try ListReader(options: ReadOptions(format: .json)).read(bytes: Array(text.utf8)) }
             switch (ours, python.first as? String) {
@@ -192,8 +192,8 @@ import Testing
 
     @Test func jsonAgreesWithPythonsJSONModule() async {
         await propertyCheck(count: 15, input: Self.jsonDocument.array(of: 30...30)) { texts in
-            #expect(throws: Never.self) {
-                try compareWithPython(texts)
+            await #expect(throws: Never.self) {
+                try await compareWithPython(texts)
             }
         }
     }
@@ -213,8 +213,8 @@ import Testing
             return String(characters)
         }
         await propertyCheck(count: 20, input: damaged.array(of: 40...40)) { texts in
-            #expect(throws: Never.self) {
-                try compareWithPython(texts)
+            await #expect(throws: Never.self) {
+                try await compareWithPython(texts)
             }
         }
     }

@@ -5,7 +5,7 @@ import ListSyncTestSupport
 extension Python {
     /// Runs `script` with the path of a file holding `input` (as JSON) as its argument; parses
     /// what it prints as JSON.
-    static func run(_ script: String, input: Any) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(try output(of: script, input: input, passing: .fileArgument).utf8))
+    static func run(_ script: String, input: Any) async throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(try await output(of: script, input: input, passing: .fileArgument).utf8))
     }
 }

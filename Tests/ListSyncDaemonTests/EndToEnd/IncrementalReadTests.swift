@@ -9,7 +9,7 @@ extension EndToEndTests {
     /// applies with its digest checked, and the mirror equals the file and `listsync snapshot`
     /// at every cursor.
     @Suite struct IncrementalReads {
-        @Test func aLargeFileEditedInPlaceByRenameAndByAppend() throws {
+        @Test func aLargeFileEditedInPlaceByRenameAndByAppend() async throws {
             let harness = try DaemonHarness()
             let file = harness.path("products.csv")
             // Quoted notes with line breaks, so that chunks meet rows that span lines.
@@ -22,10 +22,10 @@ extension EndToEndTests {
             func text() -> String { "sku,name,price,note\r\n" + rows.joined(separator: "\r\n") + "\r\n" }
             try FileOperations.write(text(), to: file)
             try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\nkey = [\"sku\"]"])
-            try harness.start()
+            try await harness.startDaemon()
             let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"])
-            let subscriber = try harness.subscriber("list")
-            #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(60)), "initial snapshot")
+            let subscriber = try await harness.subscribe("list")
+            #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(60)), "initial snapshot")
 
             let saves: [(String, () throws -> Void)] = [
                 ("one row changed, written in place", {
@@ -53,14 +53,14 @@ extension EndToEndTests {
             for (number, (save, write)) in saves.enumerated() {
                 try write()
                 #expect(
-                    try subscriber.waitUntil(timeout: .seconds(60)) { $0.changesets.count > number },
+                    try await subscriber.receiveUntil(timeout: .seconds(60)) { $0.changesets.count > number },
                     "\(save): no changeset\n\(harness.log)")
-                #expect(try subscriber.waitUntilMirrors(file, options: options, timeout: .seconds(60)), "\(save)\n\(harness.log)")
-                #expect(try harness.snapshotDocument(of: "list") == subscriber.mirror?.document, "\(save): snapshot")
+                #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(60)), "\(save)\n\(harness.log)")
+                #expect(try await harness.snapshot(of: "list") == subscriber.mirror?.document, "\(save): snapshot")
                 #expect(subscriber.mirror?.cursor.seq == UInt64(subscriber.changesets.count), "\(save): every changeset applied")
             }
             #expect(subscriber.snapshots == 1, "resynchronised by snapshot")
-            #expect(try harness.stop() == 0)
+            #expect(try await harness.stopDaemon() == 0)
         }
     }
 }

@@ -249,16 +249,6 @@ extension EndToEndTests.Lifecycle {
         return client.log
     }
 
-    /// Runs a Python client as user `nobody` that says hello and prints the first line it gets.
-    /// It waits a moment before its hello, so that a refusal is already sent: the daemon must
-    /// still take the hello (its close lingers) for the client to read the reason.
-    @available(*, deprecated, message: "blocks a pool thread; use firstLineReadAsNobody")
-    static func firstLineAsNobody(_ harness: DaemonHarness) throws -> String {
-        let client = try Self.helloAsNobody(harness)
-        #expect(try client.waitForExit() == 0, "\(client.log)")
-        return client.log
-    }
-
     /// Starts the Python client of ``firstLineReadAsNobody(_:)``.
     private static func helloAsNobody(_ harness: DaemonHarness) throws -> DaemonProcess {
         let script = """

@@ -16,18 +16,6 @@ extension EndToEndTests.Load {
         return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
     }
 
-    /// A daemon watching `products.csv` of `rows` rows (version 0) as `products`, with `extra`
-    /// top-level settings.
-    @available(*, deprecated, message: "blocks a pool thread; use started")
-    static func start(rows: Int, extra: String = "") throws -> (DaemonHarness, String, ReadOptions) {
-        let harness = try DaemonHarness()
-        let file = harness.path("products.csv")
-        try FileOperations.write(Lists.products(rows: rows, version: 0), to: file)
-        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(EndToEndTests.Subscribers.watch)"], extra: extra)
-        try harness.start()
-        return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category"))
-    }
-
     @Test func aBurstOfTwoThousandConnectionsIsServedInFull() async throws {
         let (harness, _, _) = try await Self.started(rows: 20)
         // Every client connects at once, each with a single non-blocking connect: a full listen

@@ -20,27 +20,10 @@ extension EndToEndTests.Persistence {
         return harness
     }
 
-    /// A daemon on `list.csv` (version 0 of the catalogue), sectioned and keyed.
-    @available(*, deprecated, message: "blocks a pool thread; use started")
-    static func start(environment: [String: String] = [:]) throws -> DaemonHarness {
-        let harness = try DaemonHarness()
-        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
-        try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""])
-        try harness.start(environment: environment)
-        return harness
-    }
-
     /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
     static func saved(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") async throws {
         try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
         #expect(try await subscriber.receiveUntilMirroring(harness.path(file), options: Self.options))
-    }
-
-    /// Saves version `version` of the catalogue and waits until `subscriber` mirrors it.
-    @available(*, deprecated, message: "blocks a pool thread; use saved")
-    static func save(_ version: Int, _ harness: DaemonHarness, _ subscriber: MirrorSubscriber, file: String = "list.csv") throws {
-        try EndToEndTests.Subscribers.save(Lists.catalogue(version), to: harness.path(file))
-        #expect(try subscriber.waitUntilMirrors(harness.path(file), options: Self.options))
     }
 
     @Test func aRestartKeepsTheEpochAndResumesWithExactlyTheMissedChangesets() async throws {
@@ -225,18 +208,6 @@ extension EndToEndTests.Persistence {
         try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         #expect(try await harness.stopDaemon() == 0)
-        return (harness, atOne)
-    }
-
-    /// A daemon that published version 1 of the catalogue, stopped; and the cursor of version 1.
-    @available(*, deprecated, message: "blocks a pool thread; use startedSavingOneVersion")
-    static func startSavingOneVersion() throws -> (DaemonHarness, TestMirror) {
-        let harness = try Self.start()
-        let first = try harness.subscriber("list")
-        #expect(try first.waitUntil { $0.mirror != nil })
-        try Self.save(1, harness, first)
-        let atOne = try #require(first.mirror)
-        #expect(try harness.stop() == 0)
         return (harness, atOne)
     }
 

@@ -20,31 +20,9 @@ extension EndToEndTests.Reload {
         try await harness.notification("READY=1")
     }
 
-    /// Writes the configuration with `watch` as the only `[[watch]]` body, sends SIGHUP and waits
-    /// until the daemon is ready again.
-    @available(*, deprecated, message: "blocks a pool thread; use reloaded")
-    static func reload(_ harness: DaemonHarness, to watch: String) throws {
-        // Status notifications of earlier connections may fill the datagram queue, which would
-        // make the daemon drop RELOADING=1.
-        harness.takePendingNotifications()
-        try harness.writeConfig([watch])
-        harness.daemon?.send(SIGHUP)
-        try harness.waitForNotification("RELOADING=1")
-        try harness.waitForNotification("READY=1")
-    }
-
     /// The watches as `list` shows them.
     static func listed(_ harness: DaemonHarness) async throws -> [WatchSummary] {
         guard case .list(let watches) = try await harness.connect().call({ .list(id: $0) }) else {
-            throw TestFailure(description: "not a list")
-        }
-        return watches
-    }
-
-    /// The watches as `list` shows them.
-    @available(*, deprecated, message: "blocks a pool thread; use listed")
-    static func list(_ harness: DaemonHarness) throws -> [WatchSummary] {
-        guard case .list(let watches) = try harness.client().request({ .list(id: $0) }) else {
             throw TestFailure(description: "not a list")
         }
         return watches
@@ -62,23 +40,6 @@ extension EndToEndTests.Reload {
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
-        #expect(subscriber.changesets.map(\.seq) == [1])
-        return (harness, file, subscriber)
-    }
-
-    /// A daemon serving `catalogue.csv` (version 0) as `list` with `watch`'s options, and a
-    /// subscriber that has applied version 1, so the watch has a history to drop.
-    @available(*, deprecated, message: "blocks a pool thread; use started")
-    static func start(_ watch: String, options: ReadOptions) throws -> (DaemonHarness, String, MirrorSubscriber) {
-        let harness = try DaemonHarness()
-        let file = harness.path("catalogue.csv")
-        try FileOperations.write(Lists.catalogue(0), to: file)
-        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.csv\"\n\(watch)"])
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(file, options: options))
-        try EndToEndTests.Subscribers.save(Lists.catalogue(1), to: file)
-        #expect(try subscriber.waitUntilMirrors(file, options: options))
         #expect(subscriber.changesets.map(\.seq) == [1])
         return (harness, file, subscriber)
     }

@@ -23,26 +23,6 @@ extension EndToEndTests.SaveStrategies {
         #expect(try await harness.stopDaemon() == 0, sourceLocation: sourceLocation)
     }
 
-    /// Runs a daemon watching `name` (written first with `version(0)`), subscribes, and after
-    /// each `save` of versions 1…`edits` expects the subscriber's mirror to equal the file.
-    @available(*, deprecated, message: "blocks a pool thread; use expectMirrorToFollow")
-    func expectMirrorFollows(
-        _ name: String, watch: String, versions version: (Int) -> String, edits: Int = 3,
-        save: (DaemonHarness, String, String) throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let (harness, file, options) = try Self.prepare(name, watch: watch, version: version(0))
-        try harness.start()
-        let subscriber = try harness.subscriber("list")
-        #expect(try subscriber.waitUntilMirrors(file, options: options), "initial snapshot", sourceLocation: sourceLocation)
-        for edit in 1...edits {
-            try save(harness, file, version(edit))
-            #expect(try subscriber.waitUntilMirrors(file, options: options), "after edit \(edit)\n\(harness.log)", sourceLocation: sourceLocation)
-        }
-        #expect(subscriber.changesets.count >= edits, sourceLocation: sourceLocation)
-        #expect(subscriber.snapshots == 1, "resynchronised by snapshot", sourceLocation: sourceLocation)
-        #expect(try harness.stop() == 0, sourceLocation: sourceLocation)
-    }
-
     /// A harness configured to watch `name` (its directory made), written with `initial`, and
     /// how the watch reads it.
     private static func prepare(_ name: String, watch: String, version initial: String) throws -> (DaemonHarness, String, ReadOptions) {

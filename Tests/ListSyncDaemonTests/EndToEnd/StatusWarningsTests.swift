@@ -11,17 +11,6 @@ extension EndToEndTests.Subscribers {
         (try? await eventually("the output contains \(text)", timeout: timeout) { process.log.contains(text) }) != nil
     }
 
-    /// Polls `process`'s output until it contains `text`; `false` after `timeout`.
-    @available(*, deprecated, message: "blocks a pool thread; use outputAppears")
-    static func waitForOutput(_ process: DaemonProcess, containing text: String, timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if process.log.contains(text) { return true }
-            usleep(20_000)
-        }
-        return false
-    }
-
     @Test func repeatedKeysAreAWarningInTheStatusTheListAndTheCommandLine() async throws {
         let harness = try DaemonHarness()
         let file = harness.path("catalogue.csv")

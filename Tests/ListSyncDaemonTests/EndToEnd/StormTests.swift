@@ -294,15 +294,4 @@ extension EndToEndTests.Persistence {
     static func holds(timeout: Duration, _ condition: () throws -> Bool) async -> Bool {
         (try? await eventually("the condition holds", timeout: timeout) { try condition() }) != nil
     }
-
-    /// Polls `condition` every 50 ms until it holds; `false` when it still does not after `timeout`.
-    @available(*, deprecated, message: "blocks a pool thread; use holds")
-    static func waitUntil(timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
-    }
 }

@@ -18,18 +18,6 @@ extension EndToEndTests.Subscribers {
         return (harness, file, options)
     }
 
-    /// A daemon watching `catalogue.csv` (version 0), named `products`.
-    @available(*, deprecated, message: "blocks a pool thread; use started")
-    static func start() throws -> (DaemonHarness, String, ReadOptions) {
-        let harness = try DaemonHarness()
-        let file = harness.path("catalogue.csv")
-        try FileOperations.write(Lists.catalogue(0), to: file)
-        try harness.writeConfig(["name = \"products\"\npath = \"\(file)\"\n\(Self.watch)"])
-        try harness.start()
-        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["sku"], sectionBy: "category")
-        return (harness, file, options)
-    }
-
     /// Saves `text` the way most programs do: a temporary file renamed over the watched one.
     static func save(_ text: String, to file: String) throws {
         try FileOperations.write(text, to: file + ".tmp")

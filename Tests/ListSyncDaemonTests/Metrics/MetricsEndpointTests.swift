@@ -34,20 +34,20 @@ extension EndToEndTests {
             subscript(_ key: String) -> Double? { self.series[key] }
         }
 
-        static func scrape(_ port: Int) throws -> Exposition {
-            let response = try HTTPFetch.request("http://127.0.0.1:\(port)/metrics")
+        static func scrape(_ port: Int) async throws -> Exposition {
+            let response = try await HTTPFetch.request("http://127.0.0.1:\(port)/metrics")
             guard response.status == 200 else { throw TestFailure(description: "GET /metrics: \(response.status) \(response.body)") }
             #expect(response.contentType == "text/plain; version=0.0.4; charset=utf-8")
             return try Exposition(response.body)
         }
 
         /// Runs `promtool check metrics` on `exposition`; returns its exit status and what it printed.
-        static func promtool(_ exposition: String, in harness: DaemonHarness) throws -> (Int32, String) {
+        static func promtool(_ exposition: String, in harness: DaemonHarness) async throws -> (Int32, String) {
             let file = harness.path("exposition-\(UInt32.random(in: 0...UInt32.max)).txt")
             try FileOperations.write(exposition, to: file)
             let check = try DaemonProcess(
                 executable: "/bin/sh", arguments: ["-c", "exec promtool check metrics < \"$0\"", file], logPath: file + ".promtool")
-            return (try check.waitForExit(timeout: .seconds(30)), check.log)
+            return (try await check.exited(timeout: .seconds(30)), check.log)
         }
 
         static let watch = "name = \"list\"\npath = \"list.csv\"\nkey = \"id\""
@@ -65,46 +65,49 @@ extension EndToEndTests {
             return Double(total)
         }
 
-        @Test func knownEditsAnInvalidVersionAndThreeSubscribersGiveExactCountsAndGauges() throws {
+        @Test func knownEditsAnInvalidVersionAndThreeSubscribersGiveExactCountsAndGauges() async throws {
             let harness = try DaemonHarness()
             let port = try HTTPFetch.freeLoopbackPort()
             let file = harness.path("list.csv")
             try FileOperations.write("id,name\n1,a\n2,b\n3,c\n", to: file)
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"\nclient_buffer_budget_mib = 64")
-            try harness.start()
+            try await harness.startDaemon()
 
-            let idle = try Self.scrape(port)
+            let idle = try await Self.scrape(port)
             #expect(idle.helped == idle.typed && !idle.typed.isEmpty, "every family has its HELP")
             #expect(idle[#"listsync_subscribers{watch="list"}"#] == 0)
 
-            var subscribers = try (0..<3).map { _ in try harness.subscriber("list") }
-            for subscriber in subscribers {
-                #expect(try subscriber.waitUntil { $0.mirror != nil })
+            var subscribers: [MirrorSubscriber] = []
+            for _ in 0..<3 {
+                subscribers.append(try await harness.subscribe("list"))
             }
-            func save(_ text: String, seq: UInt64) throws {
+            for subscriber in subscribers {
+                #expect(try await subscriber.receiveUntil { $0.mirror != nil })
+            }
+            func save(_ text: String, seq: UInt64) async throws {
                 try EndToEndTests.Subscribers.save(text, to: file)
                 for subscriber in subscribers {
-                    #expect(try subscriber.waitUntil { $0.mirror?.cursor.seq == seq }, "\(harness.log)")
+                    #expect(try await subscriber.receiveUntil { $0.mirror?.cursor.seq == seq }, "\(harness.log)")
                 }
             }
             // seq 1: record 2 updated, record 4 inserted; seq 2: record 1 deleted.
-            try save("id,name\n1,a\n2,B\n3,c\n4,d\n", seq: 1)
-            try save("id,name\n2,B\n3,c\n4,d\n", seq: 2)
+            try await save("id,name\n1,a\n2,B\n3,c\n4,d\n", seq: 1)
+            try await save("id,name\n2,B\n3,c\n4,d\n", seq: 2)
             // One invalid version: the last good one stays live.
             try EndToEndTests.Subscribers.save("id,name\n5,\"never closed\n", to: file)
             for subscriber in subscribers {
-                #expect(try subscriber.waitUntil { $0.status?.state == .invalid })
+                #expect(try await subscriber.receiveUntil { $0.status?.state == .invalid })
             }
-            let invalid = try Self.scrape(port)
+            let invalid = try await Self.scrape(port)
             #expect(invalid[#"listsync_watch_state{watch="list",state="invalid"}"#] == 1)
             #expect(invalid[#"listsync_watch_state{watch="list",state="ok"}"#] == 0)
             #expect(invalid[#"listsync_watch_invalid_versions_total{watch="list"}"#] == 1)
             // seq 3: records 3 and 4 change places.
-            try save("id,name\n2,B\n4,d\n3,c\n", seq: 3)
+            try await save("id,name\n2,B\n4,d\n3,c\n", seq: 3)
             let movedOnTheWire = subscribers[0].changesetMessages.last.map { $0.stages.reduce(0) { $0 + $1.elementMoved.count } } ?? 0
             #expect(movedOnTheWire >= 1)
 
-            let metrics = try Self.scrape(port)
+            let metrics = try await Self.scrape(port)
             let expected: [String: Double] = [
                 #"listsync_watch_versions_total{watch="list"}"#: 4,
                 #"listsync_watch_records_changed_total{watch="list",op="inserted"}"#: 1,
@@ -147,20 +150,20 @@ extension EndToEndTests {
             }
             #expect((metrics[#"listsync_publish_duration_seconds_sum{watch="list"}"#] ?? 0) > 0)
             #expect((metrics[#"listsync_read_duration_seconds_count{watch="list"}"#] ?? 0) >= 5)
-            let (status, printed) = try Self.promtool(metrics.text, in: harness)
+            let (status, printed) = try await Self.promtool(metrics.text, in: harness)
             #expect(status == 0 && printed.isEmpty, "promtool check metrics: \(printed)")
             // A real Prometheus server scraping every second gets the same values: instant
             // queries over its HTTP API.
-            let prometheus = try PrometheusServer(scraping: "127.0.0.1:\(port)", in: harness.directory.path)
-            try eventuallyBlocking("Prometheus has scraped the last version", timeout: .seconds(60)) {
-                try prometheus.value(of: #"listsync_watch_versions_total{watch="list"}"#) == 4
+            let prometheus = try await PrometheusServer.start(scraping: "127.0.0.1:\(port)", in: harness.directory.path)
+            try await eventually("Prometheus has scraped the last version", timeout: .seconds(60)) {
+                try await prometheus.value(of: #"listsync_watch_versions_total{watch="list"}"#) == 4
             }
-            #expect(try prometheus.value(of: #"up{job="listsync"}"#) == 1)
+            #expect(try await prometheus.value(of: #"up{job="listsync"}"#) == 1)
             for (series, value) in expected.sorted(by: { $0.key < $1.key }) where !series.hasPrefix("listsync_state_bytes") {
-                #expect(try prometheus.value(of: series) == value, "PromQL \(series)")
+                #expect(try await prometheus.value(of: series) == value, "PromQL \(series)")
             }
-            #expect(try prometheus.value(of: #"sum(listsync_watch_records_changed_total{watch="list"})"#) == 3 + Double(movedOnTheWire))
-            withExtendedLifetime(prometheus) {}
+            #expect(try await prometheus.value(of: #"sum(listsync_watch_records_changed_total{watch="list"})"#) == 3 + Double(movedOnTheWire))
+            try await prometheus.stop()
 
             // The series are the same with three subscribers as with none.
             #expect(Set(metrics.series.keys) == Set(idle.series.keys))
@@ -172,52 +175,52 @@ extension EndToEndTests {
             // `listsync metrics` prints the same families over the daemon's socket.
             let cli = try DaemonProcess(
                 executable: try DaemonProcess.cliPath, arguments: ["metrics", "--socket", harness.socketPath], logPath: harness.path("metrics.txt"))
-            #expect(try cli.waitForExit(timeout: .seconds(30)) == 0, "\(cli.log)")
+            #expect(try await cli.exited(timeout: .seconds(30)) == 0, "\(cli.log)")
             let overSocket = try Exposition(cli.log)
             #expect(Set(overSocket.series.keys) == Set(metrics.series.keys))
             for series in expected.keys where !series.hasPrefix("listsync_client_buffer_bytes") {
                 #expect(overSocket[series] == metrics[series], "\(series)")
             }
-            try eventuallyBlocking("the command's hang-up is counted") {
-                try Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 1
+            try await eventually("the command's hang-up is counted") {
+                try await Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 1
             }
             subscribers.removeLast()
-            try eventuallyBlocking("the subscriber's hang-up is counted") {
-                try Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 2
+            try await eventually("the subscriber's hang-up is counted") {
+                try await Self.scrape(port)[#"listsync_disconnects_total{reason="closed_by_client"}"#] == hungUp + 2
             }
-            #expect(try Self.scrape(port)[#"listsync_subscribers{watch="list"}"#] == 2)
+            #expect(try await Self.scrape(port)[#"listsync_subscribers{watch="list"}"#] == 2)
 
             // The other paths.
-            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
-            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200)
-            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/nothing").status == 404)
-            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/metrics", method: "POST").status == 405)
-            #expect(try harness.stop() == 0)
+            #expect(try await HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
+            #expect(try await HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200)
+            #expect(try await HTTPFetch.request("http://127.0.0.1:\(port)/nothing").status == 404)
+            #expect(try await HTTPFetch.request("http://127.0.0.1:\(port)/metrics", method: "POST").status == 405)
+            #expect(try await harness.stopDaemon() == 0)
         }
 
-        @Test func readyIsUnavailableWhileAWatchLoadsThenAvailable() throws {
+        @Test func readyIsUnavailableWhileAWatchLoadsThenAvailable() async throws {
             let harness = try DaemonHarness()
             let port = try HTTPFetch.freeLoopbackPort()
             try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"")
             // The restore is held (a test hook) until `release` exists: the watch stays loading.
             let release = harness.path("release-restore")
-            try harness.start(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
+            try await harness.startDaemon(environment: [RestoreHold.variable: release], waitingUntilLoaded: false)
 
-            let loading = try HTTPFetch.request("http://127.0.0.1:\(port)/ready")
+            let loading = try await HTTPFetch.request("http://127.0.0.1:\(port)/ready")
             #expect(loading.status == 503)
             #expect(loading.body == "loading: list\n")
-            #expect(try HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
-            let metrics = try Self.scrape(port)
+            #expect(try await HTTPFetch.request("http://127.0.0.1:\(port)/live").status == 200)
+            let metrics = try await Self.scrape(port)
             #expect(metrics[#"listsync_watch_state{watch="list",state="loading"}"#] == 1)
             #expect(metrics[#"listsync_watch_state{watch="list",state="ok"}"#] == 0)
 
             try FileOperations.write("", to: release)
-            try eventuallyBlocking("/ready answers 200") {
-                try HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200
+            try await eventually("/ready answers 200") {
+                try await HTTPFetch.request("http://127.0.0.1:\(port)/ready").status == 200
             }
-            #expect(try Self.scrape(port)[#"listsync_watch_state{watch="list",state="ok"}"#] == 1)
-            #expect(try harness.stop() == 0)
+            #expect(try await Self.scrape(port)[#"listsync_watch_state{watch="list",state="ok"}"#] == 1)
+            #expect(try await harness.stopDaemon() == 0)
         }
 
         /// `systemd/listsyncd-metrics.socket`, the unit shipped.
@@ -228,7 +231,7 @@ extension EndToEndTests {
 
         /// `systemd-socket-activate` passes a TCP socket named as the unit names it: the daemon
         /// serves its metrics there, the first scrape starting it, and does not bind `metrics_listen`.
-        @Test func theMetricsSocketSystemdPassesIsServedAndWinsOverMetricsListen() throws {
+        @Test func theMetricsSocketSystemdPassesIsServedAndWinsOverMetricsListen() async throws {
             let unit = try Self.metricsSocketUnit()
             #expect(unit.contains("\nListenStream=127.0.0.1:9464\n"))
             let name = try #require(unit.split(separator: "\n").first { $0.hasPrefix("FileDescriptorName=") }?.dropFirst("FileDescriptorName=".count))
@@ -243,62 +246,61 @@ extension EndToEndTests {
                     try DaemonProcess.binaryPath, "--config", harness.configPath,
                 ],
                 logPath: harness.path("daemon.log"))
-            defer {
-                activated.send(SIGTERM)
-                _ = try? activated.waitForExit()
+            try await eventually("the activated daemon serves /ready") {
+                (try? await HTTPFetch.request("http://127.0.0.1:\(passed)/ready").status) == 200
             }
-            try eventuallyBlocking("the activated daemon serves /ready") {
-                (try? HTTPFetch.request("http://127.0.0.1:\(passed)/ready").status) == 200
-            }
-            let metrics = try Self.scrape(passed)
+            let metrics = try await Self.scrape(passed)
             #expect(metrics[#"listsync_watch_versions_total{watch="list"}"#] == 1)
             #expect(metrics[#"listsync_watch_state{watch="list",state="ok"}"#] == 1)
             #expect(activated.log.contains("serving metrics metrics=descriptor 3 (socket-activated)"), "\(activated.log)")
-            #expect((try? HTTPFetch.request("http://127.0.0.1:\(configured)/live")) == nil, "metrics_listen is not bound")
+            #expect((try? await HTTPFetch.request("http://127.0.0.1:\(configured)/live")) == nil, "metrics_listen is not bound")
+            // Stopped here; should an expectation above throw, the process is killed when released.
+            activated.send(SIGTERM)
+            _ = try? await activated.exited()
         }
 
         /// systemd's `STATUS=` line says which watches need attention, and stops when none does.
-        @Test func theStatusLineSaysWhatNeedsAttention() throws {
+        @Test func theStatusLineSaysWhatNeedsAttention() async throws {
             let harness = try DaemonHarness()
             let file = harness.path("list.csv")
             try harness.writeConfig([Self.watch, "name = \"other\"\npath = \"other.csv\"\nkey = \"id\""])
             try FileOperations.write("id,name\n1,a\n", to: harness.path("other.csv"))
-            try harness.start()
-            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 missing")
+            try await harness.startDaemon()
+            try await harness.notification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 missing")
             try EndToEndTests.Subscribers.save("id,name\n1,\"never closed\n", to: file)
-            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 invalid")
+            try await harness.notification("STATUS=serving 2 watches to 0 subscribers on 0 connections; attention: 1 invalid")
             try EndToEndTests.Subscribers.save("id,name\n1,a\n", to: file)
-            try harness.waitForNotification("STATUS=serving 2 watches to 0 subscribers on 0 connections")
-            #expect(try harness.stop() == 0)
+            try await harness.notification("STATUS=serving 2 watches to 0 subscribers on 0 connections")
+            #expect(try await harness.stopDaemon() == 0)
         }
 
         /// A version that cannot be saved: the gauge says so, and so does `STATUS=`, until it can.
-        @Test func stateThatCannotBeSavedIsAGaugeAndInTheStatusLine() throws {
+        @Test func stateThatCannotBeSavedIsAGaugeAndInTheStatusLine() async throws {
             let harness = try DaemonHarness()
             let port = try HTTPFetch.freeLoopbackPort()
             let file = harness.path("list.csv")
             try FileOperations.write("id,name\n1,a\n", to: file)
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"")
-            try harness.start()
-            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
+            try await harness.startDaemon()
+            #expect(try await Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
             // A file where the watch's state directory was: nothing can be written under it.
             try FileOperations.rename(harness.path("state/list"), to: harness.path("state/list.away"))
             try FileOperations.write("in the way", to: harness.path("state/list"))
             try EndToEndTests.Subscribers.save("id,name\n1,b\n", to: file)
-            try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 0 connections; attention: state of 1 watch cannot be saved")
-            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 1)
-            #expect(try Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 1, "a version not saved is not published")
+            try await harness.notification("STATUS=serving 1 watch to 0 subscribers on 0 connections; attention: state of 1 watch cannot be saved")
+            #expect(try await Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 1)
+            #expect(try await Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 1, "a version not saved is not published")
             try FileOperations.remove(harness.path("state/list"))
-            try harness.waitForNotification("STATUS=serving 1 watch to 0 subscribers on 0 connections")
-            try eventuallyBlocking("the version is published once saved") {
-                try Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 2
+            try await harness.notification("STATUS=serving 1 watch to 0 subscribers on 0 connections")
+            try await eventually("the version is published once saved") {
+                try await Self.scrape(port)[#"listsync_watch_versions_total{watch="list"}"#] == 2
             }
-            #expect(try Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
-            #expect(try harness.stop() == 0)
+            #expect(try await Self.scrape(port)[#"listsync_state_save_failing{watch="list"}"#] == 0)
+            #expect(try await harness.stopDaemon() == 0)
         }
 
         /// A reload that removes a watch removes its series; one that adds a watch adds them.
-        @Test func aReloadAddsAndRemovesAWatchsSeries() throws {
+        @Test func aReloadAddsAndRemovesAWatchsSeries() async throws {
             let harness = try DaemonHarness()
             let port = try HTTPFetch.freeLoopbackPort()
             try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
@@ -306,34 +308,34 @@ extension EndToEndTests {
             let other = "name = \"other\"\npath = \"other.csv\"\nkey = \"id\""
             let listen = "metrics_listen = \"127.0.0.1:\(port)\""
             try harness.writeConfig([Self.watch], extra: listen)
-            try harness.start()
+            try await harness.startDaemon()
             func watches(_ exposition: Exposition) -> Set<String> {
                 Set(exposition.series.keys.compactMap { key in
                     key.range(of: #"watch=""#).map { String(key[$0.upperBound...].prefix { $0 != "\"" }) }
                 })
             }
-            #expect(watches(try Self.scrape(port)) == ["list"])
+            #expect(watches(try await Self.scrape(port)) == ["list"])
             try harness.writeConfig([Self.watch, other], extra: listen)
             harness.daemon?.send(SIGHUP)
-            try harness.waitForNotification("READY=1")
-            let added = try Self.scrape(port)
+            try await harness.notification("READY=1")
+            let added = try await Self.scrape(port)
             #expect(watches(added) == ["list", "other"])
             #expect(added[#"listsync_watch_rows{watch="other"}"#] == 2)
             try harness.writeConfig([other], extra: listen)
             harness.daemon?.send(SIGHUP)
-            try harness.waitForNotification("READY=1")
-            let removed = try Self.scrape(port)
+            try await harness.notification("READY=1")
+            let removed = try await Self.scrape(port)
             #expect(watches(removed) == ["other"])
             #expect(removed.helped == removed.typed)
-            #expect(try harness.stop() == 0)
+            #expect(try await harness.stopDaemon() == 0)
         }
 
-        @Test func aMistypedMetricsAddressIsAPositionedError() throws {
+        @Test func aMistypedMetricsAddressIsAPositionedError() async throws {
             let harness = try DaemonHarness()
             try harness.writeConfig([Self.watch], extra: "metrics_listen = \"localhost:9464\"")
             let check = try DaemonProcess(
                 executable: try DaemonProcess.binaryPath, arguments: ["--check-config", harness.configPath], logPath: harness.path("check.log"))
-            #expect(try check.waitForExit() != 0)
+            #expect(try await check.exited() != 0)
             #expect(
                 check.log.contains(
                     "invalid 'metrics_listen': \"localhost\" is not an IP address such as 127.0.0.1 or ::1 (host names are not looked up)"),

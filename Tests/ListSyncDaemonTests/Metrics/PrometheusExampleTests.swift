@@ -12,12 +12,12 @@ import Testing
     @Test(arguments: [
         ["check", "config", "prometheus.yml"], ["check", "rules", "alerts.yml"], ["test", "rules", "alerts-test.yml"],
     ])
-    func promtoolAccepts(_ arguments: [String]) throws {
+    func promtoolAccepts(_ arguments: [String]) async throws {
         let scratch = try ScratchDirectory()
         let check = try DaemonProcess(
             executable: "/bin/sh", arguments: ["-c", "cd \"$0\" && exec promtool \"$@\"", Self.examples()] + arguments,
             logPath: scratch.path + "/promtool.log")
-        #expect(try check.waitForExit(timeout: .seconds(60)) == 0, "promtool \(arguments.joined(separator: " ")): \(check.log)")
+        #expect(try await check.exited(timeout: .seconds(60)) == 0, "promtool \(arguments.joined(separator: " ")): \(check.log)")
         #expect(check.log.contains("SUCCESS"), "\(check.log)")
     }
 }

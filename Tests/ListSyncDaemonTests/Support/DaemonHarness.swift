@@ -6,8 +6,7 @@ import ListSyncTestSupport
 
 /// A real `listsyncd` on real files in a scratch directory, with a notification socket standing
 /// in for systemd, for end-to-end tests. Its waits hold no thread of the cooperative pool: they
-/// poll with `Task.sleep` or await a socket's readiness; the blocking forms kept at the end are
-/// deprecated.
+/// poll with `Task.sleep` or await a socket's readiness.
 final class DaemonHarness {
     let directory: ScratchDirectory
     let notifications: DatagramListener
@@ -46,7 +45,7 @@ final class DaemonHarness {
     /// listens), then, unless told not to, until no watch is `loading` any more: every watch has
     /// its history back and has read its file once, as tests that edit files next expect.
     func startDaemon(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) async throws {
-        self.launch(try self.daemonProcess(environment: environment))
+        self.daemon = try self.daemonProcess(environment: environment)
         try await self.notification("READY=1")
         if waitingUntilLoaded {
             try await self.watchesLoaded()
@@ -132,16 +131,12 @@ final class DaemonHarness {
         return false
     }
 
-    // MARK: Steps both forms share
+    // MARK: Steps
 
     private func daemonProcess(environment: [String: String]) throws -> DaemonProcess {
         try DaemonProcess(
             config: self.configPath, environment: environment.merging(["NOTIFY_SOCKET": self.directory.path + "/notify"]) { $1 },
             logPath: self.path("daemon.log"))
-    }
-
-    private func launch(_ daemon: DaemonProcess) {
-        self.daemon = daemon
     }
 
     /// Logs `datagram`; whether it has `assignment`.
@@ -158,96 +153,5 @@ final class DaemonHarness {
         try DaemonProcess(
             executable: try DaemonProcess.cliPath, arguments: ["snapshot", watch, "--socket", self.socketPath, "--output-format", "json"],
             logPath: self.path("snapshot-\(UInt32.random(in: 0...UInt32.max)).log"))
-    }
-}
-
-// MARK: - Blocking forms, kept for tests not yet moved to the async ones
-
-extension DaemonHarness {
-    /// Starts the daemon on the configuration and waits for `READY=1`, then, unless told not
-    /// to, until no watch is `loading` any more.
-    @available(*, deprecated, message: "blocks a pool thread; use startDaemon(environment:waitingUntilLoaded:)")
-    func start(environment: [String: String] = [:], waitingUntilLoaded: Bool = true) throws {
-        self.launch(try self.daemonProcess(environment: environment))
-        try self.waitForNotification("READY=1")
-        if waitingUntilLoaded {
-            try self.waitUntilLoaded()
-        }
-    }
-
-    /// Waits until no watch is `loading`.
-    @available(*, deprecated, message: "blocks a pool thread; use watchesLoaded(timeout:)")
-    func waitUntilLoaded(timeout: Duration = .seconds(120)) throws {
-        let deadline = ContinuousClock.now + timeout
-        let client = try self.client()
-        while true {
-            guard case .list(let watches) = try client.request({ .list(id: $0) }) else { throw TestFailure(description: "no list") }
-            if !watches.contains(where: { $0.state == .loading }) { return }
-            guard ContinuousClock.now < deadline else {
-                throw TestFailure(description: "watches still loading after \(timeout): \(watches.filter { $0.state == .loading }.map(\.name))")
-            }
-            usleep(10_000)
-        }
-    }
-
-    /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.
-    @available(*, deprecated, message: "blocks a pool thread; use notification(_:)")
-    @discardableResult
-    func waitForNotification(_ assignment: String) throws -> String {
-        while true {
-            let datagram: String
-            do {
-                datagram = try self.notifications.receive()
-            } catch {
-                throw self.missingNotification(assignment)
-            }
-            if self.record(datagram, hasAssignment: assignment) { return datagram }
-        }
-    }
-
-    /// A subscriber to `watch`; with `mirror`, one that resumes from that mirror's cursor.
-    @available(*, deprecated, message: "blocks a pool thread; use subscribe(_:since:mirror:)")
-    func subscriber(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws -> MirrorSubscriber {
-        try MirrorSubscriber(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror)
-    }
-
-    /// A client that has said hello.
-    @available(*, deprecated, message: "blocks a pool thread; use connect()")
-    func client() throws -> ProtocolClient {
-        let client = try ProtocolClient(socketPath: self.socketPath)
-        try client.handshake()
-        return client
-    }
-
-    /// Stops the daemon with SIGTERM and returns its exit code.
-    @available(*, deprecated, message: "blocks a pool thread; use stopDaemon()")
-    func stop() throws -> Int32 {
-        guard let daemon = self.daemon else { return 0 }
-        daemon.send(SIGTERM)
-        return try daemon.waitForExit()
-    }
-
-    /// What `listsync snapshot WATCH` prints now (JSON), read as a document; `nil` when it fails.
-    @available(*, deprecated, message: "blocks a pool thread; use snapshot(of:)")
-    func snapshotDocument(of watch: String) throws -> ListDocument? {
-        let snapshot = try self.snapshotProcess(of: watch)
-        guard try snapshot.waitForExit(timeout: .seconds(30)) == 0 else { return nil }
-        return try? ListReader(options: ReadOptions(format: .json)).read(bytes: Array(snapshot.log.utf8)).document
-    }
-
-    /// Waits until the JSON file `path` holds what `listsync snapshot WATCH` prints; `false`
-    /// when it still does not after `timeout`.
-    @available(*, deprecated, message: "blocks a pool thread; use waitUntilFile(_:matchesSnapshotOf:timeout:)")
-    func waitUntilFile(_ path: String, equalsSnapshotOf watch: String, timeout: Duration = .seconds(10)) throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let mirrored = try? ListReader(options: ReadOptions(format: .json)).read(contentsOfFile: path).document,
-                try self.snapshotDocument(of: watch) == mirrored
-            {
-                return true
-            }
-            usleep(50_000)
-        }
-        return false
     }
 }

@@ -54,17 +54,6 @@ final class DaemonProcess {
         }
     }
 
-    /// Waits for the process to end; returns its exit code (or 128 + signal).
-    @available(*, deprecated, message: "blocks a pool thread; use exited(timeout:)")
-    func waitForExit(timeout: Duration = .seconds(10)) throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let status = self.process.exitStatus { return status }
-            usleep(5_000)
-        }
-        throw Failure(description: "listsyncd did not exit within \(timeout)")
-    }
-
     /// A memory figure of the process from `/proc/PID/status`, in KiB: `VmRSS` (resident now)
     /// or `VmHWM` (the peak resident size since start or ``resetPeakMemory()``).
     func memoryKiB(_ field: String) throws -> Int {

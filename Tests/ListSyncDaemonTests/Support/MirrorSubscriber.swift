@@ -21,17 +21,6 @@ final class MirrorSubscriber {
     private(set) var snapshots = 0
     private var chunks: [SnapshotChunk] = []
 
-    /// Connects to `socketPath`, says hello and subscribes to `watch`; with `mirror`, resumes
-    /// from that mirror's cursor and applies what follows to it.
-    @available(*, deprecated, message: "blocks a pool thread; use MirrorSubscriber.connect(socketPath:watch:since:mirror:)")
-    init(socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) throws {
-        self.client = try ProtocolClient(socketPath: socketPath)
-        self.watch = watch
-        self.mirror = mirror
-        try self.client.handshake()
-        try self.subscribe(since: mirror?.cursor ?? since)
-    }
-
     private init(client: ProtocolClient, watch: String, mirror: TestMirror?) {
         self.client = client
         self.watch = watch
@@ -53,11 +42,6 @@ final class MirrorSubscriber {
     /// Subscribes (again) to the watch, from `since`.
     func resubscribe(since: Cursor?) async throws {
         try self.take(try await self.client.call { .subscribe(id: $0, watch: self.watch, since: since) })
-    }
-
-    @available(*, deprecated, message: "blocks a pool thread; use resubscribe(since:)")
-    func subscribe(since: Cursor?) throws {
-        try self.take(try self.client.request { .subscribe(id: $0, watch: self.watch, since: since) })
     }
 
     private func take(_ result: ReplyResult) throws {
@@ -122,28 +106,5 @@ final class MirrorSubscriber {
             if let list = try? ListReader(options: options).read(contentsOfFile: path) { expected = list.document }
             return subscriber.mirror?.document == expected && expected != nil
         }
-    }
-
-    /// Handles messages until `condition` holds; `false` when it still does not after `timeout`.
-    @available(*, deprecated, message: "blocks a pool thread; use receiveUntil(timeout:_:)")
-    @discardableResult
-    func waitUntil(timeout: Duration = .seconds(10), _ condition: (MirrorSubscriber) -> Bool) throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return false }
-            do {
-                try self.handle(try self.client.next(timeout: remaining))
-            } catch let failure as ProtocolClient.Failure where failure.description.hasPrefix("no message within") {
-                return condition(self)
-            }
-        }
-        return true
-    }
-
-    /// Waits until the mirror holds exactly what `file` holds, read with `options`.
-    @available(*, deprecated, message: "blocks a pool thread; use receiveUntilMirroring(_:options:timeout:)")
-    func waitUntilMirrors(_ path: String, options: ReadOptions, timeout: Duration = .seconds(10)) throws -> Bool {
-        try self.waitUntil(timeout: timeout, Self.mirrors(path, options: options))
     }
 }

@@ -2,13 +2,23 @@ import Glibc
 import ListSyncTestSupport
 
 /// A real Prometheus server (Debian's `prometheus`) for end-to-end tests: loopback only, its
-/// data in the test's scratch directory, scraping one target every second. Stopped when released.
+/// data in the test's scratch directory, scraping one target every second. Stopped by
+/// ``stop()``, or with SIGTERM when released. No wait holds a thread of the cooperative pool.
 final class PrometheusServer {
     let port: Int
     private let process: DaemonProcess
 
-    /// Starts Prometheus in `directory`, scraping `http://TARGET/metrics` as job `listsync`.
-    init(scraping target: String, in directory: String) throws {
+    /// Starts Prometheus in `directory`, scraping `http://TARGET/metrics` as job `listsync`, and
+    /// waits until it is ready.
+    static func start(scraping target: String, in directory: String) async throws -> PrometheusServer {
+        let server = try PrometheusServer(scraping: target, in: directory)
+        try await eventually("Prometheus is ready", timeout: .seconds(60)) {
+            (try? await HTTPFetch.request("http://127.0.0.1:\(server.port)/-/ready").status) == 200
+        }
+        return server
+    }
+
+    private init(scraping target: String, in directory: String) throws {
         self.port = try HTTPFetch.freeLoopbackPort()
         let config = directory + "/prometheus.yml"
         try FileOperations.write(
@@ -29,19 +39,23 @@ final class PrometheusServer {
                 "--log.level=warn",
             ],
             logPath: directory + "/prometheus.log")
-        try eventuallyBlocking("Prometheus is ready", timeout: .seconds(60)) {
-            (try? HTTPFetch.request("http://127.0.0.1:\(self.port)/-/ready").status) == 200
-        }
+    }
+
+    /// Stops Prometheus with SIGTERM and waits for it to exit.
+    func stop() async throws {
+        self.process.send(SIGTERM)
+        _ = try await self.process.exited(timeout: .seconds(20))
     }
 
     deinit {
+        // Not stopped by the test (it failed first): stopped here, reaped on a thread of its own.
         self.process.send(SIGTERM)
-        _ = try? self.process.waitForExit(timeout: .seconds(20))
+        self.process.process.detach()
     }
 
     /// The value of the instant query `query` (PromQL) now, for a query that selects one series;
     /// `nil` when it selects none. Throws when it selects several or Prometheus refuses it.
-    func value(of query: String) throws -> Double? {
+    func value(of query: String) async throws -> Double? {
         let script = """
             import json, sys, urllib.parse, urllib.request
             request = json.load(sys.stdin)
@@ -53,7 +67,7 @@ final class PrometheusServer {
             assert len(result) <= 1, result
             print(result[0]["value"][1] if result else "none")
             """
-        let output = try Python.output(
+        let output = try await Python.output(
             of: script, input: ["url": "http://127.0.0.1:\(self.port)/api/v1/query", "query": query], passing: .standardInput)
         let text = output.split(separator: "\n").first.map(String.init) ?? ""
         return text == "none" ? nil : Double(text)

@@ -16,22 +16,6 @@ final class ProtocolClient {
     private var lines = LineBuffer(limit: 256 << 20)
     private(set) var isClosedByServer = false
 
-    /// Connects to `path`, retrying until `timeout` while nobody listens yet.
-    @available(*, deprecated, message: "blocks a pool thread; use ProtocolClient.connect(to:timeout:)")
-    init(socketPath path: String, timeout: Duration = .seconds(10)) throws {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            do {
-                self.descriptor = try UnixStreamSocket.connect(to: path)
-                return
-            } catch {
-                // Nobody listens yet: the daemon is still starting.
-                guard Self.isNotListeningYet(error) && ContinuousClock.now < deadline else { throw error }
-                usleep(10_000)
-            }
-        }
-    }
-
     /// Connects to `path` with one non-blocking `connect`, as a client in a burst does: fails at
     /// once — `EAGAIN` when the server's listen queue is full — instead of waiting or retrying.
     init(connectingOnceTo path: String) throws {
@@ -181,70 +165,5 @@ final class ProtocolClient {
         case .error(let error) where error.id == id: return .failure(ProtocolError(error.code, error.message, requestID: id))
         default: return nil
         }
-    }
-}
-
-// MARK: - Blocking forms, kept for tests not yet moved to the async ones
-
-extension ProtocolClient {
-    /// The next line from the server; `nil` once the server closed the connection.
-    @available(*, deprecated, message: "blocks a pool thread; use receiveLine(timeout:)")
-    func nextLine(timeout: Duration = .seconds(10)) throws -> [UInt8]? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            switch try self.lineOrWait(until: deadline, timeout: timeout) {
-            case .line(let line):
-                return line
-            case .wait(let remaining):
-                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
-                let milliseconds = Int32(min(remaining / .milliseconds(1), 60_000).rounded(.up))
-                guard poll(&poller, 1, milliseconds) >= 0 || errno == EINTR else { throw Failure(description: "poll: errno \(errno)") }
-            }
-        }
-    }
-
-    /// The next message; fails when the server closes the connection.
-    @available(*, deprecated, message: "blocks a pool thread; use receive(timeout:)")
-    func next(timeout: Duration = .seconds(10)) throws -> ServerMessage {
-        while true {
-            guard let line = try self.nextLine(timeout: timeout) else { throw Failure(description: "the server closed the connection") }
-            if let message = try MessageParser.serverMessage(ofLine: line) { return message }
-        }
-    }
-
-    /// Skips messages until one `matching` comes; heartbeats are skipped too.
-    @available(*, deprecated, message: "blocks a pool thread; use receive(timeout:_:)")
-    func next<T>(timeout: Duration = .seconds(10), _ matching: (ServerMessage) throws -> T?) throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let message = try self.next(timeout: max(.milliseconds(1), deadline - ContinuousClock.now))
-            if let match = try matching(message) { return match }
-        }
-    }
-
-    /// Says hello and returns the server's hello.
-    @available(*, deprecated, message: "blocks a pool thread; use hello()")
-    @discardableResult
-    func handshake() throws -> ServerHello {
-        try self.send(.hello(ClientHello(client: "test client")))
-        guard case .hello(let hello) = try self.next() else { throw Failure(description: "no server hello") }
-        return hello
-    }
-
-    /// Sends `request` (given a fresh id) and returns its reply, or throws its error.
-    @available(*, deprecated, message: "blocks a pool thread; use call(_:)")
-    func request(_ make: (RequestID) -> ClientMessage) throws -> ReplyResult {
-        let id = try self.sendRequest(make)
-        return try self.next { Self.reply(to: id, in: $0) }.get()
-    }
-
-    /// Waits for the server to close the connection, skipping messages; returns them.
-    @available(*, deprecated, message: "blocks a pool thread; use receiveUntilClosed(timeout:)")
-    func messagesUntilClosed(timeout: Duration = .seconds(10)) throws -> [ServerMessage] {
-        var messages: [ServerMessage] = []
-        while let line = try self.nextLine(timeout: timeout) {
-            if let message = try MessageParser.serverMessage(ofLine: line) { messages.append(message) }
-        }
-        return messages
     }
 }

@@ -31,7 +31,7 @@ import Testing
 
     /// A real daemon whose standard error is "the journal" (`JOURNAL_STREAM` names its log file)
     /// sends its records to the journal's socket (a datagram socket standing in for journald).
-    @Test func theDaemonSendsItsRecordsWithFieldsToTheJournal() throws {
+    @Test func theDaemonSendsItsRecordsWithFieldsToTheJournal() async throws {
         let harness = try DaemonHarness()
         try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
         try harness.writeConfig(["name = \"list\"\npath = \"list.csv\"\nkey = \"id\""])
@@ -47,7 +47,7 @@ import Testing
         var records: [[String: String]] = []
         func found(_ prefix: String) -> [String: String]? { records.last { $0["MESSAGE"]?.hasPrefix(prefix) == true } }
         while found("new version") == nil || found("ready") == nil {
-            let datagram = try journal.receive()
+            let datagram = try await journal.nextDatagram()
             records.append(Dictionary(
                 datagram.split(separator: "\n").compactMap { line in
                     line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
@@ -64,6 +64,6 @@ import Testing
         // Taken by the journal, so not written to standard error as well.
         #expect(!daemon.log.contains("new version"), "\(daemon.log)")
         daemon.send(SIGTERM)
-        #expect(try daemon.waitForExit() == 0)
+        #expect(try await daemon.exited() == 0)
     }
 }

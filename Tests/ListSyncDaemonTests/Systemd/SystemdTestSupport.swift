@@ -47,15 +47,6 @@ final class DatagramListener {
         return nil
     }
 
-    /// The next datagram, waiting at most 5 seconds.
-    @available(*, deprecated, message: "blocks a pool thread; use nextDatagram(timeout:)")
-    func receive() throws -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
-        guard count >= 0 else { throw TestFailure(description: "recv: errno \(errno)") }
-        return String(decoding: buffer[..<count], as: UTF8.self)
-    }
-
     deinit {
         close(self.descriptor)
     }

@@ -4,8 +4,8 @@ import ListSyncTestSupport
 /// Python's `hashlib` is the independent reference for digests.
 extension Python {
     /// Runs `script` with `input` as JSON on its standard input; returns what it prints, trimmed.
-    static func run(_ script: String, input: Any) throws -> String {
-        try output(of: script, input: input, passing: .standardInput).trimmingCharacters(in: .whitespacesAndNewlines)
+    static func run(_ script: String, input: Any) async throws -> String {
+        try await output(of: script, input: input, passing: .standardInput).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The digest as docs/PROTOCOL.md defines it, computed by Python from hex hashes:

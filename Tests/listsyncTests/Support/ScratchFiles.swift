@@ -24,12 +24,6 @@ final class ScratchFiles {
     func runListsync(_ arguments: String...) async throws -> ListSyncProcess.Result {
         try await ListSyncProcess.execute(arguments, in: directory)
     }
-
-    /// Runs `listsync` with `arguments` in the directory.
-    @available(*, deprecated, message: "blocks a pool thread; use runListsync(_:)")
-    func listsync(_ arguments: String...) throws -> ListSyncProcess.Result {
-        try ListSyncProcess.run(arguments, in: directory)
-    }
 }
 
 /// The JSON values of a text: one document, or one per line for NDJSON.
