@@ -91,6 +91,20 @@ public final class PostgresSinkStore: SinkStore {
         self.connections += 1
         let connection = try await PostgresConnection.connect(configuration: configuration, id: self.connections, logger: self.logger)
         do {
+            try await ClosedConnectionGuard.run(on: connection) { connection in try await self.setUp(connection) }
+        } catch {
+            _ = try? await connection.close()
+            throw error
+        }
+        self.connection = connection
+        self.hasConnected = true
+        return connection
+    }
+
+    /// Names the session, takes the table's lock, puts the schema first on the search path and
+    /// creates the bookkeeping tables.
+    private func setUp(_ connection: PostgresConnection) async throws {
+        do {
             let schema = SQLDialect.postgres.quoted(self.schema)
             try await self.run("SELECT set_config('application_name', $1, false)", [.text("listsync sink \(self.watch)")], on: connection)
             do {
@@ -109,13 +123,7 @@ public final class PostgresSinkStore: SinkStore {
                 for try await _ in try await self.rows(self.sql.sectionsHaveTableName, [.text(self.schemaName)], on: connection) { rekeyed = true }
                 if !rekeyed { for statement in self.sql.migration { try await self.run(statement, on: connection) } }
             }
-        } catch {
-            _ = try? await connection.close()
-            throw error
         }
-        self.connection = connection
-        self.hasConnected = true
-        return connection
     }
 
     /// The table's lock found held on a reconnect: retried (``isTransient(_:)``).
@@ -171,9 +179,10 @@ public final class PostgresSinkStore: SinkStore {
 
     /// Runs `body` on a connection; when the connection is lost, reconnects with backoff and
     /// runs it again — unless `isDone` (asked before each retry) says the lost attempt had
-    /// committed.
+    /// committed. Work still waiting on a connection that closed is given up on
+    /// (``ClosedConnectionGuard``) and retried the same way.
     private func withRetries<Result>(
-        isDone: ((PostgresConnection) async throws -> Result?)? = nil, _ body: (PostgresConnection) async throws -> Result
+        isDone: ((PostgresConnection) async throws -> Result?)? = nil, _ body: @escaping (PostgresConnection) async throws -> Result
     ) async throws(SinkError) -> Result {
         var delays = Self.retryBackoff.delays()
         var retrying = false
@@ -185,8 +194,12 @@ public final class PostgresSinkStore: SinkStore {
                     reconnecting = false
                     self.onReconnected("\(self.settings)")
                 }
-                if retrying, let isDone, let result = try await isDone(connection) { return result }
-                return try await body(connection)
+                // Statements sent as the server goes away may never be answered: given up on.
+                let isDone = retrying ? isDone : nil
+                return try await ClosedConnectionGuard.run(on: connection) { connection in
+                    if let isDone, let result = try await isDone(connection) { return result }
+                    return try await body(connection)
+                }
             } catch {
                 // The sink's own errors (a diverged table, a layout it cannot keep) pass as they are:
                 // the runner answers some of them with a resynchronization.
@@ -210,12 +223,13 @@ public final class PostgresSinkStore: SinkStore {
     }
 
     /// Whether `error` is a lost or refused connection, or the table's lock still held on a
-    /// reconnect (``LockStillHeld``), all worth retrying, rather than a statement
+    /// reconnect (``LockStillHeld``), or a statement never answered on a connection that closed
+    /// (``ClosedConnectionGuard/Abandoned``), all worth retrying, rather than a statement
     /// the server rejects or a failure that trying again cannot mend (TLS set-up, a reply that
     /// does not decode, an authentication method PostgresNIO lacks): only those named here are
     /// retried.
     static func isTransient(_ error: any Error) -> Bool {
-        if error is LockStillHeld { return true }
+        if error is LockStillHeld || error is ClosedConnectionGuard.Abandoned { return true }
         guard let error = error as? PSQLError else {
             // Below PostgresNIO: a socket that could not connect, or was cut.
             return error is IOError || error is ChannelError
