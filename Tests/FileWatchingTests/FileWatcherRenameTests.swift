@@ -20,7 +20,9 @@ extension FileWatcherTests.Settling {
             let seen = await harness.waitUntil { harness.observations(of: file).last == .content("id\n1\n2\n") }
             #expect(seen, "never announced: \(harness.observations(of: file))")
             let waited = (harness.observationTimes(of: file).last ?? renamed) - renamed
-            #expect(waited < .milliseconds(500), "announced \(waited) after the rename")
+            // Without the change it waits the 900 ms close settle delay; the margin below it is
+            // for a loaded machine (0.7 s was seen during the whole suite).
+            #expect(waited < .milliseconds(850), "announced \(waited) after the rename")
             await harness.expectSettled(file, at: .content("id\n1\n2\n"))
             #expect(Array(harness.observations(of: file).dropFirst(before)) == [.content("id\n1\n2\n")])
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ListFormats
 import ListSyncClient
@@ -118,11 +119,21 @@ struct NATSSinkTests {
     /// Waits until the subject's last message is at the daemon's cursor.
     static func waitUntilPublished(_ harness: EndToEndHarness, _ servers: NATSServers, _ what: String) async throws -> Cursor {
         var current: Cursor?
-        try await eventually("the stream reaches the daemon's cursor (\(what))", timeout: .seconds(60)) {
-            current = try await harness.watchSummaries().first?.cursor
-            guard current != nil else { return false }
-            // A cluster electing a leader answers with timeouts for a while.
-            return (try? await Self.lastCursor(servers)) == current
+        do {
+            try await eventually("the stream reaches the daemon's cursor (\(what))", timeout: .seconds(60)) {
+                current = try await harness.watchSummaries().first?.cursor
+                guard current != nil else { return false }
+                // A cluster electing a leader answers with timeouts for a while.
+                return (try? await Self.lastCursor(servers)) == current
+            }
+        } catch {
+            // What the sinks said, for the next reader of a failure.
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: harness.directory)) ?? []
+            let logs = names.filter { $0.hasPrefix("sink") }.sorted().map { name in
+                "\(name): \(String(readFile(harness.path(name)).suffix(3000)))"
+            }
+            let last = try? await Self.lastCursor(servers)
+            throw TestFailure("\(error); the daemon at \(String(describing: current)), the stream at \(String(describing: last))\n\(logs.joined(separator: "\n"))")
         }
         return current ?? Cursor(epoch: Epoch(rawValue: 0), seq: 0)
     }
