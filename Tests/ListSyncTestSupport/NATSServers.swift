@@ -43,7 +43,7 @@ package final class NATSServers {
         }
         var nodes: [Node] = []
         for index in 0..<count {
-            nodes.append(Node(name: "n\(index + 1)", port: try Self.freePort(), clusterPort: try Self.freePort()))
+            nodes.append(Node(name: "n\(index + 1)", port: try LoopbackPort.free(), clusterPort: try LoopbackPort.free()))
         }
         self.nodes = nodes
         self.processes = Array(repeating: nil, count: count)
@@ -75,26 +75,6 @@ package final class NATSServers {
     /// Every server's log so far, for failure messages.
     package var logs: String {
         self.processes.compactMap { $0.map { readFile($0.errorPath) } }.joined(separator: "\n")
-    }
-
-    /// A TCP port on the loopback address that nothing listens on now.
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress -> Int32 in
-                guard bind(descriptor, socketAddress, length) == 0 else { return -1 }
-                return getsockname(descriptor, socketAddress, &length)
-            }
-        }
-        guard bound == 0 else { throw TestFailure("bind: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether a TCP connection to `port` on the loopback address succeeds.
