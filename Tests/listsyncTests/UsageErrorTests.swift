@@ -16,6 +16,21 @@ import Testing
         #expect(result.standardError.contains("Error:"))
     }
 
+    @Test(
+        "a --from or --server that is not a NATS URL exits 1 naming it",
+        arguments: [
+            ["mirror", "w", "--from", "nats://127.0.0.1:4222,htp://bad", "--output", "out.csv"],
+            ["snapshot", "w", "--from", "htp://bad"],
+            ["subscribe", "w", "--from", "htp://bad"],
+            ["sink", "nats", "w", "--server", "htp://bad", "--socket", "none.sock"],
+        ])
+    func notANATSURL(arguments: [String]) async throws {
+        let files = try ScratchFiles()
+        let result = try await ListSyncProcess.execute(arguments, in: files.directory)
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("htp://bad: not a NATS server URL"), "\(result.standardError)")
+    }
+
     @Test("a missing argument of a daemon command exits 1", arguments: ["subscribe", "snapshot", "mirror", "exec"])
     func daemonCommandMissingArgument(command: String) async throws {
         let files = try ScratchFiles()

@@ -55,6 +55,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !self.servers.isEmpty else { throw ValidationError("give at least one --server nats://HOST:PORT") }
+        if let problem = NATSStreamOptions.urlProblem(in: self.servers) { throw ValidationError(problem) }
         guard [1, 3, 5].contains(self.replicas) else { throw ValidationError("--replicas must be 1, 3 or 5") }
         guard self.snapshotInterval >= 0 else { throw ValidationError("--snapshot-every must be 0 or more") }
     }

@@ -28,8 +28,16 @@ struct NATSStreamOptions: ParsableArguments {
         return JetStreamFollower(connection: connection, stream: self.streamName(of: watch), subject: self.subjectName(of: watch))
     }
 
+    /// What is wrong with `servers` (`--from`, `--server`), naming the first URL nats.c cannot
+    /// use — which it would only report as "No server available"; `nil` when they are usable.
+    static func urlProblem(in servers: [String]) -> String? {
+        servers.first { $0.contains("://") && !($0.hasPrefix("nats://") || $0.hasPrefix("tls://")) }
+            .map { "\($0): not a NATS server URL; use nats://HOST:PORT (or tls://HOST:PORT)" }
+    }
+
     /// Connects to `servers` as `client`; a failure is the command's exit status 2.
     func connect(to servers: [String], as client: String) throws(ClientFailure) -> NATSConnection {
+        if let problem = Self.urlProblem(in: servers) { throw .usage(problem) }
         do {
             return try NATSConnection(.init(servers: servers, credentials: self.credentials, name: client))
         } catch {
