@@ -77,6 +77,9 @@ public struct JetStreamFollower {
             if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
                 let update = Self.apply(line, envelope: complete, to: &mirror, at: place)
                 if let update { guard try await body(update) else { return } }
+            } else if let dropped = assembly.takeOversized() {
+                let reason = "message \(place) (\(dropped.kind.rawValue) \(dropped.cursor), part \(dropped.part) of \(dropped.parts)) makes a line longer than \(assembly.limit) bytes: dropped"
+                guard try await body(.skipped(reason, streamSequence: place)) else { return }
             }
             // Caught up at the last message (even one part of a line whose publisher died), or
             // later at a message that ends a line.
