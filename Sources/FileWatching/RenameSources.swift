@@ -4,8 +4,10 @@
 /// Such a rename needs no settle delay (issue 19 item 5): nothing can still be written to it
 /// through the watched name, and whoever wrote it is done.
 ///
-/// Bounded in entries: past ``maximumEntries`` followed at once it forgets them all, which only
-/// means the next renames wait their settle delay as before.
+/// Only an entry followed since its creation (or since it was moved in) can be complete: of one
+/// seen first later, the opens before are unknown. Bounded in entries: past ``maximumEntries``
+/// followed at once it forgets them all; an entry forgotten so was not followed since its
+/// creation any more, so its rename waits the settle delay as before.
 struct RenameSources {
     static let maximumEntries = 1024
 
@@ -15,8 +17,11 @@ struct RenameSources {
         var openCount = 0
         /// Whether it was closed after writing and not modified since.
         var closedAfterWriting = false
+        /// Whether the events tell of it since its creation or its move in: only then is
+        /// ``openCount`` every open.
+        var followedSinceCreation = false
 
-        var isComplete: Bool { closedAfterWriting && openCount == 0 }
+        var isComplete: Bool { followedSinceCreation && closedAfterWriting && openCount == 0 }
     }
 
     private struct Key: Hashable {
@@ -28,12 +33,16 @@ struct RenameSources {
     /// The last entry moved out of a watched directory: where, its cookie, whether it was complete.
     private var lastMove: (directory: String, cookie: UInt32, isComplete: Bool)?
 
+    /// How many entries are followed (at most ``maximumEntries``).
+    var count: Int { self.entries.count }
+
     /// Follows an event about entry `name` of `directory`, which is not a watched file.
     mutating func note(_ mask: InotifyEvent.Mask, name: String, in directory: String, cookie: UInt32) {
         let key = Key(directory: directory, name: name)
+        if entries[key] == nil, entries.count >= Self.maximumEntries { entries = [:] }
         if !mask.isDisjoint(with: [.create, .movedTo, .delete]) {
             // Another file at the name, or none: what the events say of it starts here.
-            entries[key] = mask.contains(.delete) ? nil : Entry()
+            entries[key] = mask.contains(.delete) ? nil : Entry(followedSinceCreation: true)
         }
         if mask.contains(.movedFrom) {
             lastMove = (directory, cookie, entries[key]?.isComplete ?? false)
@@ -41,7 +50,6 @@ struct RenameSources {
             return
         }
         guard !mask.isDisjoint(with: [.open, .modify, .closeWrite, .closeNoWrite]) else { return }
-        if entries[key] == nil, entries.count >= Self.maximumEntries { entries = [:] }
         var entry = entries[key] ?? Entry()
         if mask.contains(.open) { entry.openCount += 1 }
         if mask.contains(.modify) { entry.closedAfterWriting = false }
