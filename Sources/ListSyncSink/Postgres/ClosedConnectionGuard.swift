@@ -103,20 +103,21 @@ enum ClosedConnectionGuard {
             if cancelled { work.cancel() }
         }
 
-        /// Answers the caller, unless it was answered already.
+        /// Answers the caller, unless it was answered already. Work given up on is cancelled
+        /// (a statement whose reply can never come may ignore it, and is then left behind: one
+        /// small task per connection lost so).
         func finish(_ result: Result<Unchecked<Value>, any Error>) {
-            let continuation = self.state.withLock { state in
+            let (continuation, work) = self.state.withLock { state in
                 state.finished = true
                 defer { state.continuation = nil }
-                return state.continuation
+                return (state.continuation, state.work)
             }
+            if case .failure = result { work?.cancel() }
             continuation?.resume(with: result)
         }
 
         /// The caller's task was cancelled: the work is, and the caller is answered.
         func cancel() {
-            let work = self.state.withLock { $0.work }
-            work?.cancel()
             self.finish(.failure(CancellationError()))
         }
     }
