@@ -133,7 +133,7 @@ struct NATSSinkTests {
                 "\(name): \(String(readFile(harness.path(name)).suffix(3000)))"
             }
             let last = try? await Self.lastCursor(servers)
-            throw TestFailure("\(error); the daemon at \(String(describing: current)), the stream at \(String(describing: last))\n\(logs.joined(separator: "\n"))")
+            throw TestFailure("\(error); the daemon at \(String(describing: current)), the stream at \(String(describing: last))\n\(logs.joined(separator: "\n"))\nnats-server: \(String(servers.logs.suffix(3000)))")
         }
         return current ?? Cursor(epoch: Epoch(rawValue: 0), seq: 0)
     }

@@ -22,7 +22,7 @@ package final class NATSServers {
     }
 
     private let scratch: ScratchDirectory
-    package let nodes: [Node]
+    package private(set) var nodes: [Node]
     private var processes: [ChildProcess?]
     private var starts = 0
     /// The configuration file every server reads, when there are settings beyond the command line.
@@ -43,13 +43,28 @@ package final class NATSServers {
         } else {
             self.configuration = nil
         }
-        var nodes: [Node] = []
-        for index in 0..<count {
-            nodes.append(Node(name: "n\(index + 1)", port: try LoopbackPort.free(), clusterPort: try LoopbackPort.free()))
-        }
-        self.nodes = nodes
+        // The ports are free when picked but not reserved: another test may take one before the
+        // server binds it. A server that could not bind ends at once, so pick new ports and try again.
+        let tag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        self.nodes = []
         self.processes = Array(repeating: nil, count: count)
-        for index in 0..<count { try await self.start(index) }
+        for attempt in 1...5 {
+            self.nodes = try (0..<count).map { index in
+                Node(name: "n\(index + 1)-\(tag)", port: try LoopbackPort.free(), clusterPort: try LoopbackPort.free())
+            }
+            do {
+                for index in 0..<count { try await self.start(index) }
+                return
+            } catch is PortTaken where attempt < 5 {
+                for index in 0..<count { try await self.kill(index) }
+            }
+        }
+    }
+
+    /// A server ended as it started, most likely because another process took its port.
+    private struct PortTaken: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "nats-server ended as it started:\n\(self.log)" }
     }
 
     /// Starts server `index` (again), with the same ports and storage.
@@ -64,7 +79,12 @@ package final class NATSServers {
         self.starts += 1
         let log = self.scratch.path("\(node.name)-\(self.starts).log")
         self.processes[index] = try ChildProcess(Self.executable ?? "nats-server", arguments, outputPath: log, errorPath: log)
-        try await eventually("nats-server \(node.name) accepts connections on port \(node.port)") { Self.accepts(node.port) }
+        let process = self.processes[index]
+        try await eventually("nats-server \(node.name) accepts connections on port \(node.port)") {
+            if let process, process.exitStatus != nil { throw PortTaken(log: process.errorOutput) }
+            // The port answers for this server, not for one another test started on it.
+            return try await Self.answers(node.port, as: node.name)
+        }
     }
 
     /// Kills server `index` with SIGKILL and waits for it to end.
@@ -79,17 +99,33 @@ package final class NATSServers {
         self.processes.compactMap { $0.map { readFile($0.errorPath) } }.joined(separator: "\n")
     }
 
-    /// Whether a TCP connection to `port` on the loopback address succeeds.
-    private static func accepts(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Whether the server listening on `port` of the loopback address greets a client with an
+    /// `INFO` line naming it `name`.
+    private static func answers(_ port: Int, as name: String) async throws -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        guard connected == 0 || errno == EINPROGRESS else { return false }
+        var greeting: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<100 {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                greeting += buffer[..<count]
+                if greeting.contains(UInt8(ascii: "\n")) { break }
+            } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                return false
+            } else {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        return String(decoding: greeting, as: UTF8.self).contains("\"server_name\":\"\(name)\"")
     }
 }
