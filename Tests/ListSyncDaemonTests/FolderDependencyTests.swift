@@ -3,18 +3,23 @@ import Testing
 
 /// The daemon's folders depend one way, as a save flows (docs/ARCHITECTURE.md): `Tracker/` uses
 /// `History/` and `State/`, `State/` uses `History/`, `Server/` uses `History/`, and `History/`
-/// uses none of them; each may use `Metrics/`, which uses none. Read from the sources: a file uses a folder when it names a type declared
-/// there (comments aside).
+/// uses none of them; each may use `Metrics/`, which uses none, and `Configuration/`, which uses
+/// only `NameService/` (the user and group databases, which the server asks too). Read from the
+/// sources: a file uses a folder when it names a type declared there (comments aside).
 @Suite struct FolderDependencyTests {
-    static let folders = ["Tracker", "History", "State", "Server", "Metrics"]
+    static let folders = ["Tracker", "History", "State", "Server", "Metrics", "Configuration", "NameService"]
     /// Which of ``folders`` each may use.
     static let allowed: [String: Set<String>] = [
-        "Tracker": ["History", "State", "Metrics"],
-        "State": ["History", "Metrics"],
-        "Server": ["History", "Metrics"],
-        "History": ["Metrics"],
+        "Tracker": ["History", "State", "Metrics", "Configuration"],
+        "State": ["History", "Metrics", "Configuration"],
+        "Server": ["History", "Metrics", "Configuration", "NameService"],
+        "History": ["Metrics", "Configuration"],
         // The series and what they count: recorded from every folder, naming none of them.
         "Metrics": [],
+        // What the file says, read and checked: used by every folder, using none of them (group
+        // names are resolved with the databases the server asks too).
+        "Configuration": ["NameService"],
+        "NameService": [],
     ]
 
     static var daemonSources: URL {
@@ -80,6 +85,7 @@ import Testing
         // The reading works: each folder declares types, e.g. these.
         #expect(declaredIn["WatchFeed"] == "History" && declaredIn["WatchStateStore"] == "State")
         #expect(declaredIn["FileTracker"] == "Tracker" && declaredIn["ConnectionHandler"] == "Server")
+        #expect(declaredIn["DaemonConfiguration"] == "Configuration" && declaredIn["AccountDatabase"] == "NameService")
         var uses: [String] = []
         for folder in Self.folders {
             for file in sources[folder] ?? [] {

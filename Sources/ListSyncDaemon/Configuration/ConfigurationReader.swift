@@ -75,7 +75,7 @@ struct ConfigurationReader {
                 if let name = value.string {
                     guard let name = reader.nonEmpty(name, key: "allow_groups", at: path) else { return nil }
                     do throws(NameServiceError) {
-                        guard let id = try PeerAccess.groupID(named: name) else {
+                        guard let id = try AccountDatabase.groupID(named: name) else {
                             return reader.reject("allow_groups", at: path, because: "no group named \"\(name)\" in the group database")
                         }
                         return .name(name, id: id)

@@ -9,7 +9,7 @@ struct DaemonConfigurationParsingTests {
     @Test("the example from the issue yields exactly its values")
     func issueExample() throws {
         // The id this machine's group database gives `daemon` (1 on Debian, not everywhere).
-        let daemonGroupID = try #require(try PeerAccess.groupID(named: "daemon"))
+        let daemonGroupID = try #require(try AccountDatabase.groupID(named: "daemon"))
         let loaded = try parse(
             """
             socket = "/run/listsyncd/listsyncd.sock"   # default; $XDG_RUNTIME_DIR/listsyncd.sock when not root
@@ -157,7 +157,7 @@ struct DaemonConfigurationParsingTests {
 
     @Test("key and ignore take one column or several; groups take names and ids")
     func lists() throws {
-        let daemonGroupID = try #require(try PeerAccess.groupID(named: "daemon"))
+        let daemonGroupID = try #require(try AccountDatabase.groupID(named: "daemon"))
         let configuration = try parse(
             """
             allow_uids = [0, 1000, 4294967294]

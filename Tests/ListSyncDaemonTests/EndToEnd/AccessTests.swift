@@ -13,7 +13,7 @@ extension EndToEndTests.Lifecycle {
     /// A group this machine has (`adm`, `daemon`…) that `strangerID` can carry as a supplementary group.
     static func someGroup() throws -> (name: String, id: gid_t) {
         for name in ["adm", "daemon", "bin", "sys"] {
-            if let id = try PeerAccess.groupID(named: name) { return (name, id) }
+            if let id = try AccountDatabase.groupID(named: name) { return (name, id) }
         }
         throw TestFailure(description: "no usual group on this machine")
     }

@@ -31,9 +31,9 @@ import Testing
         let daemonUser = try #require(getpwnam("daemon")?.pointee)
         let peer = Self.peer(daemonUser.pw_uid, daemonUser.pw_gid)
         let groupName = String(cString: try #require(getgrgid(daemonUser.pw_gid)?.pointee.gr_name))
-        let groupID = try #require(try PeerAccess.groupID(named: groupName))
+        let groupID = try #require(try AccountDatabase.groupID(named: groupName))
         #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.name(groupName, id: groupID)]).allows(peer))
-        #expect(try PeerAccess.groupID(named: "no-such-group-\(getpid())") == nil)
+        #expect(try AccountDatabase.groupID(named: "no-such-group-\(getpid())") == nil)
 
         // A supplementary membership from the group database, if this system has one.
         setgrent()
@@ -44,7 +44,7 @@ import Testing
             }
             let member = Self.peer(user.pw_uid, user.pw_gid)
             #expect(PeerAccess(daemonUserID: 990, allowedUserIDs: [], allowedGroups: [.id(entry.gr_gid)]).allows(member))
-            #expect(PeerAccess.groups(ofUser: user.pw_uid, primaryGroup: user.pw_gid).contains(entry.gr_gid))
+            #expect(AccountDatabase.groups(ofUser: user.pw_uid, primaryGroup: user.pw_gid).contains(entry.gr_gid))
             return
         }
     }
@@ -55,9 +55,9 @@ import Testing
     /// than the real ones, on the group `root` (id 0).
     @Test func aGroupLargerThanTheBufferIsFoundAndOneLargerThanTheBoundIsAnError() throws {
         let name = String(cString: try #require(getgrgid(0)?.pointee.gr_name))
-        #expect(try PeerAccess.groupID(named: name, initialBufferSize: 2) == 0)
+        #expect(try AccountDatabase.groupID(named: name, initialBufferSize: 2) == 0)
         let error = #expect(throws: NameServiceError.self, "a lookup that failed was reported as no group") {
-            try PeerAccess.groupID(named: name, initialBufferSize: 2, maximumBufferSize: 3)
+            try AccountDatabase.groupID(named: name, initialBufferSize: 2, maximumBufferSize: 3)
         }
         #expect(error?.code == ERANGE)
         #expect(error?.description == "cannot look up group \"\(name)\" in the group database: its entry does not fit in 3 bytes")
