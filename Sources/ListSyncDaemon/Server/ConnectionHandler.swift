@@ -176,8 +176,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         case .log(let level, let message, let metadata):
             self.logger.log(level: level, message, metadata: metadata)
         case .answerMetrics(let id):
-            let exposition = String(decoding: self.server.metricsExposition(), as: UTF8.self)
-            self.write(.reply(Reply(id: id, result: .metrics(exposition: exposition))), context: context)
+            // Sampled on the thread pool (see ``ServerContext/metricsExposition(on:)``); answered
+            // if the connection is still there.
+            self.server.metricsExposition(on: context.eventLoop).assumeIsolated().whenSuccess { bytes in
+                guard let context = self.context else { return }
+                self.write(.reply(Reply(id: id, result: .metrics(exposition: String(decoding: bytes, as: UTF8.self)))), context: context)
+            }
         }
     }
 

@@ -1,5 +1,7 @@
 import ListSyncProtocol
 import Logging
+import NIOCore
+import NIOPosix
 
 /// What every connection of one server shares: its settings, its history epoch, the watches it
 /// offers, the registry of open connections and the budget of their buffers.
@@ -12,6 +14,8 @@ final class ServerContext: Sendable {
     let budget: ClientBufferBudget
     /// The daemon's metrics: connections count their ends here, and `metrics` requests read it.
     let metrics: DaemonMetrics
+    /// Where the metrics are sampled: off the event loops, which a slow disk must not hold up.
+    let pool: NIOThreadPool
     let logger: Logger
     private let onConnectionsChange: @Sendable () -> Void
 
@@ -19,7 +23,8 @@ final class ServerContext: Sendable {
     ///   subscription starts or ends (the daemon updates its systemd status line).
     init(
         configuration: ServerConfiguration, epoch: Epoch, watches: WatchFeeds, connections: ConnectionRegistry = ConnectionRegistry(),
-        metrics: DaemonMetrics? = nil, logger: Logger, onConnectionsChange: @escaping @Sendable () -> Void = {}
+        metrics: DaemonMetrics? = nil, pool: NIOThreadPool = .singleton, logger: Logger,
+        onConnectionsChange: @escaping @Sendable () -> Void = {}
     ) {
         self.configuration = configuration
         self.epoch = epoch
@@ -27,15 +32,21 @@ final class ServerContext: Sendable {
         self.connections = connections
         self.budget = ClientBufferBudget(limit: configuration.clientBufferBudget, connections: connections)
         self.metrics = metrics ?? DaemonMetrics(clientBufferBudget: configuration.clientBufferBudget)
+        self.pool = pool
         self.logger = logger
         self.onConnectionsChange = onConnectionsChange
     }
 
     /// The metrics in the Prometheus text format, with the gauges sampled now (see
-    /// ``DaemonMetrics/exposition(keptChangesets:clientBufferBytes:)``).
-    func metricsExposition() -> [UInt8] {
-        let kept = self.watches.feeds.compactMap { feed in feed.metrics.map { (watch: $0, count: feed.keptChangesets) } }
-        return self.metrics.exposition(keptChangesets: kept, clientBufferBytes: self.budget.usedBytes)
+    /// ``DaemonMetrics/exposition(keptChangesets:clientBufferBytes:)``), on ``pool``: sampling
+    /// `stat`s each watch's state directory, which a slow disk can make take long, so it never
+    /// runs on an event loop. The future completes on `eventLoop` (fails only once the pool is
+    /// shut down).
+    func metricsExposition(on eventLoop: any EventLoop) -> EventLoopFuture<[UInt8]> {
+        self.pool.runIfActive(eventLoop: eventLoop) {
+            let kept = self.watches.feeds.compactMap { feed in feed.metrics.map { (watch: $0, count: feed.keptChangesets) } }
+            return self.metrics.exposition(keptChangesets: kept, clientBufferBytes: self.budget.usedBytes)
+        }
     }
 
     func connectionsDidChange() {

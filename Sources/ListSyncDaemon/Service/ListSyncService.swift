@@ -72,7 +72,8 @@ public final class ListSyncService: Service {
         } else {
             return nil
         }
-        let endpoint = try await MetricsEndpoint.start(listener: listener, context: running.serverContext, group: eventLoops)
+        let endpoint = try await MetricsEndpoint.start(
+            listener: listener, context: running.serverContext, group: eventLoops, limits: MetricsEndpoint.Limits(environment: self.environment))
         self.logger.info("serving metrics", metadata: ["metrics": "\(listener)"])
         return endpoint
     }

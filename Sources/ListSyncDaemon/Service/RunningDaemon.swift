@@ -48,7 +48,7 @@ final class RunningDaemon: Sendable {
             configuration: ServerConfiguration(
                 access: Self.access(configuration, environment: environment), heartbeatInterval: configuration.heartbeatInterval,
                 clientBufferBudget: configuration.clientBufferBudget, unfinishedLineTimeout: configuration.unfinishedLineTimeout),
-            epoch: epoch, watches: self.directory, connections: connections, metrics: metrics, logger: logger,
+            epoch: epoch, watches: self.directory, connections: connections, metrics: metrics, pool: pool, logger: logger,
             onConnectionsChange: { status.report() })
     }
 
