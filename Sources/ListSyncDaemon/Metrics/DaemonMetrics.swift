@@ -32,11 +32,13 @@ final class DaemonMetrics: Sendable {
         self.clientBufferBudgetBytes.set(to: Double(clientBufferBudget))
     }
 
-    /// The series of the watch called `name`, made on first use, whose state lives in
-    /// `stateDirectory` (`nil`: none on disk).
+    /// New series for the watch called `name`, which starts now, whose state lives in
+    /// `stateDirectory` (`nil`: none on disk). Series left by an earlier watch of that name are
+    /// dropped first: their counts, and the state directory they measured, are not this watch's.
     func watch(named name: String, stateDirectory: String?) -> WatchMetrics {
         self.watches.withLock { watches in
-            if let existing = watches[name] { return existing }
+            // Unregistered before the new series are made: the registry would hand the old ones back.
+            watches.removeValue(forKey: name)?.unregister(from: self.registry)
             let made = WatchMetrics(name: name, stateDirectory: stateDirectory, registry: self.registry)
             watches[name] = made
             return made

@@ -25,6 +25,8 @@ final class WatchMetrics: Sendable {
     let readDuration: DurationHistogram
     let diffDuration: DurationHistogram
     let stateSyncDuration: DurationHistogram
+    /// Every series above, as it was made: what ``unregister(from:)`` removes.
+    private let registrations: Registrations
 
     /// The states `listsync_watch_state` has a series for: every one a watch can be in.
     static let trackedStates = WatchState.allCases.filter { $0 != .removed }
@@ -36,30 +38,32 @@ final class WatchMetrics: Sendable {
         self.name = name
         self.stateDirectory = stateDirectory
         let watch = [("watch", name)]
-        self.versions = registry.makeCounter(descriptor: MetricFamilies.versions, labels: watch)
+        var series = Registrations(registry: registry)
+        self.versions = series.counter(descriptor: MetricFamilies.versions, labels: watch)
         self.recordsChanged = Self.operations.map {
-            registry.makeCounter(descriptor: MetricFamilies.recordsChanged, labels: watch + [("op", $0)])
+            series.counter(descriptor: MetricFamilies.recordsChanged, labels: watch + [("op", $0)])
         }
-        self.invalidVersions = registry.makeCounter(
+        self.invalidVersions = series.counter(
             descriptor: MetricFamilies.invalidVersions, labels: watch)
         self.states = Self.trackedStates.map {
-            registry.makeGauge(descriptor: MetricFamilies.state, labels: watch + [("state", $0.rawValue)])
+            series.gauge(descriptor: MetricFamilies.state, labels: watch + [("state", $0.rawValue)])
         }
-        self.rows = registry.makeGauge(descriptor: MetricFamilies.rows, labels: watch)
-        self.cursorSeq = registry.makeGauge(descriptor: MetricFamilies.cursorSeq, labels: watch)
-        self.subscribers = registry.makeGauge(descriptor: MetricFamilies.subscribers, labels: watch)
-        self.stateBytes = registry.makeGauge(descriptor: MetricFamilies.stateBytes, labels: watch)
-        self.stateSaveFailing = registry.makeGauge(descriptor: MetricFamilies.stateSaveFailing, labels: watch)
-        self.historyChangesets = registry.makeGauge(descriptor: MetricFamilies.historyChangesets, labels: watch)
+        self.rows = series.gauge(descriptor: MetricFamilies.rows, labels: watch)
+        self.cursorSeq = series.gauge(descriptor: MetricFamilies.cursorSeq, labels: watch)
+        self.subscribers = series.gauge(descriptor: MetricFamilies.subscribers, labels: watch)
+        self.stateBytes = series.gauge(descriptor: MetricFamilies.stateBytes, labels: watch)
+        self.stateSaveFailing = series.gauge(descriptor: MetricFamilies.stateSaveFailing, labels: watch)
+        self.historyChangesets = series.gauge(descriptor: MetricFamilies.historyChangesets, labels: watch)
         let buckets = MetricFamilies.durationBuckets
-        self.publishDuration = registry.makeDurationHistogram(
+        self.publishDuration = series.histogram(
             descriptor: MetricFamilies.publishDuration, labels: watch, buckets: buckets)
-        self.readDuration = registry.makeDurationHistogram(
+        self.readDuration = series.histogram(
             descriptor: MetricFamilies.readDuration, labels: watch, buckets: buckets)
-        self.diffDuration = registry.makeDurationHistogram(
+        self.diffDuration = series.histogram(
             descriptor: MetricFamilies.diffDuration, labels: watch, buckets: buckets)
-        self.stateSyncDuration = registry.makeDurationHistogram(
+        self.stateSyncDuration = series.histogram(
             descriptor: MetricFamilies.stateSyncDuration, labels: watch, buckets: buckets)
+        self.registrations = series
         self.noteState(.loading)
     }
 
@@ -88,14 +92,6 @@ final class WatchMetrics: Sendable {
 
     /// Removes every series of the watch from `registry`: it left the configuration.
     func unregister(from registry: PrometheusCollectorRegistry) {
-        for counter in [self.versions, self.invalidVersions] + self.recordsChanged {
-            registry.unregisterCounter(counter)
-        }
-        for gauge in [self.rows, self.cursorSeq, self.subscribers, self.stateBytes, self.stateSaveFailing, self.historyChangesets] + self.states {
-            registry.unregisterGauge(gauge)
-        }
-        for histogram in [self.publishDuration, self.readDuration, self.diffDuration, self.stateSyncDuration] {
-            registry.unregisterDurationHistogram(histogram)
-        }
+        self.registrations.unregister(from: registry)
     }
 }

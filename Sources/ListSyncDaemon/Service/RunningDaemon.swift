@@ -67,6 +67,8 @@ final class RunningDaemon: Sendable {
     func startWatch(
         _ watch: WatchConfiguration, epoch: Epoch, in group: inout ThrowingDiscardingTaskGroup<any Error>
     ) throws(FileWatcherError) {
+        // Watched first: a watch that cannot be watched leaves nothing behind (no series either).
+        let watchedPath = try self.watcher.watch(watch.path)
         let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory) = self.configuration.withLock {
             ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory)
         }
@@ -82,7 +84,6 @@ final class RunningDaemon: Sendable {
             metrics: self.metrics.watch(named: watch.name, stateDirectory: store.isPersistent ? store.directory : nil),
             onStatusChange: { [status = self.status] in status.report() })
         let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
-        let watchedPath = try self.watcher.watch(watch.path)
         self.trackers.add(tracker, watchedPath: watchedPath)
         let pool = self.pool
         group.addTask { await tracker.run(pool: pool) }
