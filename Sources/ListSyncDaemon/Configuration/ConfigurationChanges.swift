@@ -123,6 +123,20 @@ extension WatchConfiguration {
 }
 
 extension DaemonConfiguration {
+    /// This configuration, just loaded by a reload, as a daemon running `running` applies it:
+    /// the settings only a restart can change (``Setting/appliesOnReload``) keep their running
+    /// values, so that what starts after the reload — an added watch's state, above all — uses
+    /// the state directory the daemon has locked, not one it merely read in the file.
+    public func inForce(replacing running: DaemonConfiguration) -> DaemonConfiguration {
+        var configuration = self
+        for setting in Setting.allCases where !setting.appliesOnReload {
+            setting.keep(running, in: &configuration)
+        }
+        return configuration
+    }
+}
+
+extension DaemonConfiguration {
     /// A daemon-wide setting, as ``ConfigurationChanges`` reports it.
     public enum Setting: Sendable, Hashable, CaseIterable {
         /// ``DaemonConfiguration/socketPath``.
@@ -175,6 +189,27 @@ extension DaemonConfiguration {
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
+            }
+        }
+
+        /// Sets this setting of `configuration` to its value in `running`.
+        fileprivate func keep(_ running: DaemonConfiguration, in configuration: inout DaemonConfiguration) {
+            switch self {
+            case .socketPath: configuration.socketPath = running.socketPath
+            case .socketMode: configuration.socketMode = running.socketMode
+            case .stateDirectory: configuration.stateDirectory = running.stateDirectory
+            case .allowedUserIDs: configuration.allowedUserIDs = running.allowedUserIDs
+            case .allowedGroups: configuration.allowedGroups = running.allowedGroups
+            case .watcher: configuration.watcher = running.watcher
+            case .heartbeatInterval: configuration.heartbeatInterval = running.heartbeatInterval
+            case .historyLength:
+                configuration.historyLength = running.historyLength
+                configuration.historyMaxBytes = running.historyMaxBytes
+            case .clientBuffers:
+                configuration.clientBufferBudget = running.clientBufferBudget
+                configuration.unfinishedLineTimeout = running.unfinishedLineTimeout
+            case .historyCache: configuration.historyCacheBytes = running.historyCacheBytes
+            case .metricsListen: configuration.metricsListen = running.metricsListen
             }
         }
 

@@ -158,9 +158,9 @@ final class RunningDaemon: Sendable {
         for warning in loaded.warnings {
             self.logger.warning("\(warning)")
         }
-        let new = loaded.configuration
         let old = self.configuration.withLock { $0 }
-        let changes = ConfigurationChanges(from: old, to: new)
+        let changes = ConfigurationChanges(from: old, to: loaded.configuration)
+        let new = loaded.configuration.inForce(replacing: old)
         self.configuration.withLock { $0 = new }
 
         for watch in changes.removed {

@@ -1,6 +1,7 @@
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -214,6 +215,34 @@ extension EndToEndTests.Reload {
         try EndToEndTests.Subscribers.save(Lists.catalogue(1, delimiter: ";"), to: file)
         #expect(try await subscriber.receiveUntilMirroring(file, options: options))
         #expect(subscriber.changesets.map(\.seq) == [1])
+        #expect(try await harness.stopDaemon() == 0)
+    }
+}
+
+extension EndToEndTests.Reload {
+    /// A reload that names another state directory and adds a watch: the setting takes effect
+    /// only after a restart (as the log says), so the added watch keeps its state in the
+    /// directory the daemon holds locked, and the named one is not even created.
+    @Test func anAddedWatchKeepsItsStateInTheLockedDirectoryWhenTheFileNamesAnother() async throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("catalogue.csv"))
+        try FileOperations.write(Lists.catalogue(1), to: harness.path("second.csv"))
+        try harness.writeConfig(["name = \"list\"\npath = \"catalogue.csv\""])
+        try await harness.startDaemon()
+
+        let watches = ["list", "second"].map { "[[watch]]\nname = \"\($0)\"\npath = \"\($0 == "list" ? "catalogue" : $0).csv\"\n" }
+        try FileOperations.write(
+            "socket = \"\(harness.socketPath)\"\nstate_directory = \"\(harness.path("elsewhere"))\"\n\(DaemonHarness.tunables)\n\n\(watches.joined(separator: "\n"))",
+            to: harness.configPath)
+        harness.takePendingNotifications()
+        harness.daemon?.send(SIGHUP)
+        try await harness.notification("RELOADING=1")
+        try await harness.notification("READY=1")
+        try await eventually("the added watch is loaded") { try await Self.listed(harness).map(\.state) == [.ok, .ok] }
+
+        #expect(harness.log.contains("takes effect only after a restart") && harness.log.contains("state_directory"), "\(harness.log)")
+        #expect(access(harness.path("state/second"), F_OK) == 0, "the added watch's state is in the locked directory")
+        #expect(access(harness.path("elsewhere"), F_OK) != 0, "the directory named in the file is not used before a restart")
         #expect(try await harness.stopDaemon() == 0)
     }
 }
