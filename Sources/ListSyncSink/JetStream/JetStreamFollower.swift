@@ -44,12 +44,19 @@ public struct JetStreamFollower {
     /// their sequence numbers, as over the socket. Snapshots and changesets at or before the
     /// mirror's cursor (same epoch) are passed over; a changeset before any snapshot or cursor
     /// is passed over too.
+    ///
+    /// - Throws: ``JetStreamMissingStream`` when the stream does not exist; ``NATSError``.
     public func follow(
         from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
     ) async throws {
         var mirror = mirror
         let (connection, stream, subject) = (self.connection, self.stream, self.subject)
-        let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        let last: NATSMessage?
+        do {
+            last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        } catch let error as NATSError where error.isStreamNotFound {
+            throw JetStreamMissingStream(stream: stream, servers: connection.servers)
+        }
         let end = last?.streamSequence ?? 0
         var sequence = sequence
         // Without a place of its own, start at the latest complete snapshot the stream names;
@@ -66,6 +73,21 @@ public struct JetStreamFollower {
         let subscription = try await JetStreamBlocking.run {
             try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
         }
+        do {
+            try await self.read(subscription, into: &mirror, endingAt: end, body)
+        } catch {
+            try? await JetStreamBlocking.run { subscription.close() }
+            throw error
+        }
+        // Closing deletes the consumer on the server: a request, off the cooperative pool.
+        try await JetStreamBlocking.run { subscription.close() }
+    }
+
+    /// Reads `subscription` into `mirror` until `body` returns `false` or the task is cancelled;
+    /// `end` is the subject's last sequence when following started.
+    private func read(
+        _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, _ body: (Update) async throws -> Bool
+    ) async throws {
         var assembly = JetStreamLineAssembly()
         while !Task.isCancelled {
             guard let message = try await JetStreamBlocking.run({ try subscription.next(timeoutMilliseconds: 200) }) else { continue }

@@ -20,8 +20,8 @@ extension NATSStreamOptions {
         caughtUp: (MirroredList) async throws -> Bool = { _ in true }
     ) async throws {
         let place = state.map(StreamPlace.init(beside:))
-        let follower = try self.follower(of: watch, from: from, as: client)
-        do {
+        let follower = try await self.follower(of: watch, from: from, as: client)
+        try await Self.readingStream {
             try await follower.follow(from: start, after: place?.sequence(for: start.cursor) ?? 0) { update in
                 switch update {
                 case .snapshot(let mirror, let sequence):
@@ -38,8 +38,6 @@ extension NATSStreamOptions {
                 }
                 return true
             }
-        } catch let error as NATSError {
-            throw ClientFailure.data("\(error)")
         }
     }
 }

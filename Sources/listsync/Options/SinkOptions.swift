@@ -94,6 +94,7 @@ struct SinkOptions: ParsableArguments {
             let problem = status.error.map { ": \($0)" } ?? ""
             return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
         case .disconnected(let error, let retryIn): return HumanUpdateRenderer.reconnecting("\(error)", in: retryIn)
+        case .warning(let warning): return "listsync: \(watch): \(warning)\n"
         case .applied, .status: return nil
         }
     }
