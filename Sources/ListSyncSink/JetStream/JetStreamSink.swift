@@ -156,7 +156,7 @@ public struct JetStreamSink {
 
     /// How the daemon says the watch reads its file; `nil` when it does not answer.
     private func watchLayout() async -> JetStreamWatchLayout? {
-        (try? await self.client.watches().first { $0.name == self.watch }).flatMap { $0.map(JetStreamWatchLayout.init) }
+        await JetStreamWatchLayout.asked(of: self.client, watch: self.watch)
     }
 
     /// The subject's last message, as a position.
@@ -184,7 +184,7 @@ public struct JetStreamSink {
         let follower = JetStreamFollower(connection: self.connection, stream: self.stream.name, subject: self.subject)
         try await follower.follow(from: rebuilt, after: 0) { update in
             switch update {
-            case .snapshot(let mirror, _):
+            case .snapshot(let mirror, _, _):
                 rebuilt = mirror
                 changesets = 0
             case .changeset(_, let mirror, _):

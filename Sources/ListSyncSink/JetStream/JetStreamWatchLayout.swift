@@ -1,3 +1,4 @@
+import ListSyncClient
 import ListSyncProtocol
 
 /// How the watch reads its file, as `listsync list` says it — format, sections, key — carried in
@@ -22,6 +23,12 @@ public struct JetStreamWatchLayout: Sendable, Hashable {
     /// The layout of a watch as the daemon's `list` reply describes it.
     public init(_ summary: WatchSummary) {
         self.init(format: summary.format, sectioned: summary.sectioned, key: summary.key)
+    }
+
+    /// The layout of `watch` as the daemon `client` talks to says it; `nil` when the daemon does
+    /// not answer or has no such watch.
+    public static func asked(of client: ListSyncClient, watch: String) async -> JetStreamWatchLayout? {
+        (try? await client.watches().first { $0.name == watch }).flatMap { $0.map(JetStreamWatchLayout.init) }
     }
 
     /// The headers that carry it: `ListSync-Format` always, `ListSync-Sectioned: true` for a

@@ -24,7 +24,7 @@ extension NATSStreamOptions {
         try await Self.readingStream {
             try await follower.follow(from: start, after: place?.sequence(for: start.cursor) ?? 0) { update in
                 switch update {
-                case .snapshot(let mirror, let sequence):
+                case .snapshot(let mirror, let sequence, _):
                     guard let cursor = mirror.cursor else { return true }
                     try await handle(MirrorUpdate(event: .snapshot(cursor: cursor), mirror: mirror, phase: .streaming, isCurrent: false))
                     try place?.save(sequence, cursor: cursor)
