@@ -90,4 +90,40 @@ extension NATSSinkTests {
         #expect(place.count == 1 && place.first?[0] == Self.stream && place.first?[2] == "\(final.seq)", "\(place)")
         #expect(place.first?[3] == last.map { "\($0.streamSequence)" }, "the place is the last changeset's message: \(place)")
     }
+
+    /// A reload that drops the watch's sections starts a new epoch: its snapshot in the stream
+    /// says the list is no longer sectioned, and a table fed by the stream is recreated linear,
+    /// as over the socket.
+    @Test func aTableFedByTheStreamFollowsALayoutChange() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        let database = SQLiteTestDatabase(path: harness.path("sink.sqlite"))
+        let natsSink = try Self.startSink(harness, servers, number: 0)
+        defer { natsSink.send(SIGKILL) }
+        _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        let sink = try Self.startTableSink(harness, servers, .sqlite, database, number: 0)
+        defer { sink.send(SIGKILL) }
+        let columns = SinkBehaviourTests.productColumns
+        let sectioned = try #require(harness.document(harness.watches[0].file))
+        try await eventually("the table is sectioned", timeout: .seconds(60)) {
+            (try? await SinkCrashTests.table(database, columns: columns)) == sectioned
+        }
+
+        let configuration = harness.path("listsyncd.toml")
+        try FileContent.write(readFile(configuration).replacingAll("section_by = \"category\"\n", with: ""), to: configuration)
+        harness.daemon?.send(SIGHUP)
+        let linear = try ListReader(options: ReadOptions(format: ListFormat(path: harness.watched) ?? .json, key: ["sku"])).read(contentsOfFile: harness.watched).document
+        try await eventually("the table is linear", timeout: .seconds(60)) {
+            let select = SinkTables.orderedSelect(columns, table: "products", watch: "products", sectioned: false)
+            guard let rows = try? await database.query(select) else { return false }
+            return SinkTables.csvDocument(rows, columns: columns, sectioned: false) == linear
+        }
+        let log = readFile(harness.path("table-sink-0.err"))
+        #expect(try await database.query("SELECT count(*) FROM listsync_sections WHERE watch = 'products'") == [["1"]], "\(log)")
+        #expect(
+            try await database.query("SELECT count(*) FROM pragma_table_info('products') WHERE name = 'listsync_section'") == [["0"]],
+            "the table was recreated without the section column: \(log)")
+        #expect(log.contains("table replaced by the snapshot at") && log.components(separatedBy: "table replaced").count == 3, "\(log)")
+        #expect(sink.exitStatus == nil, "\(log)")
+    }
 }

@@ -124,7 +124,14 @@ public struct SinkRunner {
     ) async throws -> Outcome? {
         switch update.event {
         case .snapshot(let cursor):
-            if await self.layoutChanged(sectioned: update.mirror.isSectioned, stream: layout) { return .finished(.layoutChanged) }
+            switch self.source {
+            case .daemon(let client):
+                if await self.layoutChanged(sectioned: update.mirror.isSectioned, asking: client) { return .finished(.layoutChanged) }
+            case .stream:
+                // Each snapshot of the stream says how the watch read its file then (an older
+                // epoch's may differ from the last message's): the table follows it.
+                self.store.layout = Self.layout(self.store.layout, following: layout, sectioned: update.mirror.isSectioned)
+            }
             let rows = try await table.replace(with: update.mirror, at: cursor, streamPlace: place)
             report(.replaced(cursor: cursor, rows: rows))
             guard let digest = update.mirror.digest else { return nil }
@@ -169,20 +176,23 @@ public struct SinkRunner {
     }
 
     /// Whether the watch's list no longer fits the store's layout: sectioned or not, CSV or JSON,
-    /// its key (asked of the daemon, or as a stream's snapshot says it in `stream`; when neither
-    /// tells, the sections alone decide).
-    private func layoutChanged(sectioned: Bool, stream: JetStreamWatchLayout?) async -> Bool {
-        let layout = self.store.layout
-        if sectioned != layout.sectioned { return true }
-        let watch: JetStreamWatchLayout?
-        switch self.source {
-        case .daemon(let client):
-            watch = await JetStreamWatchLayout.asked(of: client, watch: self.watch)
-        case .stream:
-            watch = stream
+    /// its key (asked of the daemon through `client`; when it does not answer, the sections alone
+    /// decide).
+    private func layoutChanged(sectioned: Bool, asking client: ListSyncClient) async -> Bool {
+        Self.layout(self.store.layout, following: await JetStreamWatchLayout.asked(of: client, watch: self.watch), sectioned: sectioned)
+            != self.store.layout
+    }
+
+    /// `layout` for a watch that reads its file as `watch` says (when it says) and is
+    /// `sectioned`: the same table and projected columns.
+    private static func layout(_ layout: SinkTableLayout, following watch: JetStreamWatchLayout?, sectioned: Bool) -> SinkTableLayout {
+        var layout = layout
+        layout.sectioned = sectioned
+        if let watch {
+            layout.kind = SinkTableLayout.RecordKind(format: watch.format)
+            layout.key = SinkTableLayout.primaryKey(ofWatchKey: watch.key)
         }
-        guard let watch else { return false }
-        return SinkTableLayout.RecordKind(format: watch.format) != layout.kind || SinkTableLayout.primaryKey(ofWatchKey: watch.key) != layout.key
+        return layout
     }
 
     /// With `verify`, why the table's digest — each row's hash recomputed from its values — is
