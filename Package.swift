@@ -281,6 +281,8 @@ let package = Package(
                 "ListSyncProtocol",
                 // The sink benchmark: SQLite and PostgreSQL against delete-and-reinsert.
                 "ListSyncSink",
+                // The NATS benchmark publishes and reads streams itself.
+                "NATSTransport",
                 "UnixSockets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),

@@ -6,7 +6,7 @@ struct ListSyncBenchmarks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listsync-benchmarks",
         abstract: "Measure ListSync against baselines in the same run.",
-        subcommands: [Engine.self, Formats.self, Latency.self, Sink.self, Incremental.self, Profile.self, FormatsRead.self, MemoryProbeCommand.self, FormatsMemoryProbe.self],
+        subcommands: [Engine.self, Formats.self, Latency.self, Sink.self, Incremental.self, NATS.self, Profile.self, FormatsRead.self, MemoryProbeCommand.self, FormatsMemoryProbe.self],
         defaultSubcommand: Engine.self
     )
 

@@ -23,6 +23,7 @@ extension NATSConnection {
     /// `settings.subjects`.
     @discardableResult
     public func ensureStream(_ settings: NATSStreamSettings) throws(NATSError) -> NATSStreamState {
+        NATSError.clearLastError()
         if let existing = try self.streamState(settings.name) {
             let missing = settings.subjects.filter { !existing.subjects.contains($0) }
             guard missing.isEmpty else {
@@ -30,6 +31,7 @@ extension NATSConnection {
             }
             return existing
         }
+        NATSError.clearLastError()
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         var subjects = settings.subjects.map { strdup($0) }
@@ -62,6 +64,7 @@ extension NATSConnection {
 
     /// The stream `name`'s state; `nil` when there is no such stream.
     public func streamState(_ name: String) throws(NATSError) -> NATSStreamState? {
+        NATSError.clearLastError()
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var code = jsErrCode(rawValue: 0)
         let status = js_GetStreamInfo(&info, self.context, name, nil, &code)

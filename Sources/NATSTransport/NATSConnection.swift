@@ -33,7 +33,10 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     /// Connects to one of `settings.servers` (fails when none answers) and opens JetStream.
+    /// Blocks the calling thread for up to the connect timeout (2 s) per server: call it off
+    /// Swift concurrency's cooperative pool.
     public init(_ settings: Settings) throws(NATSError) {
+        NATSError.clearLastError()
         let described = "connect to \(settings.servers.joined(separator: ","))"
         guard !settings.servers.isEmpty else { throw NATSError(described, text: "no server given") }
         var options: OpaquePointer?

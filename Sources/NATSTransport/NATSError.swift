@@ -13,16 +13,26 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     public let text: String
 
     /// The failure of `operation` with `status` (and the JetStream `code`).
+    ///
+    /// nats.c keeps its last error text per thread, and a call that fails without setting one
+    /// leaves an earlier call's there: the text is taken only when it is this status's, and
+    /// every call of the wrapper clears it first (``clearLastError()``).
     init(_ operation: String, status: natsStatus, code: jsErrCode = jsErrCode(rawValue: 0)) {
         self.operation = operation
         self.status = status.rawValue
         self.jetStreamCode = Int(code.rawValue)
         var lastStatus = NATS_OK
-        if let last = nats_GetLastError(&lastStatus), last.pointee != 0 {
+        if let last = nats_GetLastError(&lastStatus), lastStatus == status, last.pointee != 0 {
             self.text = String(cString: last)
         } else {
             self.text = String(cString: natsStatus_GetText(status))
         }
+    }
+
+    /// Forgets the calling thread's last nats.c error text, before a call whose failure
+    /// ``init(_:status:code:)`` will describe.
+    static func clearLastError() {
+        nats_clearLastError()
     }
 
     /// A failure described by the wrapper itself.
@@ -36,6 +46,9 @@ public struct NATSError: Error, Sendable, CustomStringConvertible {
     /// The server refused a publish because the subject's last sequence was not the one expected
     /// (another publisher wrote first).
     public var isWrongLastSequence: Bool { self.jetStreamCode == Int(JSStreamWrongLastSequenceErr.rawValue) }
+
+    /// The stream asked for does not exist (JetStream error 10059).
+    public var isStreamNotFound: Bool { self.jetStreamCode == Int(JSStreamNotFoundErr.rawValue) }
 
     /// The stream (or the message asked for) does not exist.
     public var isNotFound: Bool {

@@ -1,16 +1,23 @@
 import CNATS
 import Glibc
+import Synchronization
 
 /// An ordered, ephemeral consumer of one subject of a stream, from a given sequence: the server
 /// keeps no state for it, and nats.c recreates it (from the next sequence) when a message goes
 /// missing or the connection is lost, so messages arrive once each, in stream order.
+///
+/// Ending it (``close()``) asks the server to delete the consumer, which blocks: call it off
+/// Swift concurrency's cooperative pool. A subscription released unclosed is closed then.
 public final class NATSOrderedSubscription: @unchecked Sendable {
     private let subscription: OpaquePointer
+    /// Whether ``close()`` ran.
+    private let closed = Atomic<Bool>(false)
     /// What it reads, for errors.
     private let described: String
 
     /// Reads `subject` of `stream` from `sequence` (1: from the first message the stream holds).
     public init(connection: NATSConnection, stream: String, subject: String, from sequence: UInt64) throws(NATSError) {
+        NATSError.clearLastError()
         self.described = "read \(subject) of stream \(stream) from \(sequence)"
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
@@ -35,6 +42,13 @@ public final class NATSOrderedSubscription: @unchecked Sendable {
     }
 
     deinit {
+        self.close()
+    }
+
+    /// Ends the subscription: unsubscribes, which deletes the consumer on the server (a request
+    /// that blocks for up to the request timeout), and frees it. Once; later calls do nothing.
+    public func close() {
+        guard self.closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         natsSubscription_Unsubscribe(self.subscription)
         natsSubscription_Destroy(self.subscription)
     }
@@ -42,6 +56,7 @@ public final class NATSOrderedSubscription: @unchecked Sendable {
     /// The next message, waiting at most `timeoutMilliseconds` (blocking the calling thread);
     /// `nil` when none came in that time.
     public func next(timeoutMilliseconds: Int64) throws(NATSError) -> NATSMessage? {
+        NATSError.clearLastError()
         var message: OpaquePointer?
         let status = natsSubscription_NextMsg(&message, self.subscription, timeoutMilliseconds)
         if status == NATS_TIMEOUT { return nil }

@@ -28,11 +28,15 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     /// The stream sequence of the first part of the latest complete snapshot before this
     /// message, where a reader without a list starts; `nil` when there is none.
     public var latestSnapshot: UInt64?
+    /// How the watch reads its file; `nil` in a message of a sink older than these headers.
+    public var layout: JetStreamWatchLayout?
 
     /// An envelope.
     public init(
-        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64, latestSnapshot: UInt64? = nil
+        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64, latestSnapshot: UInt64? = nil,
+        layout: JetStreamWatchLayout? = nil
     ) {
+        self.layout = layout
         self.watch = watch
         self.cursor = cursor
         self.kind = kind
@@ -65,6 +69,9 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         public static let part = "ListSync-Part"
         public static let reset = "ListSync-Reset"
         public static let latestSnapshot = "ListSync-Snapshot"
+        public static let format = "ListSync-Format"
+        public static let sectioned = "ListSync-Sectioned"
+        public static let key = "ListSync-Key"
     }
 
     /// The headers the message carries besides `Nats-Msg-Id` and the expected sequence.
@@ -75,6 +82,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         ]
         if self.reset { headers.append((Header.reset, "true")) }
         if let latestSnapshot = self.latestSnapshot { headers.append((Header.latestSnapshot, String(latestSnapshot))) }
+        if let layout = self.layout { headers += layout.headers }
         return headers
     }
 
@@ -88,7 +96,8 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         guard numbers.count == 2, let part = Int(numbers[0]), let parts = Int(numbers[1]), part >= 1, part <= parts else { return nil }
         self.init(
             watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts,
-            reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init))
+            reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init),
+            layout: JetStreamWatchLayout(headers: headers))
     }
 
     /// Where the latest complete snapshot up to `message` (of this envelope) starts: the message

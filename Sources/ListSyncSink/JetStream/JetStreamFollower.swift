@@ -22,8 +22,9 @@ public struct JetStreamFollower {
 
     /// What following the stream produced.
     public enum Update: Sendable {
-        /// A complete snapshot replaced the mirror's list.
-        case snapshot(MirroredList, streamSequence: UInt64)
+        /// A complete snapshot replaced the mirror's list; `layout`: how the watch reads its
+        /// file, as the snapshot's headers say (`nil` from a sink older than those headers).
+        case snapshot(MirroredList, streamSequence: UInt64, layout: JetStreamWatchLayout?)
         /// A changeset was applied to the mirror.
         case changeset(ChangesetMessage, MirroredList, streamSequence: UInt64)
         /// A message that could not be used (said why); the mirror stayed as it was.
@@ -44,12 +45,19 @@ public struct JetStreamFollower {
     /// their sequence numbers, as over the socket. Snapshots and changesets at or before the
     /// mirror's cursor (same epoch) are passed over; a changeset before any snapshot or cursor
     /// is passed over too.
+    ///
+    /// - Throws: ``JetStreamMissingStream`` when the stream does not exist; ``NATSError``.
     public func follow(
         from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
     ) async throws {
         var mirror = mirror
         let (connection, stream, subject) = (self.connection, self.stream, self.subject)
-        let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        let last: NATSMessage?
+        do {
+            last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+        } catch let error as NATSError where error.isStreamNotFound {
+            throw JetStreamMissingStream(stream: stream, servers: connection.servers)
+        }
         let end = last?.streamSequence ?? 0
         var sequence = sequence
         // Without a place of its own, start at the latest complete snapshot the stream names;
@@ -66,6 +74,21 @@ public struct JetStreamFollower {
         let subscription = try await JetStreamBlocking.run {
             try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
         }
+        do {
+            try await self.read(subscription, into: &mirror, endingAt: end, body)
+        } catch {
+            try? await JetStreamBlocking.run { subscription.close() }
+            throw error
+        }
+        // Closing deletes the consumer on the server: a request, off the cooperative pool.
+        try await JetStreamBlocking.run { subscription.close() }
+    }
+
+    /// Reads `subscription` into `mirror` until `body` returns `false` or the task is cancelled;
+    /// `end` is the subject's last sequence when following started.
+    private func read(
+        _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, _ body: (Update) async throws -> Bool
+    ) async throws {
         var assembly = JetStreamLineAssembly()
         while !Task.isCancelled {
             guard let message = try await JetStreamBlocking.run({ try subscription.next(timeoutMilliseconds: 200) }) else { continue }
@@ -89,6 +112,20 @@ public struct JetStreamFollower {
         }
     }
 
+    /// How the watch reads its file, as the subject's last message says; `nil` when the subject
+    /// has no message, or its last was published by a sink older than the layout headers.
+    ///
+    /// - Throws: ``JetStreamMissingStream`` when the stream does not exist; ``NATSError``.
+    public func layout() async throws -> JetStreamWatchLayout? {
+        let (connection, stream, subject) = (self.connection, self.stream, self.subject)
+        do {
+            let last = try await JetStreamBlocking.run { try connection.lastMessage(in: stream, subject: subject) }
+            return last.flatMap { JetStreamWatchLayout(headers: $0.headers) }
+        } catch let error as NATSError where error.isStreamNotFound {
+            throw JetStreamMissingStream(stream: stream, servers: connection.servers)
+        }
+    }
+
     /// Applies one complete line to `mirror`; the update to report, `nil` for a line passed over.
     static func apply(_ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, at place: UInt64) -> Update? {
         let message: ServerMessage?
@@ -104,7 +141,7 @@ public struct JetStreamFollower {
             switch message {
             case .snapshot(let chunk):
                 guard try mirror.apply(chunk) else { return nil }
-                return .snapshot(mirror, streamSequence: place)
+                return .snapshot(mirror, streamSequence: place, layout: envelope.layout)
             case .changeset(let changeset):
                 // Before any snapshot or cursor, a changeset has nothing to apply to.
                 guard mirror.cursor != nil else { return nil }

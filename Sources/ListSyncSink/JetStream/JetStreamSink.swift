@@ -74,7 +74,7 @@ public struct JetStreamSink {
                     streamReady = true
                 }
                 position = try await self.readPosition()
-                start = try await self.rebuild(at: position)
+                start = try await self.rebuild(at: position, reporting: report)
             } catch {
                 failures += 1
                 guard failures < Self.attempts else { throw error }
@@ -84,6 +84,9 @@ public struct JetStreamSink {
             }
             var current = position
             var sinceSnapshot = start.changesetsSinceSnapshot
+            // How the watch reads its file, asked of the daemon at each subscription and
+            // snapshot (a reload that changes it starts a new epoch, with a snapshot).
+            var layout: JetStreamWatchLayout?
             let outcome = try await self.client.withMirror(resuming: start.mirror) { updates -> Outcome in
                 var reason: ReplyResult.Subscription.SnapshotReason?
                 for try await update in updates {
@@ -92,9 +95,16 @@ public struct JetStreamSink {
                         case .subscribed(let subscription):
                             reason = subscription.reason
                             report(.subscribed(subscription))
+                            layout = await self.watchLayout() ?? layout
                         case .snapshot(let cursor):
-                            guard current.partsPublished(of: .snapshot, at: cursor) != Int.max, let line = update.mirror.snapshotLine else { continue }
-                            try await self.publish(line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, position: &current)
+                            guard current.partsPublished(of: .snapshot, at: cursor) != Int.max else { continue }
+                            guard let line = update.mirror.snapshotLine else {
+                                report(.warning("the snapshot at \(cursor) came without its digest: not published"))
+                                continue
+                            }
+                            layout = await self.watchLayout() ?? layout
+                            try await self.publish(
+                                line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, layout: layout, position: &current)
                             sinceSnapshot = 0
                             report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
                         case .changeset(let changeset):
@@ -106,12 +116,12 @@ public struct JetStreamSink {
                                 return .reposition("changeset \(changeset.cursor) does not follow the stream's \(last.cursor)")
                             }
                             try await self.publish(ServerMessage.changeset(changeset).encoded(), kind: .changeset, at: changeset.cursor,
-                                reset: false, position: &current, skipping: published)
+                                reset: false, layout: layout, position: &current, skipping: published)
                             report(.applied(cursor: changeset.cursor, rows: changeset.stages.count))
                             sinceSnapshot += 1
                             if self.snapshotInterval > 0, sinceSnapshot >= self.snapshotInterval, let line = update.mirror.snapshotLine {
                                 // The same cursor as the changeset: a reader takes whichever it reaches first.
-                                try await self.publish(line, kind: .snapshot, at: changeset.cursor, reset: false, position: &current)
+                                try await self.publish(line, kind: .snapshot, at: changeset.cursor, reset: false, layout: layout, position: &current)
                                 sinceSnapshot = 0
                             }
                         case .status(let status):
@@ -144,6 +154,11 @@ public struct JetStreamSink {
         }
     }
 
+    /// How the daemon says the watch reads its file; `nil` when it does not answer.
+    private func watchLayout() async -> JetStreamWatchLayout? {
+        await JetStreamWatchLayout.asked(of: self.client, watch: self.watch)
+    }
+
     /// The subject's last message, as a position.
     private func readPosition() async throws -> JetStreamPosition {
         let (connection, stream, subject) = (self.connection, self.stream.name, self.subject)
@@ -159,28 +174,36 @@ public struct JetStreamSink {
     /// The list at the position's resume cursor, read back from the stream (from its latest
     /// snapshot), and the changesets after that snapshot; a mirror holding only the cursor when
     /// the stream does not lead to it, an empty one when there is no cursor to resume from.
-    private func rebuild(at position: JetStreamPosition) async throws -> (mirror: MirroredList, changesetsSinceSnapshot: Int) {
+    /// Each message it cannot use, and a list it cannot rebuild, is reported.
+    private func rebuild(
+        at position: JetStreamPosition, reporting report: (SinkEvent) -> Void
+    ) async throws -> (mirror: MirroredList, changesetsSinceSnapshot: Int) {
         guard let cursor = position.resumeCursor else { return (MirroredList(watch: self.watch), 0) }
         var rebuilt = MirroredList(watch: self.watch)
         var changesets = 0
         let follower = JetStreamFollower(connection: self.connection, stream: self.stream.name, subject: self.subject)
         try await follower.follow(from: rebuilt, after: 0) { update in
             switch update {
-            case .snapshot(let mirror, _):
+            case .snapshot(let mirror, _, _):
                 rebuilt = mirror
                 changesets = 0
             case .changeset(_, let mirror, _):
                 rebuilt = mirror
                 changesets += 1
-            case .skipped:
-                break
+            case .skipped(let reason, _):
+                report(.warning("rebuilding the list from the stream: \(reason)"))
             case .caughtUp(let mirror):
                 rebuilt = mirror
                 return false
             }
             return rebuilt.cursor != cursor || !rebuilt.hasList
         }
-        guard rebuilt.hasList, rebuilt.cursor == cursor else { return (MirroredList(watch: self.watch, following: cursor), 0) }
+        guard rebuilt.hasList, rebuilt.cursor == cursor else {
+            let reached = rebuilt.hasList ? "it reached \(rebuilt.cursor.map { "\($0)" } ?? "no cursor")" : "it holds no usable snapshot before it"
+            report(.warning(
+                "the stream's messages do not rebuild the list at its last cursor \(cursor) (\(reached)): following the daemon from \(cursor) without the list; no snapshot is published again until the daemon sends one"))
+            return (MirroredList(watch: self.watch, following: cursor), 0)
+        }
         return (rebuilt, changesets)
     }
 
@@ -189,22 +212,29 @@ public struct JetStreamSink {
     /// `position` follows. Each message names the latest complete snapshot; a snapshot becomes
     /// it once its last part is stored.
     private func publish(
-        _ line: [UInt8], kind: JetStreamEnvelope.Kind, at cursor: Cursor, reset: Bool, position: inout JetStreamPosition,
-        skipping: Int = 0
+        _ line: [UInt8], kind: JetStreamEnvelope.Kind, at cursor: Cursor, reset: Bool, layout: JetStreamWatchLayout?,
+        position: inout JetStreamPosition, skipping: Int = 0
     ) async throws {
-        let parts = JetStreamParts.split(line, maximumPayload: self.connection.maximumPayload)
         let after = position.sequence
+        let parts = try JetStreamParts.split(line, maximumPayload: self.connection.maximumPayload) { parts in
+            // The largest headers a part can have: the last part's number, the longest sequences.
+            let envelope = JetStreamEnvelope(
+                watch: self.watch, cursor: cursor, kind: kind, part: parts, parts: parts, reset: reset, after: after,
+                latestSnapshot: UInt64.max, layout: layout)
+            return envelope.headers + [("Nats-Msg-Id", envelope.messageID), ("Nats-Expected-Last-Subject-Sequence", String(UInt64.max))]
+        }
         var firstPart: UInt64?
         for (index, part) in parts.enumerated() where index >= skipping {
             // The last part of a snapshot in several names the snapshot's first part.
             let latest = kind == .snapshot && index + 1 == parts.count && index > 0 ? firstPart : position.last?.latestSnapshot
             let envelope = JetStreamEnvelope(
                 watch: self.watch, cursor: cursor, kind: kind, part: index + 1, parts: parts.count, reset: reset, after: after,
-                latestSnapshot: latest)
-            let (connection, subject, expected) = (self.connection, self.subject, position.sequence)
+                latestSnapshot: latest, layout: layout)
+            let (connection, subject, stream, expected) = (self.connection, self.subject, self.stream.name, position.sequence)
             let acknowledgement = try await JetStreamBlocking.run {
                 try connection.publish(
-                    part, to: subject, messageID: envelope.messageID, expectedLastSubjectSequence: expected, headers: envelope.headers)
+                    part, to: subject, of: stream, messageID: envelope.messageID, expectedLastSubjectSequence: expected,
+                    headers: envelope.headers)
             }
             guard !acknowledgement.duplicate else {
                 throw Conflict(reason: "\(envelope.messageID) is already in the stream (sequence \(acknowledgement.sequence))")

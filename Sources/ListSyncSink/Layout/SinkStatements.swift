@@ -1,4 +1,5 @@
 import ListFormats
+import ListSyncProtocol
 
 /// The SQL text of everything the sink writes, for one table in one dialect: the one place the
 /// statements are written, for SQLite and PostgreSQL alike.
@@ -57,6 +58,11 @@ struct SinkStatements {
             """,
             Self.createCursors("listsync_cursors", integer: integer, time: time),
             Self.createSections("listsync_sections", integer: integer),
+            """
+            CREATE TABLE IF NOT EXISTS listsync_stream_places (
+              watch TEXT NOT NULL, table_name TEXT NOT NULL, stream TEXT NOT NULL, epoch TEXT NOT NULL, seq \(integer) NOT NULL,
+              stream_sequence \(integer) NOT NULL, PRIMARY KEY (watch, table_name))
+            """,
         ]
     }
 
@@ -141,6 +147,36 @@ struct SinkStatements {
             ON CONFLICT (watch, table_name) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, digest = excluded.digest,
               columns = excluded.columns, updated_at = excluded.updated_at
             """
+    }
+
+    /// Reads the place in a stream of a watch's table (watch, table as `--table` names it):
+    /// stream, epoch, seq (the cursor it was written at), stream sequence.
+    var selectStreamPlace: String {
+        "SELECT stream, epoch, seq, stream_sequence FROM listsync_stream_places WHERE watch = \(self.dialect.parameter(1)) AND table_name = \(self.dialect.parameter(2))"
+    }
+
+    /// Writes the place in a stream of a watch's table: watch, table name, stream, epoch, seq,
+    /// stream sequence.
+    var upsertStreamPlace: String {
+        """
+        INSERT INTO listsync_stream_places (watch, table_name, stream, epoch, seq, stream_sequence) VALUES (\(self.parameters(6)))
+        ON CONFLICT (watch, table_name) DO UPDATE SET stream = excluded.stream, epoch = excluded.epoch, seq = excluded.seq,
+          stream_sequence = excluded.stream_sequence
+        """
+    }
+
+    /// The values of ``upsertStreamPlace`` for `place`, written at `cursor`.
+    func streamPlaceValues(watch: String, _ place: SinkStreamPlace, at cursor: Cursor) -> [SQLValue] {
+        [
+            .text(watch), .text(self.layout.table), .text(place.stream), .text(cursor.epoch.description),
+            .integer(Int64(bitPattern: cursor.seq)), .integer(Int64(bitPattern: place.sequence)),
+        ]
+    }
+
+    /// The place a row of ``selectStreamPlace`` names, when it was written at `cursor`.
+    static func streamPlace(stream: String, epoch: String, seq: Int64, sequence: Int64, at cursor: Cursor) -> SinkStreamPlace? {
+        guard Epoch(epoch) == cursor.epoch, UInt64(bitPattern: seq) == cursor.seq else { return nil }
+        return SinkStreamPlace(stream: stream, sequence: UInt64(bitPattern: sequence))
     }
 
     /// The watch that owns a table (by ``tableName``): the one whose sink made it or took it over.

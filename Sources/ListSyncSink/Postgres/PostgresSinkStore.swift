@@ -368,7 +368,9 @@ public final class PostgresSinkStore: SinkStore {
             try await self.tableMatches(schema, on: connection)
         else { return nil }
         let (sections, orders) = try await self.readSections(on: connection)
-        return SinkState(list: SinkList(cursor: stored.cursor, schema: schema, sections: sections, orders: orders))
+        var list = SinkList(cursor: stored.cursor, schema: schema, sections: sections, orders: orders)
+        list.streamPlace = try await self.streamPlace(at: stored.cursor, on: connection)
+        return SinkState(list: list)
     }
 
     /// Whether the table exists with the columns and primary key the layout gives `schema` (and,
@@ -680,6 +682,19 @@ public final class PostgresSinkStore: SinkStore {
                 .text(self.watch), .text(list.cursor.epoch.description), .integer(Int64(bitPattern: list.cursor.seq)),
                 .text(digest.description), .text(self.layout.table), .text(SinkStatements.columnsText(list.schema)),
             ], on: connection)
+        if let place = list.streamPlace {
+            try await self.run(self.sql.upsertStreamPlace, self.sql.streamPlaceValues(watch: self.watch, place, at: list.cursor), on: connection)
+        }
+    }
+
+    /// The table's place in a stream, when it was written at `cursor`.
+    private func streamPlace(at cursor: Cursor, on connection: PostgresConnection) async throws -> SinkStreamPlace? {
+        for try await (stream, epoch, seq, sequence) in try await self.rows(
+            self.sql.selectStreamPlace, [.text(self.watch), .text(self.layout.table)], on: connection
+        ).decode((String, String, Int64, Int64).self) {
+            return SinkStatements.streamPlace(stream: stream, epoch: epoch, seq: seq, sequence: sequence, at: cursor)
+        }
+        return nil
     }
 
     public func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest {

@@ -18,6 +18,10 @@ public enum SinkEvent: Sendable {
     case resynchronizing(reason: String, count: Int)
     /// The watch's state: `invalid`, `missing` and `removed` leave the table as it is.
     case status(StatusMessage)
+    /// Something the sink could not use or do, said why: a stream message that does not decode
+    /// or apply (with its stream sequence), a list it could not rebuild from the stream. Nothing
+    /// was written or published for it.
+    case warning(String)
     /// The connection to the daemon was lost; the sink reconnects after `retryIn` and resumes
     /// (``subscribed(_:)`` again).
     case disconnected(ClientError, retryIn: Duration)

@@ -24,6 +24,9 @@ public final class SinkTable {
     /// The version the table holds, as far as the sink knows.
     public var cursor: Cursor? { self.state?.cursor }
 
+    /// The place in the stream that version came from, when it came from a stream.
+    public var streamPlace: SinkStreamPlace? { self.state?.streamPlace }
+
     /// The columns of that version.
     var schema: ListSchema? { self.state?.list.schema }
 
@@ -32,12 +35,15 @@ public final class SinkTable {
         self.state = try await self.store.load()
     }
 
-    /// Replaces the table's contents with `mirror`'s list at `cursor`, in one transaction.
+    /// Replaces the table's contents with `mirror`'s list at `cursor`, in one transaction (with
+    /// `streamPlace`, where in a stream the snapshot came from).
     ///
     /// - Returns: The rows written.
     @discardableResult
-    public func replace(with mirror: MirroredList, at cursor: Cursor) async throws(SinkError) -> Int {
-        let replaced = SinkState(list: SinkList(snapshot: mirror, cursor: cursor))
+    public func replace(with mirror: MirroredList, at cursor: Cursor, streamPlace: SinkStreamPlace? = nil) async throws(SinkError) -> Int {
+        var list = SinkList(snapshot: mirror, cursor: cursor)
+        list.streamPlace = streamPlace
+        let replaced = SinkState(list: list)
         self.state = nil
         try await self.store.replace(with: mirror, state: replaced)
         self.state = replaced
@@ -74,23 +80,29 @@ public final class SinkTable {
     /// and, when it touches most rows, the table is refilled from the rows it keeps and the rows
     /// the changeset writes (``SinkStore/refill(_:state:digest:)``).
     ///
+    /// With `streamPlace` (a sink fed by a stream), where the changeset came from: committed
+    /// with it.
+    ///
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not apply to the table (take
     ///   a snapshot); a database error otherwise. Either way the table must be loaded or
     ///   replaced before the next changeset.
     @discardableResult
-    public func apply(_ changeset: ChangesetMessage, mirror: MirroredList? = nil) async throws(SinkError) -> Commit {
+    public func apply(_ changeset: ChangesetMessage, mirror: MirroredList? = nil, streamPlace: SinkStreamPlace? = nil) async throws(SinkError) -> Commit {
         // Taken out, so the list is changed in place rather than copied.
         guard var current = self.state.take() else { throw .diverged("changeset \(changeset.cursor) arrived before any snapshot") }
         if let mirror, mirror.digest == changeset.digest, changeset.cursor.epoch == current.cursor.epoch, changeset.prevSeq == current.cursor.seq,
             Self.refills(touched: changeset.touchedRecords, rows: max(current.list.rowCount, mirror.recordCount))
         {
-            let refilled = SinkState(list: SinkList(snapshot: mirror, cursor: changeset.cursor))
+            var list = SinkList(snapshot: mirror, cursor: changeset.cursor)
+            list.streamPlace = streamPlace
+            let refilled = SinkState(list: list)
             try await self.store.refill(with: mirror, state: refilled, schema: changeset.schema)
             self.state = refilled
             return Commit(rows: mirror.recordCount, refilled: true)
         }
         let before = current.list.rowCount
         let writes = try current.list.apply(changeset)
+        current.list.streamPlace = streamPlace
         if Self.refills(touched: changeset.touchedRecords, rows: max(before, current.list.rowCount)) {
             // No list to refill from (the sink resumed from its cursor): the database keeps the
             // rows the changeset does not write anew.

@@ -21,6 +21,9 @@ struct SinkList {
     var orders: [Int64: String]
     /// The identity the next new row gets.
     var nextRowID: Int64
+    /// The place in the stream the version came from, for a sink fed by a stream; written with
+    /// the cursor.
+    var streamPlace: SinkStreamPlace?
 
     /// A row for the sink: its identity in place of its value.
     static func tag(_ rowID: Int64, hash: ContentHash) -> ChangesetStage.Record {

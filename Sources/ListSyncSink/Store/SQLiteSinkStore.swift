@@ -80,7 +80,9 @@ public final class SQLiteSinkStore: SinkStore {
         let cursor = Cursor(epoch: epoch, seq: UInt64(bitPattern: cursorRow.integer(1)))
         guard try self.tableMatches(schema) else { return nil }
         let (sections, orders) = try self.readSections()
-        return SinkState(list: SinkList(cursor: cursor, schema: schema, sections: sections, orders: orders))
+        var list = SinkList(cursor: cursor, schema: schema, sections: sections, orders: orders)
+        list.streamPlace = try self.streamPlace(at: cursor)
+        return SinkState(list: list)
     }
 
     /// Whether the table exists with the columns and primary key the layout gives `schema`.
@@ -236,6 +238,18 @@ public final class SQLiteSinkStore: SinkStore {
             .text(self.watch), .text(list.cursor.epoch.description), .integer(Int64(bitPattern: list.cursor.seq)),
             .text(digest.description), .text(self.layout.table), .text(SinkStatements.columnsText(list.schema)),
         ])
+        if let place = list.streamPlace {
+            try self.database.statement(self.sql.upsertStreamPlace).run(self.sql.streamPlaceValues(watch: self.watch, place, at: list.cursor))
+        }
+    }
+
+    /// The table's place in a stream, when it was written at `cursor`.
+    private func streamPlace(at cursor: Cursor) throws(SinkError) -> SinkStreamPlace? {
+        let row = try self.database.statement(self.sql.selectStreamPlace)
+        try row.bind([.text(self.watch), .text(self.layout.table)])
+        defer { row.reset() }
+        guard try row.step(), let stream = row.text(0), let epoch = row.text(1) else { return nil }
+        return SinkStatements.streamPlace(stream: stream, epoch: epoch, seq: row.integer(2), sequence: row.integer(3), at: cursor)
     }
 
     public func storedDigest(schema: ListSchema) throws(SinkError) -> ListDigest {

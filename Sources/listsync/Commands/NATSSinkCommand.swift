@@ -70,7 +70,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
             let stream = NATSStreamSettings(
                 name: self.nats.streamName(of: self.name), subjects: [subject], replicas: self.replicas,
                 maximumBytes: self.maximumBytes, maximumAgeSeconds: self.maximumAge)
-            let connection = try self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
+            let connection = try await self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
             let following = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy()))
@@ -82,6 +82,8 @@ struct NATSSinkCommand: AsyncParsableCommand {
                     if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
                 }
             } catch let error as NATSError {
+                throw ClientFailure.data("\(error)")
+            } catch let error as JetStreamParts.HeadersTooLarge {
                 throw ClientFailure.data("\(error)")
             }
         }
@@ -96,7 +98,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
         case .status(let status) where status.state != .ok:
             let problem = status.error.map { ": \($0)" } ?? ""
             return "listsync: \(watch) is \(status.state.rawValue)\(problem); nothing is published until it has a new version\n"
-        case .subscribed, .status, .disconnected: return SinkOptions.line(for: event, watch: watch)
+        case .subscribed, .status, .disconnected, .warning: return SinkOptions.line(for: event, watch: watch)
         }
     }
 }

@@ -21,10 +21,16 @@ struct SinkCommand: AsyncParsableCommand {
             A changeset that touches more than half of the rows (and at least 1000) refills the \
             table in its transaction, never dropping it.
 
+            With --from nats://HOST:PORT the table is fed by the watch's JetStream stream \
+            (`listsync sink nats`) instead of the daemon, which need not run: laid out as the \
+            stream's last message says, each line's stream sequence committed with its cursor \
+            (table listsync_stream_places), read on from the next message after a restart.
+
             Exit status: 0 the watch was removed, 1 usage or configuration error (no such watch, a \
-            --key that is not the watch's key, a table the sink may not write or another sink holds), \
-            2 daemon unreachable at start, 3 data, database or protocol error, 5 the daemon does not permit \
-            this user.
+            --key that is not the watch's key, a table the sink may not write or another sink holds, \
+            with --from a stream that does not exist), 2 daemon or NATS unreachable at start, 3 data, \
+            database or protocol error (with --from, a stream whose messages do not say how the watch \
+            reads), 5 the daemon does not permit this user.
             """,
         subcommands: [SQLiteSinkCommand.self, PostgresSinkCommand.self, NATSSinkCommand.self]
     )

@@ -84,9 +84,9 @@ struct SnapshotCommand: AsyncParsableCommand {
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
     func streamMirror(from: String) async throws -> MirroredList {
-        let follower = try self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
+        let follower = try await self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
         var result = MirroredList(watch: self.name)
-        do {
+        try await NATSStreamOptions.readingStream {
             try await follower.follow(from: result, after: 0) { update in
                 switch update {
                 case .caughtUp(let mirror):
@@ -99,8 +99,6 @@ struct SnapshotCommand: AsyncParsableCommand {
                     return true
                 }
             }
-        } catch let error as NATSError {
-            throw ClientFailure.data("\(error)")
         }
         guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
         return result

@@ -5,7 +5,7 @@ import ArgumentParser
 struct NATSSourceOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Take the list from the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`.",
+            "Take the list from the watch's JetStream stream on these NATS servers (nats://HOST:PORT, comma-separated) instead of the daemon, which need not run: see `listsync sink nats`. A stream that does not exist on them is an error (exit status 1), not an empty list.",
             valueName: "urls"))
     var from: String?
 

@@ -20,11 +20,11 @@ extension NATSStreamOptions {
         caughtUp: (MirroredList) async throws -> Bool = { _ in true }
     ) async throws {
         let place = state.map(StreamPlace.init(beside:))
-        let follower = try self.follower(of: watch, from: from, as: client)
-        do {
+        let follower = try await self.follower(of: watch, from: from, as: client)
+        try await Self.readingStream {
             try await follower.follow(from: start, after: place?.sequence(for: start.cursor) ?? 0) { update in
                 switch update {
-                case .snapshot(let mirror, let sequence):
+                case .snapshot(let mirror, let sequence, _):
                     guard let cursor = mirror.cursor else { return true }
                     try await handle(MirrorUpdate(event: .snapshot(cursor: cursor), mirror: mirror, phase: .streaming, isCurrent: false))
                     try place?.save(sequence, cursor: cursor)
@@ -38,8 +38,6 @@ extension NATSStreamOptions {
                 }
                 return true
             }
-        } catch let error as NATSError {
-            throw ClientFailure.data("\(error)")
         }
     }
 }

@@ -22,9 +22,9 @@ struct NATSStreamOptions: ParsableArguments {
 
     /// A follower of `watch`'s subject on the servers `from` names (`--from`: nats://HOST:PORT,
     /// comma-separated), connected as `client`.
-    func follower(of watch: String, from: String, as client: String) throws(ClientFailure) -> JetStreamFollower {
+    func follower(of watch: String, from: String, as client: String) async throws(ClientFailure) -> JetStreamFollower {
         let servers = from.split(separator: ",").map { String($0) }
-        let connection = try self.connect(to: servers, as: client)
+        let connection = try await self.connect(to: servers, as: client)
         return JetStreamFollower(connection: connection, stream: self.streamName(of: watch), subject: self.subjectName(of: watch))
     }
 
@@ -35,13 +35,26 @@ struct NATSStreamOptions: ParsableArguments {
             .map { "\($0): not a NATS server URL; use nats://HOST:PORT (or tls://HOST:PORT)" }
     }
 
-    /// Connects to `servers` as `client`; a failure is the command's exit status 2.
-    func connect(to servers: [String], as client: String) throws(ClientFailure) -> NATSConnection {
+    /// Connects to `servers` as `client` (off the cooperative pool: connecting blocks); a
+    /// failure is the command's exit status 2.
+    func connect(to servers: [String], as client: String) async throws(ClientFailure) -> NATSConnection {
         if let problem = Self.urlProblem(in: servers) { throw .usage(problem) }
         do {
-            return try NATSConnection(.init(servers: servers, credentials: self.credentials, name: client))
+            return try await JetStreamBlocking.connect(.init(servers: servers, credentials: self.credentials, name: client))
         } catch {
             throw .unreachable("\(error)")
+        }
+    }
+
+    /// Runs `body`, which reads a stream: a stream that does not exist is the command's exit
+    /// status 1 (like an unknown watch), any other NATS failure 3.
+    static func readingStream<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let missing as JetStreamMissingStream {
+            throw ClientFailure.usage("\(missing)")
+        } catch let error as NATSError {
+            throw ClientFailure.data("\(error)")
         }
     }
 }

@@ -10,6 +10,8 @@ struct SinkOptions: ParsableArguments {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var source: NATSSourceOptions
+
     @Option(help: ArgumentHelp("The table's name. Default: the watch's name.", valueName: "name"))
     var table: String?
 
@@ -34,30 +36,31 @@ struct SinkOptions: ParsableArguments {
             "Let the sink replace the contents (and columns) of a table it did not make: a table of the same name that listsync_tables does not record as this watch's (a user's own, or another watch's sink's). Without it such a table is left as it is and the sink exits 1. Once taken, the table is the watch's."))
     var takeOverTable = false
 
-    /// Asks the daemon how the watch reads (format, sections) and runs the sink into the store
-    /// `open` makes for that layout (once: the store, and the lock it holds on the table, last
-    /// the whole run; a new layout is set on it).
+    /// Asks the daemon (or, with `--from`, the stream's last message) how the watch reads
+    /// (format, sections, key) and runs the sink into the store `open` makes for that layout
+    /// (once: the store, and the lock it holds on the table, last the whole run; a new layout is
+    /// set on it).
     func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
         try await ClientFailure.exitingOnFailure {
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let (source, describe) = try await self.watchSource()
             var store: (any SinkStore)?
             // Once more each time the watch needs another layout (a reload changed its format or
             // sections): the table is recreated by the snapshot that follows.
             while true {
-                guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
-                    throw ClientFailure.client(.unknownWatch(self.name))
-                }
+                let watch = try await describe()
                 let layout = SinkTableLayout(
-                    table: self.table ?? self.name, kind: .init(format: summary.format), sectioned: summary.sectioned,
-                    key: try self.primaryKey(watchKey: summary.key), projected: self.columns)
+                    table: self.table ?? self.name, kind: .init(format: watch.format), sectioned: watch.sectioned,
+                    key: try self.primaryKey(watchKey: watch.key), projected: self.columns)
                 let ending: SinkRunner.Ending
                 do {
                     let current = try store ?? open(layout)
                     current.layout = layout
                     store = current
-                    let runner = SinkRunner(client: client, watch: self.name, store: current, verify: self.verify)
-                    ending = try await runner.run { event in
-                        if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                    let runner = SinkRunner(source: source, watch: self.name, store: current, verify: self.verify)
+                    ending = try await NATSStreamOptions.readingStream {
+                        try await runner.run { event in
+                            if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                        }
                     }
                 } catch let error as SinkError {
                     throw error.code == .refused ? ClientFailure.usage(error.message) : ClientFailure.data("\(error)")
@@ -66,6 +69,30 @@ struct SinkOptions: ParsableArguments {
                 OutputWriter.writeStandardError("listsync: \(self.name): the watch reads its file differently now; recreating the table\n")
             }
         }
+    }
+
+    /// Where the sink's list comes from — the daemon, or with `--from` the watch's stream — and
+    /// how to ask how the watch reads its file now.
+    private func watchSource() async throws -> (SinkSource, () async throws -> JetStreamWatchLayout) {
+        guard let from = self.source.from else {
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            return (.daemon(client), {
+                guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
+                    throw ClientFailure.client(.unknownWatch(self.name))
+                }
+                return JetStreamWatchLayout(summary)
+            })
+        }
+        let follower = try await self.source.nats.follower(of: self.name, from: from, as: "listsync sink \(self.name)")
+        return (.stream(follower), {
+            try await NATSStreamOptions.readingStream {
+                guard let layout = try await follower.layout() else {
+                    throw ClientFailure.data(
+                        "the stream \(follower.stream) has no message of \(self.name) that says how the watch reads its file (ListSync-Format): it is empty, or its last message was published by an older `listsync sink nats`")
+                }
+                return layout
+            }
+        })
     }
 
     /// The table's primary key: the watch's key (`watchKey`, as the daemon's `list` names it).
@@ -94,6 +121,7 @@ struct SinkOptions: ParsableArguments {
             let problem = status.error.map { ": \($0)" } ?? ""
             return "listsync: \(watch) is \(status.state.rawValue)\(problem); the table keeps its last good version\n"
         case .disconnected(let error, let retryIn): return HumanUpdateRenderer.reconnecting("\(error)", in: retryIn)
+        case .warning(let warning): return "listsync: \(watch): \(warning)\n"
         case .applied, .status: return nil
         }
     }

@@ -1,0 +1,43 @@
+import ListSyncProtocol
+import Testing
+
+@testable import ListSyncSink
+
+/// A line is cut into parts that fit the server's maximum payload with their headers, whatever
+/// the headers' size (a long watch name is in two of them).
+@Suite struct JetStreamPartsTests {
+    /// The headers a part of a line at `cursor` of a watch `watch` has, at their longest.
+    static func headers(watch: String, parts: Int) -> [(String, String)] {
+        let envelope = JetStreamEnvelope(
+            watch: watch, cursor: Cursor(epoch: Epoch(rawValue: 7), seq: 3), kind: .snapshot, part: parts, parts: parts, reset: true,
+            after: 12, latestSnapshot: UInt64.max, layout: JetStreamWatchLayout(format: "csv", sectioned: true, key: ["sku"]))
+        return envelope.headers + [("Nats-Msg-Id", envelope.messageID), ("Nats-Expected-Last-Subject-Sequence", String(UInt64.max))]
+    }
+
+    @Test func everyPartFitsWithItsHeaders() throws {
+        let watch = String(repeating: "w", count: 1500)
+        let line = [UInt8](repeating: 65, count: 50_000)
+        let maximum = 8192
+        let parts = try JetStreamParts.split(line, maximumPayload: maximum) { Self.headers(watch: watch, parts: $0) }
+        let headerBytes = JetStreamParts.headerBytes(Self.headers(watch: watch, parts: parts.count))
+        #expect(headerBytes > 2 * 1500, "the watch's name is in two headers")
+        for part in parts { #expect(part.count + headerBytes <= maximum) }
+        #expect(parts.flatMap { $0 } == line, "the parts are the line")
+        // As few parts as fit.
+        #expect(parts.count == (line.count + (maximum - headerBytes) - 1) / (maximum - headerBytes))
+    }
+
+    @Test func headersThatLeaveNoRoomAreAnError() {
+        let watch = String(repeating: "w", count: 5000)
+        #expect(throws: JetStreamParts.HeadersTooLarge.self) {
+            try JetStreamParts.split(Array("x".utf8), maximumPayload: 8192) { Self.headers(watch: watch, parts: $0) }
+        }
+    }
+
+    @Test func theKeyHeaderKeepsCommasAndPercents() {
+        let layout = JetStreamWatchLayout(format: "json", sectioned: false, key: ["/a,b", "100%", "c"])
+        let headers = Dictionary(layout.headers, uniquingKeysWith: { first, _ in first })
+        #expect(JetStreamWatchLayout(headers: headers) == layout)
+        #expect(JetStreamWatchLayout(headers: [:]) == nil, "no layout in a message of an older sink")
+    }
+}
