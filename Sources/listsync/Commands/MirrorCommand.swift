@@ -105,6 +105,10 @@ struct MirrorCommand: AsyncParsableCommand {
                     throw ClientFailure.data("\(error)")
                 }
             }
+            /// A snapshot's records, written beside FILE as they arrive (the mirror holds the
+            /// list once, not also as bytes); renamed over FILE once it is verified and saved.
+            let streamed = StreamedListFile(destination: .file(writer), output: output, collects: false)
+            defer { streamed.discard() }
             /// The state, then FILE: a crash between the two leaves FILE one version behind the
             /// state, which a restart writes again.
             func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws {
@@ -113,7 +117,11 @@ struct MirrorCommand: AsyncParsableCommand {
                 } catch {
                     throw ClientFailure.data("\(error)")
                 }
-                try write(mirror)
+                if changeset == nil, streamed.isFinished {
+                    try streamed.commit()
+                } else {
+                    try write(mirror)
+                }
             }
             let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
@@ -122,15 +130,24 @@ struct MirrorCommand: AsyncParsableCommand {
                 return try await self.followStream(from: from, start: start, state: stateFile, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            var configuration = self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))
+            configuration.snapshotDelivery = .chunks
+            let client = ListSyncClient(configuration: configuration)
             try await client.withMirror(resuming: start) { updates in
                 for try await update in updates {
                     switch update.event {
+                    case .snapshotChunk(let chunk):
+                        try streamed.receive(chunk)
                     case .snapshot:
+                        try streamed.finish()
                         try save(update.mirror, after: nil)
                     case .changeset(let changeset):
                         try save(update.mirror, after: changeset)
-                    case .status, .subscribed, .resyncing, .disconnected:
+                    case .resyncing, .disconnected:
+                        // A snapshot being written will not complete: FILE stays as it is.
+                        streamed.discard()
+                        if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
+                    case .status, .subscribed:
                         if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     }
                     if self.once, update.isCurrent { return }
