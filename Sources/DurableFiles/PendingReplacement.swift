@@ -21,6 +21,9 @@ public final class PendingReplacement {
         public let path: String
         /// The system call's error.
         public let error: SystemCallError
+
+        /// The error naming the path and the step: `PATH: cannot OPERATION: …`.
+        public var described: SystemCallError { self.error.on(self.path, doing: self.step.operation) }
     }
 
     /// The file replaced on commit.

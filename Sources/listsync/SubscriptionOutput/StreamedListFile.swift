@@ -158,7 +158,7 @@ final class StreamedListFile {
             do {
                 try file.commit()
             } catch {
-                throw .data("\(error.error.on(error.path, doing: error.step.operation))")
+                throw .data("\(error.described)")
             }
         } else if self.spool >= 0 {
             defer { self.closeSpool() }
@@ -205,7 +205,7 @@ final class StreamedListFile {
             do {
                 self.file = try PendingReplacement(writer.path, through: writer.temporaryPath, permissions: 0o666)
             } catch {
-                throw .data("\(error.error.on(error.path, doing: error.step.operation))")
+                throw .data("\(error.described)")
             }
         case .standardOutput:
             let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -227,7 +227,7 @@ final class StreamedListFile {
                 try file.write(bytes)
             } catch {
                 self.discard()
-                throw .data("\(error.error.on(error.path, doing: error.step.operation))")
+                throw .data("\(error.described)")
             }
         } else if self.spool >= 0 {
             do {
