@@ -28,6 +28,9 @@ public struct ListStreamWriter: Sendable {
     /// The line ending.
     public let lineEnding: ListWriter.LineEnding
 
+    /// Whether no two columns have the same name (a record's member then fills exactly its own).
+    private let columnsAreUnique: Bool
+
     /// Where the writer is.
     private enum Place: Sendable {
         /// Nothing written yet.
@@ -51,6 +54,7 @@ public struct ListStreamWriter: Sendable {
     ) {
         self.format = format
         self.columns = columns
+        self.columnsAreUnique = Set(columns).count == columns.count
         self.sectioned = sectioned
         self.sectionColumn = sectionColumn
         self.lineEnding = lineEnding
@@ -129,7 +133,13 @@ public struct ListStreamWriter: Sendable {
         case .csv(let delimiter):
             guard !self.columns.isEmpty else { return }
             var fields: [String]
-            if case .object(let members) = record {
+            if case .object(let members) = record, self.columnsAreUnique, members.count == self.columns.count,
+                members.indices.allSatisfy({ members[$0].name == self.columns[$0] })
+            {
+                // The common case, a record read from a CSV with this header: its members are
+                // the columns, in order.
+                fields = members.map(\.value.text)
+            } else if case .object(let members) = record {
                 var valueOfMember: [String: String] = [:]
                 for member in members where valueOfMember[member.name] == nil {
                     valueOfMember[member.name] = member.value.text
