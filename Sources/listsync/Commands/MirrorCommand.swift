@@ -12,7 +12,10 @@ struct MirrorCommand: AsyncParsableCommand {
         discussion: """
             After the snapshot and after every changeset (each verified against the daemon's \
             digest), the whole list is written to a temporary file in FILE's directory, flushed to \
-            disk and renamed over FILE, so readers always see a complete version. The command \
+            disk and renamed over FILE, so readers always see a complete version; a snapshot's \
+            records go to that file as its chunks arrive (the list is held once, not also as the \
+            file's bytes), and a snapshot that does not verify or is cut off leaves FILE as it \
+            was. The command \
             reconnects by itself and resumes from the last version it applied; a daemon that no \
             longer has the changesets it missed (a new epoch, too far behind) sends a fresh \
             snapshot. While the watched file is invalid or missing, FILE keeps the last good \
@@ -20,7 +23,7 @@ struct MirrorCommand: AsyncParsableCommand {
 
             The command also survives its own restarts: before FILE, it writes its state file \
             (--state, default .FILE.listsync-state beside FILE), a journal of the list it mirrors: \
-            a snapshot, then each changeset applied since, appended and flushed to disk (a write \
+            a snapshot (an entry per chunk), then each changeset applied since, appended and flushed to disk (a write \
             the size of the change; once the changesets outweigh the snapshot or number 32, the \
             file is replaced atomically with a new one). Started again, it replays the journal, checking \
             every digest, writes FILE from it, and resumes after its cursor with just the \

@@ -16,6 +16,15 @@ struct SnapshotCommand: AsyncParsableCommand {
             sectioned; CSV has the file's header, and the sections of a JSON object of arrays in a \
             first column, --section-column (default: section).
 
+            The list is written as it streams in: each chunk's records go to a temporary file \
+            (with --output FILE, beside FILE; else an unlinked file in $TMPDIR or /tmp) as they \
+            arrive, and only once the digest on the last chunk matches is it renamed over FILE \
+            (after fsync) or printed. A snapshot that does not verify is asked for again; one cut \
+            off with the daemon ends the command and leaves FILE as it was. Meanwhile only the \
+            records' hashes are kept (16 bytes a record): memory stays below the list's size. \
+            (A CSV of a sectioned list is written once verified: whether its sections need a \
+            column of their own depends on every record.)
+
             A watch the daemon is still loading (right after it started) is waited for. When the \
             watch's file is invalid or missing now, its last good version is printed all the same, \
             with a note on standard error naming the state and the reason, and the status is 3.
