@@ -163,7 +163,8 @@ final class StreamedListFile {
         } else if self.spool >= 0 {
             defer { self.closeSpool() }
             do {
-                try Self.copy(self.spool, to: STDOUT_FILENO)
+                guard lseek(self.spool, 0, SEEK_SET) == 0 else { throw SystemCallError.lastError(of: "lseek") }
+                try FileDescriptorIO.copyAll(from: self.spool, to: STDOUT_FILENO)
             } catch {
                 throw .data("standard output: \(error)")
             }
@@ -243,20 +244,5 @@ final class StreamedListFile {
         guard self.spool >= 0 else { return }
         close(self.spool)
         self.spool = -1
-    }
-
-    /// Copies `source` from its start to `target`, 1 MiB at a time.
-    private static func copy(_ source: Int32, to target: Int32) throws(SystemCallError) {
-        guard lseek(source, 0, SEEK_SET) == 0 else { throw .lastError(of: "lseek") }
-        var block = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = block.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .lastError(of: "read")
-            }
-            if count == 0 { return }
-            try FileDescriptorIO.writeAll(Array(block[..<count]), to: target)
-        }
     }
 }
