@@ -22,8 +22,10 @@ struct SnapshotAssembly: Sendable {
     private(set) var nextChunk = 0
     /// The sections received so far; without the records when ``keepsList`` is false.
     private(set) var sections: [MirroredSection] = []
-    /// The records' hashes, section by section, when ``keepsList`` is false.
-    private var recordHashes: [[ContentHash]] = []
+    /// The records' hashes, section by section, when ``keepsList`` is false: in blocks, one a
+    /// chunk, so that they grow without an array of them all being copied to grow (which would
+    /// double their peak).
+    private var recordHashes: [[[ContentHash]]] = []
 
     /// An assembly for the snapshot that `first` (chunk 0) starts.
     init(first: SnapshotChunk, keepsList: Bool = true) {
@@ -45,12 +47,12 @@ struct SnapshotAssembly: Sendable {
         for part in chunk.sections {
             if part.index == self.sections.count {
                 self.sections.append(MirroredSection(model: part.section, records: self.keepsList ? part.records : []))
-                if !self.keepsList { self.recordHashes.append(part.records.map(\.hash)) }
+                if !self.keepsList { self.recordHashes.append([part.records.map(\.hash)]) }
             } else if part.index == self.sections.count - 1, self.sections[part.index].model == part.section {
                 if self.keepsList {
                     self.sections[part.index].records.append(contentsOf: part.records)
                 } else {
-                    self.recordHashes[part.index].append(contentsOf: part.records.lazy.map(\.hash))
+                    self.recordHashes[part.index].append(part.records.map(\.hash))
                 }
             } else {
                 throw outOfOrder("section \(part.index) does not follow the \(self.sections.count) sections received")
@@ -76,7 +78,7 @@ struct SnapshotAssembly: Sendable {
         let computed =
             self.keepsList
             ? MirrorContent.digest(schema: self.schema, sections: self.sections)
-            : MirrorContent.digest(schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1) })
+            : MirrorContent.digest(schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1.joined()) })
         guard computed == digest else { throw .digestMismatch(cursor: self.cursor, expected: digest, computed: computed) }
         return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest)
     }
