@@ -66,26 +66,23 @@ public enum DurableFile {
         reached: (Milestone) -> Void = { _ in },
         failure: (Step, String, SystemCallError) -> Failure
     ) throws(Failure) {
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
-        guard descriptor >= 0 else { throw failure(.create, temporary, .lastError(of: "open")) }
-        do throws(Failure) {
-            try body(descriptor)
-            reached(.written)
-            guard fsync(descriptor) == 0 else { throw failure(.sync, temporary, .lastError(of: "fsync")) }
+        let replacement: PendingReplacement
+        do {
+            replacement = try PendingReplacement(path, through: temporary, permissions: permissions)
         } catch {
-            close(descriptor)
-            unlink(temporary)
+            throw failure(error.step, error.path, error.error)
+        }
+        do throws(Failure) {
+            try body(replacement.descriptor)
+        } catch {
+            replacement.discard()
             throw error
         }
-        close(descriptor)
-        reached(.synced)
-        guard rename(temporary, path) == 0 else {
-            let error = failure(.rename, path, .lastError(of: "rename"))
-            unlink(temporary)
-            throw error
+        do {
+            try replacement.commit(reached: reached)
+        } catch {
+            throw failure(error.step, error.path, error.error)
         }
-        reached(.renamed)
-        try self.syncDirectory(of: path, failure: failure)
     }
 
     /// Appends `bytes` to the file at `path` (which must exist) and flushes it: `fdatasync` when

@@ -29,15 +29,31 @@ public enum FileDescriptorIO {
     /// - Throws: ``SystemCallError`` (`read`) on the first error other than `EINTR`.
     public static func readAll(from descriptor: Int32) throws(SystemCallError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
+        try self.forEachBlock(of: descriptor, size: 1 << 16) { block throws(SystemCallError) in bytes += block }
+        return bytes
+    }
+
+    /// Copies `source`, from where it stands to its end, to `target`, 1 MiB at a time: a file
+    /// printed without holding it whole.
+    ///
+    /// - Throws: ``SystemCallError`` (`read` or `write`) on the first error other than `EINTR`.
+    public static func copyAll(from source: Int32, to target: Int32) throws(SystemCallError) {
+        try self.forEachBlock(of: source, size: 1 << 20) { block throws(SystemCallError) in try self.writeAll(Array(block), to: target) }
+    }
+
+    /// Reads `descriptor` to its end in blocks of at most `size` bytes, each handed to `body`.
+    private static func forEachBlock(
+        of descriptor: Int32, size: Int, _ body: (ArraySlice<UInt8>) throws(SystemCallError) -> Void
+    ) throws(SystemCallError) {
+        var block = [UInt8](repeating: 0, count: size)
         while true {
             let count = block.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .lastError(of: "read")
             }
-            if count == 0 { return bytes }
-            bytes += block[..<count]
+            if count == 0 { return }
+            try body(block[..<count])
         }
     }
 }

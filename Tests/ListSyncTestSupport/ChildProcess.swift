@@ -94,6 +94,16 @@ package final class ChildProcess {
         return process
     }
 
+    /// A memory figure of the running process from `/proc/PID/status`, in KiB: `VmRSS` (resident
+    /// now) or `VmHWM` (the peak resident size since start, or since `clear_refs`).
+    package func memoryKiB(_ field: String) throws -> Int {
+        let status = try FileContent.read("/proc/\(self.pid)/status")
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { throw TestFailure("no \(field) in /proc/\(self.pid)/status") }
+        return value
+    }
+
     /// Sends `signal` while the process runs.
     package func send(_ signal: Int32) {
         if self.exitStatus == nil { kill(self.pid, signal) }

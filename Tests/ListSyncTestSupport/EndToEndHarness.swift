@@ -147,16 +147,17 @@ package final class EndToEndHarness {
 
     /// Starts `listsync SUBCOMMAND --socket … ARGUMENTS` (without `--socket` for the commands
     /// that read files, `parse` and `diff`).
-    package func client(_ subcommand: String, _ arguments: [String]) throws -> ChildProcess {
+    /// Its standard output goes to `outputPath` (by default a file of its own).
+    package func client(_ subcommand: String, _ arguments: [String], outputPath: String? = nil) throws -> ChildProcess {
         let socket = ["parse", "diff"].contains(subcommand) ? [] : ["--socket", self.socketPath]
-        return try self.process(try Self.binary("listsync"), [subcommand] + socket + arguments)
+        return try self.process(try Self.binary("listsync"), [subcommand] + socket + arguments, outputPath: outputPath)
     }
 
     /// Starts any other client program (`/usr/bin/env python3 …`), killed with the harness.
-    package func process(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
+    package func process(_ executable: String, _ arguments: [String], outputPath: String? = nil) throws -> ChildProcess {
         let number = self.clients.count
         let client = try ChildProcess(
-            executable, arguments, outputPath: self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
+            executable, arguments, outputPath: outputPath ?? self.path("client-\(number).out"), errorPath: self.path("client-\(number).err"))
         self.clients.append(client)
         return client
     }

@@ -53,6 +53,65 @@ def products(path):
     return sections
 
 
+def load_mirror_module():
+    """examples/python/mirror.py as a module, for its Mirror class."""
+    import importlib.util
+    specification = importlib.util.spec_from_file_location("listsync_example_mirror", MIRROR)
+    module = importlib.util.module_from_spec(specification)
+    specification.loader.exec_module(module)
+    return module
+
+
+class SnapshotChunkTest(unittest.TestCase):
+    """The Python client builds a snapshot as its chunks arrive, in order, or resynchronizes."""
+
+    def chunks(self, module):
+        section = {"index": 0, "model": None, "hash": "0" * 32}
+        records = [{"hash": f"{n:032x}", "value": {"id": str(n)}} for n in range(6)]
+        sections = [dict(section, records=records)]
+        digest = module.list_digest(["id"], sections)
+        return [
+            {"type": "snapshot", "watch": "w", "cursor": "e:1", "chunk": number, "last": number == 2, "fresh": True,
+             "sectioned": False, "schema": {"columns": ["id"]}, "sections": [dict(section, records=records[2 * number:2 * number + 2])],
+             **({"digest": digest} if number == 2 else {})}
+            for number in range(3)
+        ]
+
+    def test_chunks_in_order_make_the_list(self):
+        module = load_mirror_module()
+        mirror = module.Mirror()
+        results = [mirror.apply_snapshot_chunk(chunk) for chunk in self.chunks(module)]
+        self.assertEqual(results, [False, False, True])
+        self.assertEqual([record["value"]["id"] for record in mirror.sections[0]["records"]], [str(n) for n in range(6)])
+
+    def test_a_chunk_out_of_order_resynchronizes(self):
+        module = load_mirror_module()
+        mirror = module.Mirror()
+        first, second, last = self.chunks(module)
+        # Noticed at once, not only by the digest at the end.
+        mirror.apply_snapshot_chunk(first)
+        with self.assertRaises(module.Resync):
+            mirror.apply_snapshot_chunk(dict(second, cursor="e:9"))
+        mirror.apply_snapshot_chunk(first)
+        with self.assertRaises(module.Resync):
+            mirror.apply_snapshot_chunk(dict(second, chunk=2, last=False))
+        with self.assertRaises(module.Resync):
+            mirror.apply_snapshot_chunk(second)
+
+    def test_a_snapshot_cut_off_does_not_block_the_changesets_after_it(self):
+        module = load_mirror_module()
+        mirror = module.Mirror()
+        chunks = self.chunks(module)
+        for chunk in chunks:
+            mirror.apply_snapshot_chunk(chunk)
+        mirror.apply_snapshot_chunk(chunks[0])  # a new snapshot, then the connection is lost
+        mirror.discard_partial_snapshot()
+        sections = [dict(mirror.sections[0], records=mirror.sections[0]["records"][:5])]
+        mirror.apply_changeset({"type": "changeset", "watch": "w", "cursor": "e:2", "prev_seq": 1,
+                                "stages": [{"element_deleted": [[0, 5]]}], "digest": module.list_digest(["id"], sections)})
+        self.assertEqual(mirror.cursor, "e:2")
+
+
 class MirrorTest(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.mkdtemp(prefix="listsync-example-")

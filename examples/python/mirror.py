@@ -119,19 +119,30 @@ class Mirror:
         self._chunks = None
 
     def apply_snapshot_chunk(self, message):
-        """Collects a snapshot's chunks; returns True once the last one is applied."""
+        """Adds a snapshot's chunk to the list being built (the records go straight into their
+        section, nothing is joined at the end); returns True once the last one is applied and
+        the digest matches. Chunks come numbered from 0, all at one cursor; a section either
+        continues the last one or is the next."""
         if message["chunk"] == 0:
-            self._chunks = {}
+            self._chunks = {"cursor": message["cursor"], "next": 0, "sections": []}
         elif self._chunks is None:
             raise Resync("snapshot chunk without its start")
+        building = self._chunks
+        if message["chunk"] != building["next"] or message["cursor"] != building["cursor"]:
+            self._chunks = None
+            raise Resync(f"snapshot chunk {message['chunk']} at {message['cursor']} out of order")
+        building["next"] += 1
+        sections = building["sections"]
         for section in message["sections"]:
-            entry = self._chunks.setdefault(
-                section["index"], {"model": section["model"], "hash": section["hash"], "records": []}
-            )
-            entry["records"].extend(section["records"])
+            if section["index"] == len(sections):
+                sections.append({"model": section["model"], "hash": section["hash"], "records": section["records"]})
+            elif section["index"] == len(sections) - 1 and section["hash"] == sections[-1]["hash"]:
+                sections[-1]["records"].extend(section["records"])
+            else:
+                self._chunks = None
+                raise Resync(f"snapshot section {section['index']} does not follow the {len(sections)} received")
         if not message["last"]:
             return False
-        sections = [self._chunks[index] for index in range(len(self._chunks))]
         self._chunks = None
         columns = message["schema"]["columns"]
         if list_digest(columns, sections) != message["digest"]:
@@ -141,6 +152,10 @@ class Mirror:
         self.sectioned = message["sectioned"]
         self.cursor = message["cursor"]
         return True
+
+    def discard_partial_snapshot(self):
+        """Forgets a snapshot that will not be completed (the connection was lost)."""
+        self._chunks = None
 
     def apply_changeset(self, message):
         """Applies a changeset that follows the mirror's version, and proves the result."""
@@ -404,6 +419,7 @@ def main():
             return 3
         except (ConnectionError, OSError, ValueError) as error:
             log(f"connection lost ({error}); resuming from {mirror.cursor}")
+            mirror.discard_partial_snapshot()
             backoff = 0.1
         finally:
             connection.close()

@@ -41,14 +41,25 @@ extension ContentHash: LosslessStringConvertible {
         }
     }
 
-    /// Parses 32 hex digits (either case), high half first.
+    /// Parses 32 hex digits (either case), high half first. In place, without allocating: every
+    /// record of a snapshot or changeset carries one.
     public init?(_ description: String) {
-        let digits = Array(description.utf8)
-        guard digits.count == 32,
-            let high = UInt64(String(decoding: digits[..<16], as: UTF8.self), radix: 16),
-            let low = UInt64(String(decoding: digits[16...], as: UTF8.self), radix: 16),
-            digits.allSatisfy({ JSONString.hexDigit($0) != nil })
-        else { return nil }
+        var text = description
+        let halves = text.withUTF8 { digits -> (UInt64, UInt64)? in
+            guard digits.count == 32 else { return nil }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for index in 0..<32 {
+                guard let nibble = JSONString.hexDigit(digits[index]) else { return nil }
+                if index < 16 {
+                    high = high << 4 | UInt64(nibble)
+                } else {
+                    low = low << 4 | UInt64(nibble)
+                }
+            }
+            return (high, low)
+        }
+        guard let (high, low) = halves else { return nil }
         self.init(low: low, high: high)
     }
 }

@@ -57,17 +57,24 @@ public struct ListWriter: Sendable {
     /// - NDJSON: one compact record per line (sections one after the other).
     public func write(_ document: ListDocument) -> [UInt8] {
         var output = ByteScratch(capacity: 1 << 16)
-        switch format {
-        case .csv(let delimiter):
-            writeCSV(document, delimiter: delimiter.rawValue, to: &output)
-        case .json:
-            writeJSON(document, to: &output)
-        case .ndjson:
-            for record in document.allRecords {
-                JSONValueEncoder.append(record, to: &output)
-                appendLineEnding(to: &output)
+        var columns = self.columns ?? []
+        if case .csv = self.format, self.columns == nil { columns = document.memberNames }
+        let sectioned: Bool
+        if case .sections = document { sectioned = true } else { sectioned = false }
+        var writer = ListStreamWriter(
+            format: self.format, columns: columns, sectioned: sectioned, sectionColumn: self.addedSectionColumn(for: document),
+            lineEnding: self.lineEnding)
+        writer.begin(to: &output)
+        switch document {
+        case .records(let records):
+            for record in records { writer.append(record, to: &output) }
+        case .sections(let sections):
+            for section in sections {
+                writer.beginSection(section.value, to: &output)
+                for record in section.records { writer.append(record, to: &output) }
             }
         }
+        writer.finish(to: &output)
         return output.array()
     }
 
@@ -77,90 +84,5 @@ public struct ListWriter: Sendable {
         var writer = self
         if writer.columns == nil, !list.schema.columns.isEmpty { writer.columns = list.schema.columns }
         return writer.write(list.document)
-    }
-
-    private func appendLineEnding(to output: inout ByteScratch) {
-        if lineEnding == .crlf { output.append(ASCII.carriageReturn) }
-        output.append(ASCII.lineFeed)
-    }
-
-    private func writeCSV(_ document: ListDocument, delimiter: UInt8, to output: inout ByteScratch) {
-        let columns = self.columns ?? document.memberNames
-        guard !columns.isEmpty else { return }
-        let sectionColumn = self.addedSectionColumn(for: document)
-        writeCSVRow((sectionColumn.map { [$0] } ?? []) + columns, delimiter: delimiter, to: &output)
-        let sectionNames: [String] =
-            if sectionColumn != nil, case .sections(let sections) = document {
-                sections.flatMap { section in repeatElement(section.value.text, count: section.records.count) }
-            } else {
-                []
-            }
-        for (index, record) in document.allRecords.enumerated() {
-            var fields: [String]
-            if case .object(let members) = record {
-                var valueOfMember: [String: String] = [:]
-                for member in members where valueOfMember[member.name] == nil {
-                    valueOfMember[member.name] = member.value.text
-                }
-                fields = columns.map { valueOfMember[$0] ?? "" }
-            } else {
-                fields = [record.text] + Array(repeating: "", count: columns.count - 1)
-            }
-            if sectionColumn != nil { fields.insert(sectionNames[index], at: 0) }
-            writeCSVRow(fields, delimiter: delimiter, to: &output)
-        }
-    }
-
-    private func writeCSVRow(_ fields: [String], delimiter: UInt8, to output: inout ByteScratch) {
-        for (index, field) in fields.enumerated() {
-            if index > 0 { output.append(delimiter) }
-            var field = field
-            field.withUTF8 { bytes in
-                // A lone empty field would read back as a blank line, and a U+FEFF at the very
-                // start of the file as a byte-order mark.
-                let forceQuotes =
-                    (fields.count == 1 && bytes.isEmpty) || (output.count == 0 && UTF8Validation.hasByteOrderMark(bytes))
-                CSVFieldEncoding.append(
-                    UnsafeRawBufferPointer(bytes), delimiter: delimiter, forceQuotes: forceQuotes, to: &output)
-            }
-        }
-        appendLineEnding(to: &output)
-    }
-
-    private func writeJSON(_ document: ListDocument, to output: inout ByteScratch) {
-        switch document {
-        case .records(let records):
-            writeJSONArray(records, to: &output)
-        case .sections(let sections):
-            guard !sections.isEmpty else {
-                output.append(ASCII.openBrace)
-                output.append(ASCII.closeBrace)
-                break
-            }
-            output.append(ASCII.openBrace)
-            appendLineEnding(to: &output)
-            for (index, section) in sections.enumerated() {
-                JSONValueEncoder.appendString(section.value.text, to: &output)
-                output.append(ASCII.colon)
-                output.append(ASCII.space)
-                writeJSONArray(section.records, to: &output)
-                if index + 1 < sections.count { output.append(ASCII.comma) }
-                appendLineEnding(to: &output)
-            }
-            output.append(ASCII.closeBrace)
-        }
-        appendLineEnding(to: &output)
-    }
-
-    /// `[`, one record per line, `]` (or `[]`).
-    private func writeJSONArray(_ records: [ListValue], to output: inout ByteScratch) {
-        output.append(ASCII.openBracket)
-        for (index, record) in records.enumerated() {
-            appendLineEnding(to: &output)
-            JSONValueEncoder.append(record, to: &output)
-            if index + 1 < records.count { output.append(ASCII.comma) }
-        }
-        if !records.isEmpty { appendLineEnding(to: &output) }
-        output.append(ASCII.closeBracket)
     }
 }

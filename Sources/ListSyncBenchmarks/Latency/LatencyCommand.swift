@@ -24,6 +24,10 @@ extension ListSyncBenchmarks {
                 memory and state directory size after each save, once with the daemon's default \
                 history bounds and once with bounds that never bind (history_max_mib = 100000, \
                 history_cache_mib = 65536: the history unbounded in bytes, as before issue 17). \
+                The snapshot-client workload (issue 19 item 4) runs `listsync snapshot` (next to \
+                listsyncd) of the --large-rows list --snapshot-runs times, its CSV output to a file \
+                (checked equal to the watched file), and reports its wall time and peak resident \
+                memory (by GNU time, /usr/bin/time) beside `wc -l` of the file. \
                 The metrics workload (issue 20; not run by default) runs the 10k-row workload \
                 --metrics-rounds times with metrics_listen unset and set, alternately, each run a fresh \
                 daemon with its state saved and --metrics-edits counted edits; with it set, /metrics is \
@@ -53,8 +57,11 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, fan-out, restart; whole-list, metrics (not by default).")
-        var workload: [String] = ["small", "large", "fan-out", "restart"]
+        @Option(help: "Workloads: small, large, fan-out, restart, snapshot-client; whole-list, metrics (not by default).")
+        var workload: [String] = ["small", "large", "fan-out", "restart", "snapshot-client"]
+
+        @Option(help: "Runs of `listsync snapshot` of the large list (the snapshot-client workload).")
+        var snapshotRuns = 5
 
         @Option(help: "Rows of the whole-list workload's file.")
         var wholeListRows = 1_000_000
@@ -125,6 +132,12 @@ extension ListSyncBenchmarks {
                 }
                 print()
                 print(LatencyBenchmark.fanOutTable(fanOut).markdown)
+            }
+            if self.workload.contains("snapshot-client") {
+                print("- snapshot client, \(self.largeRows) rows: \(self.snapshotRuns) runs")
+                let result = try await benchmark.measureSnapshotClient(rows: self.largeRows, runs: self.snapshotRuns)
+                print()
+                print(LatencyBenchmark.snapshotClientTable([result]).markdown)
             }
             if self.workload.contains("metrics") {
                 print("- metrics off / on, 10k rows, state saved: \(self.metricsRounds) rounds of \(self.metricsEdits) edits each")

@@ -18,6 +18,9 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// between, before the subscription gives up with ``ClientError/inconsistentData(_:)``: a
     /// daemon whose data never verifies is not retried forever.
     public var maximumConsecutiveResyncs: Int
+    /// How snapshots reach the consumer: assembled (the default), or chunk by chunk as they
+    /// arrive (``SnapshotDelivery``).
+    public var snapshotDelivery: SnapshotDelivery
 
     /// A configuration for the socket at `socketPath`; the other settings have defaults suited to
     /// a long-running subscriber.
@@ -27,7 +30,8 @@ public struct ClientConfiguration: Sendable, Hashable {
         reconnect: ReconnectPolicy = ReconnectPolicy(),
         idleTimeout: Duration? = .seconds(60),
         maximumLineLength: Int = 256 << 20,
-        maximumConsecutiveResyncs: Int = 5
+        maximumConsecutiveResyncs: Int = 5,
+        snapshotDelivery: SnapshotDelivery = .assembled
     ) {
         self.socketPath = socketPath
         self.clientName = clientName
@@ -35,5 +39,6 @@ public struct ClientConfiguration: Sendable, Hashable {
         self.idleTimeout = idleTimeout
         self.maximumLineLength = maximumLineLength
         self.maximumConsecutiveResyncs = maximumConsecutiveResyncs
+        self.snapshotDelivery = snapshotDelivery
     }
 }

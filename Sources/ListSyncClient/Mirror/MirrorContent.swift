@@ -16,11 +16,20 @@ struct MirrorContent: Sendable {
 
     /// The digest of a list with `schema` and `sections`, computed. O(*n*).
     static func digest(schema: ListSchema, sections: [MirroredSection]) -> ListDigest {
+        self.digest(schema: schema, sections: sections.map { ($0.model.hash, $0.records.lazy.map(\.hash)) })
+    }
+
+    /// The digest of a list with `schema` and sections given by their model's hash and their
+    /// records' hashes: the one place a client computes a ``ListDigest``, whether it holds the
+    /// records or only their hashes (a snapshot streamed to a file). O(*n*).
+    static func digest<RecordHashes: Collection<ContentHash>>(
+        schema: ListSchema, sections: [(modelHash: ContentHash, recordHashes: RecordHashes)]
+    ) -> ListDigest {
         var builder = ListDigest.Builder(schema: schema)
         for section in sections {
-            builder.beginSection(modelHash: section.model.hash, recordCount: section.records.count)
-            for record in section.records {
-                builder.addRecord(record.hash)
+            builder.beginSection(modelHash: section.modelHash, recordCount: section.recordHashes.count)
+            for hash in section.recordHashes {
+                builder.addRecord(hash)
             }
         }
         return builder.finish()

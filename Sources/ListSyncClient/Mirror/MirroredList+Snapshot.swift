@@ -8,15 +8,21 @@ extension MirroredList {
     /// replaces whatever the mirror held, a list or a cursor. Until the last chunk, the mirror
     /// keeps its current list, so readers never see half a snapshot.
     ///
-    /// - Returns: Whether the snapshot is complete and now the mirror's list.
+    /// With `keepingList` false (decided by chunk 0), the mirror keeps only the records' hashes,
+    /// enough to check the digest, and once the snapshot verifies it holds the snapshot's cursor
+    /// alone (``hasList`` is false): for a consumer that keeps the records itself as they arrive.
+    ///
+    /// - Returns: Whether the snapshot is complete and now the mirror's list (or cursor).
     /// - Throws: ``MirrorError`` for a chunk out of order, a malformed snapshot or a digest that
     ///   does not match; the incomplete snapshot is dropped and the list stays as it was.
     /// - Complexity: O(records in the chunk); the last chunk adds O(*n*) for the digest.
     @discardableResult
-    public mutating func apply(_ chunk: SnapshotChunk) throws(MirrorError) -> Bool {
+    public mutating func apply(_ chunk: SnapshotChunk, keepingList: Bool = true) throws(MirrorError) -> Bool {
         try self.checkWatch(chunk.watch)
         if chunk.chunk == 0 {
-            self.pendingSnapshot = SnapshotAssembly(first: chunk)
+            // Dropped first: the old assembly's records are freed before the new one grows.
+            self.pendingSnapshot = nil
+            self.pendingSnapshot = SnapshotAssembly(first: chunk, keepsList: keepingList)
         }
         guard var assembly = self.pendingSnapshot else {
             throw .snapshotOutOfOrder(cursor: chunk.cursor, chunk: chunk.chunk, reason: "no snapshot was started by chunk 0")
@@ -28,7 +34,8 @@ extension MirroredList {
             self.pendingSnapshot = assembly
             return false
         }
-        self.basis = .list(try assembly.content(digest: chunk.digest))
+        let content = try assembly.content(digest: chunk.digest)
+        self.basis = assembly.keepsList ? .list(content) : .position(content.cursor)
         self._checkInvariants()
         return true
     }

@@ -11,6 +11,12 @@ public struct MirrorUpdate: Sendable {
         /// The daemon accepted the subscription: the missed changesets (`resume`) or a snapshot
         /// follow, up to the subscription's `cursor`.
         case subscribed(ReplyResult.Subscription)
+        /// A chunk of a snapshot arrived, in order (only with ``SnapshotDelivery/chunks`` or
+        /// ``SnapshotDelivery/chunksWithoutList``): write its records out as they come. The
+        /// snapshot counts only once ``snapshot(cursor:)`` follows its last chunk; a
+        /// ``resyncing(_:)`` or ``disconnected(_:retryIn:)`` before that means it never will
+        /// (drop what was written), and a chunk 0 starts another.
+        case snapshotChunk(SnapshotChunk)
         /// A complete snapshot, its digest verified, replaced the mirror's list; it is at `cursor`.
         case snapshot(cursor: Cursor)
         /// A changeset was applied and the mirror's digest verified.

@@ -269,7 +269,13 @@ struct SubscriberStateMachine {
         switch message {
         case .snapshot(let chunk) where chunk.watch == self.watch:
             do {
-                guard try self.mirror.apply(chunk) else { return [] }
+                let delivery = self.configuration.snapshotDelivery
+                // With the mirror as it was before the chunk (not yet at the snapshot's cursor),
+                // handed over once the chunk is known to belong where it is.
+                let chunkUpdate = delivery == .assembled ? nil : self.update(.snapshotChunk(chunk))
+                let complete = try self.mirror.apply(chunk, keepingList: delivery != .chunksWithoutList)
+                let delivered: [Action] = chunkUpdate.map { [.emit($0)] } ?? []
+                guard complete else { return delivered }
                 if stream.announced?.epoch != chunk.cursor.epoch {
                     // The watch's first version, or a new history the daemon started since.
                     var stream = stream
@@ -277,7 +283,7 @@ struct SubscriberStateMachine {
                     self.state = .streaming(stream)
                 }
                 self.verified()
-                return [.emit(self.update(.snapshot(cursor: chunk.cursor)))]
+                return delivered + [.emit(self.update(.snapshot(cursor: chunk.cursor)))]
             } catch {
                 return self.resync(stream, after: error)
             }
@@ -348,7 +354,12 @@ struct SubscriberStateMachine {
         return RequestID(self.lastRequestID)
     }
 
+    /// An update with the mirror as it is now, without the snapshot it may be assembling: the
+    /// consumer holding its copy while the next chunk arrives must not make the subscriber copy
+    /// the records assembled so far.
     private func update(_ event: MirrorUpdate.Event) -> MirrorUpdate {
-        MirrorUpdate(event: event, mirror: self.mirror, phase: self.phase, isCurrent: self.isCurrent)
+        var mirror = self.mirror
+        mirror.discardPartialSnapshot()
+        return MirrorUpdate(event: event, mirror: mirror, phase: self.phase, isCurrent: self.isCurrent)
     }
 }

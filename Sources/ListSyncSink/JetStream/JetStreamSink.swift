@@ -129,7 +129,7 @@ public struct JetStreamSink {
                             if status.state == .removed { return .finished(.removed) }
                         case .disconnected(let error, let retryIn):
                             report(.disconnected(error, retryIn: retryIn))
-                        case .resyncing:
+                        case .resyncing, .snapshotChunk:
                             break
                         }
                         failures = 0

@@ -158,7 +158,7 @@ public struct SinkRunner {
         case .subscribed(let subscription):
             report(.subscribed(subscription))
             return nil
-        case .resyncing:
+        case .resyncing, .snapshotChunk:
             return nil
         }
     }

@@ -67,7 +67,7 @@ struct ChangeOutput {
             return self.format == .jsonPatch
                 ? JSONPatchLines.changeset(edits)
                 : self.events.changeset(edits, from: previous, to: mirror.sections, sectioned: mirror.isSectioned, cursor: changeset.cursor)
-        case (_, .status), (_, .subscribed), (_, .resyncing), (_, .disconnected):
+        case (_, .status), (_, .subscribed), (_, .resyncing), (_, .disconnected), (_, .snapshotChunk):
             return nil
         }
     }

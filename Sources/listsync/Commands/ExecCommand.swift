@@ -192,7 +192,7 @@ struct ExecCommand: AsyncParsableCommand {
                         try record(update)
                         return
                     }
-                case .status, .subscribed, .resyncing, .disconnected:
+                case .status, .subscribed, .resyncing, .disconnected, .snapshotChunk:
                     return
                 }
                 guard let line = try output.bytes(for: update), let cursor = update.mirror.cursor else { return }

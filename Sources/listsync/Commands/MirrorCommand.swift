@@ -12,7 +12,10 @@ struct MirrorCommand: AsyncParsableCommand {
         discussion: """
             After the snapshot and after every changeset (each verified against the daemon's \
             digest), the whole list is written to a temporary file in FILE's directory, flushed to \
-            disk and renamed over FILE, so readers always see a complete version. The command \
+            disk and renamed over FILE, so readers always see a complete version; a snapshot's \
+            records go to that file as its chunks arrive (the list is held once, not also as the \
+            file's bytes), and a snapshot that does not verify or is cut off leaves FILE as it \
+            was. The command \
             reconnects by itself and resumes from the last version it applied; a daemon that no \
             longer has the changesets it missed (a new epoch, too far behind) sends a fresh \
             snapshot. While the watched file is invalid or missing, FILE keeps the last good \
@@ -20,7 +23,7 @@ struct MirrorCommand: AsyncParsableCommand {
 
             The command also survives its own restarts: before FILE, it writes its state file \
             (--state, default .FILE.listsync-state beside FILE), a journal of the list it mirrors: \
-            a snapshot, then each changeset applied since, appended and flushed to disk (a write \
+            a snapshot (an entry per chunk), then each changeset applied since, appended and flushed to disk (a write \
             the size of the change; once the changesets outweigh the snapshot or number 32, the \
             file is replaced atomically with a new one). Started again, it replays the journal, checking \
             every digest, writes FILE from it, and resumes after its cursor with just the \
@@ -105,6 +108,10 @@ struct MirrorCommand: AsyncParsableCommand {
                     throw ClientFailure.data("\(error)")
                 }
             }
+            /// A snapshot's records, written beside FILE as they arrive (the mirror holds the
+            /// list once, not also as bytes); renamed over FILE once it is verified and saved.
+            let streamed = StreamedListFile(destination: .file(writer), output: output, collects: false)
+            defer { streamed.discard() }
             /// The state, then FILE: a crash between the two leaves FILE one version behind the
             /// state, which a restart writes again.
             func save(_ mirror: MirroredList, after changeset: ChangesetMessage?) throws {
@@ -113,7 +120,11 @@ struct MirrorCommand: AsyncParsableCommand {
                 } catch {
                     throw ClientFailure.data("\(error)")
                 }
-                try write(mirror)
+                if changeset == nil, streamed.isFinished {
+                    try streamed.commit()
+                } else {
+                    try write(mirror)
+                }
             }
             let start = state.restore(of: self.name).mirror(of: self.name)
             // FILE may be a version behind the state (or edited): make it the state's version.
@@ -122,15 +133,24 @@ struct MirrorCommand: AsyncParsableCommand {
                 return try await self.followStream(from: from, start: start, state: stateFile, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            var configuration = self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))
+            configuration.snapshotDelivery = .chunks
+            let client = ListSyncClient(configuration: configuration)
             try await client.withMirror(resuming: start) { updates in
                 for try await update in updates {
                     switch update.event {
+                    case .snapshotChunk(let chunk):
+                        try streamed.receive(chunk)
                     case .snapshot:
+                        try streamed.finish()
                         try save(update.mirror, after: nil)
                     case .changeset(let changeset):
                         try save(update.mirror, after: changeset)
-                    case .status, .subscribed, .resyncing, .disconnected:
+                    case .resyncing, .disconnected:
+                        // A snapshot being written will not complete: FILE stays as it is.
+                        streamed.discard()
+                        if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
+                    case .status, .subscribed:
                         if let note = HumanUpdateRenderer.note(for: update) { OutputWriter.writeStandardError(note) }
                     }
                     if self.once, update.isCurrent { return }

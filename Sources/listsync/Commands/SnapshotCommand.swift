@@ -16,6 +16,15 @@ struct SnapshotCommand: AsyncParsableCommand {
             sectioned; CSV has the file's header, and the sections of a JSON object of arrays in a \
             first column, --section-column (default: section).
 
+            The list is written as it streams in: each chunk's records go to a temporary file \
+            (with --output FILE, beside FILE; else an unlinked file in $TMPDIR or /tmp) as they \
+            arrive, and only once the digest on the last chunk matches is it renamed over FILE \
+            (after fsync) or printed. A snapshot that does not verify is asked for again; one cut \
+            off with the daemon ends the command and leaves FILE as it was. Meanwhile only the \
+            records' hashes are kept (16 bytes a record): memory stays below the list's size. \
+            (A CSV of a sectioned list is written once verified: whether its sections need a \
+            column of their own depends on every record.)
+
             A watch the daemon is still loading (right after it started) is waited for. When the \
             watch's file is invalid or missing now, its last good version is printed all the same, \
             with a note on standard error naming the state and the reason, and the status is 3.
@@ -42,20 +51,29 @@ struct SnapshotCommand: AsyncParsableCommand {
 
     @OptionGroup var source: NATSSourceOptions
 
+    @Option(help: ArgumentHelp("Write the list to this file (replaced atomically once the list is verified) instead of standard output.", valueName: "file"))
+    var output: String?
+
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
+            let destination: StreamedListFile.Destination = self.output.map { .file(AtomicFileWriter(path: $0)) } ?? .standardOutput
+            let file = StreamedListFile(
+                destination: destination, output: MirrorOutput(format: self.outputFormat.listFormat, sectionColumn: self.sections), collects: true)
+            defer { file.discard() }
             let mirror: MirroredList
             if let from = self.source.from {
                 mirror = try await self.streamMirror(from: from)
+                try file.replace(with: file.output.bytes(of: mirror))
             } else {
-                let client = ListSyncClient(configuration: self.connection.configuration(reconnect: .never))
+                var configuration = self.connection.configuration(reconnect: .never)
+                // The records go to the file as they arrive; the mirror keeps their hashes only.
+                configuration.snapshotDelivery = .chunksWithoutList
+                let client = ListSyncClient(configuration: configuration)
                 mirror = try await client.withMirror(of: self.name) { updates in
-                    try await Self.currentMirror(in: updates)
+                    try await Self.currentMirror(in: updates, writingTo: file)
                 }
             }
-            var output = OutputWriter()
-            output.write(bytes: try MirrorOutput(format: self.outputFormat.listFormat, sectionColumn: self.sections).bytes(of: mirror))
-            output.flush()
+            try file.commit()
             if let stale = Self.staleness(of: mirror) {
                 throw ClientFailure.data("\(stale); printed its last good version, \(mirror.cursor?.description ?? "-")")
             }
@@ -63,19 +81,35 @@ struct SnapshotCommand: AsyncParsableCommand {
     }
 
     /// The first mirror that reflects the daemon's current version, once the watch is past
-    /// `loading` (its file has been read since the daemon started).
+    /// `loading` (its file has been read since the daemon started). With `file` (updates of
+    /// ``SnapshotDelivery/chunksWithoutList``), the list is written to it as the snapshot streams
+    /// in (finished, not committed) and the mirror holds only its cursor.
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the watch has no valid version to show.
-    static func currentMirror(in updates: MirrorUpdates) async throws -> MirroredList {
+    static func currentMirror(in updates: MirrorUpdates, writingTo file: StreamedListFile? = nil) async throws -> MirroredList {
         for try await update in updates {
+            switch update.event {
+            case .snapshotChunk(let chunk):
+                try file?.receive(chunk)
+                continue
+            case .snapshot:
+                try file?.finish()
+            case .resyncing, .disconnected:
+                // The snapshot being written will not verify: the next one starts over.
+                file?.discard()
+                continue
+            case .status, .subscribed, .changeset:
+                break
+            }
             // The daemon sends the watch's status after the snapshot, or first when it has no
             // version yet: wait for a state other than `loading`.
             let mirror = update.mirror
             guard case .status = update.event, mirror.watchState != .loading else { continue }
-            if !mirror.hasList, let stale = Self.staleness(of: mirror) {
+            let hasList = file?.isFinished ?? mirror.hasList
+            if !hasList, let stale = Self.staleness(of: mirror) {
                 throw ClientFailure.data("\(stale): it has no valid version")
             }
-            if update.isCurrent { return mirror }
+            if update.isCurrent, hasList { return mirror }
         }
         throw ClientError.cancelled
     }

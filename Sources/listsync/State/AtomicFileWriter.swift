@@ -22,13 +22,17 @@ struct AtomicFileWriter {
         return self.path[self.path.index(after: slash)...]
     }
 
+    /// The temporary file a new content is written to before it is renamed over the file:
+    /// `.NAME.listsync-PID` beside it.
+    var temporaryPath: String { "\(self.directory)/.\(self.name).listsync-\(getpid())" }
+
     /// Replaces the file's content with `bytes`. The new file gets the mode a newly created file
     /// gets (0666 less the umask).
     ///
     /// - Throws: ``SystemCallError`` naming the file and the step (`PATH: cannot create: open:
     ///   …`); the target is then unchanged and the temporary file removed.
     func write(_ bytes: [UInt8]) throws(SystemCallError) {
-        let temporary = "\(self.directory)/.\(self.name).listsync-\(getpid())"
+        let temporary = self.temporaryPath
         try DurableFile.replace(
             self.path, through: temporary, permissions: 0o666,
             writing: { descriptor throws(SystemCallError) in

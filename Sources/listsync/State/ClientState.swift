@@ -5,7 +5,7 @@ import ListSyncProtocol
 /// What `mirror` or `exec` keeps in its ``StateJournal`` to resume after its own restart, and how
 /// it keeps it current at a cost proportional to each change.
 ///
-/// A list is kept as a journal: a `snapshot` message of the whole list (what `subscribe
+/// A list is kept as a journal: the `snapshot` messages of the whole list, an entry per chunk (what `subscribe
 /// --format ndjson` prints for it), then the `changeset` messages applied since, one entry each.
 /// A changeset is appended (O(size of the change)); the file is rewritten with a new snapshot only
 /// after a snapshot, after a gap in what was recorded, or once the changesets appended outweigh
@@ -83,14 +83,14 @@ struct ClientState {
             guard !entries.isEmpty else {
                 throw StateProblem(reason: unfinishedAfter == nil ? "empty" : "its only entry is cut short or does not match its checksum")
             }
-            let mirror = try self.mirror(from: entries, of: watch)
+            let (mirror, snapshotEntries) = try self.mirror(from: entries, of: watch)
             // Cut off only once the entries before it proved good: a state set aside is kept whole.
             if let unfinishedAfter { self.file.dropUnfinishedEntry(keeping: unfinishedAfter) }
             // A journal of the builds before is replaced whole at the next save, never appended to.
             self.recorded = legacy ? nil : mirror.cursor
-            self.snapshotBytes = entries.first.map { $0.count + StateJournal.entryOverhead } ?? 0
-            self.changesetBytes = entries.dropFirst().reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
-            self.changesets = entries.count - 1
+            self.snapshotBytes = entries.prefix(snapshotEntries).reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
+            self.changesetBytes = entries.dropFirst(snapshotEntries).reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
+            self.changesets = entries.count - snapshotEntries
             return .resumed(mirror)
         } catch {
             self.file.setAside(because: error.reason, then: "starting from a snapshot")
@@ -117,9 +117,17 @@ struct ClientState {
                 self.changesetBytes += line.count + Self.lineOverhead
                 self.changesets += 1
             } else {
-                guard let line = UpdateLines.snapshotLine(of: mirror) else { return }
-                try self.file.replace(with: [line])
-                self.snapshotBytes = line.count + Self.lineOverhead
+                guard mirror.hasList else { return }
+                // The snapshot's chunks, each an entry written as it is made: never the whole
+                // list as one line in memory.
+                var snapshotBytes = 0
+                try self.file.replace { entry in
+                    try mirror.writeSnapshotLines { line in
+                        try entry(line)
+                        snapshotBytes += line.count + Self.lineOverhead
+                    }
+                }
+                self.snapshotBytes = snapshotBytes
                 self.changesetBytes = 0
                 self.changesets = 0
             }
@@ -136,15 +144,15 @@ struct ClientState {
         let reason: String
     }
 
-    private func mirror(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> MirroredList {
+    /// The mirror the entries hold, and how many entries its snapshot takes.
+    private func mirror(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
         switch self.kind {
         case .cursor:
             guard entries.count == 1, let line = entries.first else { throw StateProblem(reason: "not one cursor and a watch's name") }
-            return try Self.cursor(from: line, of: watch)
+            return (try Self.cursor(from: line, of: watch), 1)
         case .list:
-            guard let first = entries.first else { throw StateProblem(reason: "empty") }
-            var mirror = try Self.list(from: first, of: watch)
-            for (index, line) in entries.enumerated().dropFirst() {
+            var (mirror, snapshotEntries) = try Self.list(from: entries, of: watch)
+            for (index, line) in entries.enumerated().dropFirst(snapshotEntries) {
                 guard case .changeset(let changeset) = try Self.message(from: line) else {
                     throw StateProblem(reason: "entry \(index + 1): not a changeset")
                 }
@@ -154,7 +162,7 @@ struct ClientState {
                     throw StateProblem(reason: "entry \(index + 1): \(error)")
                 }
             }
-            return mirror
+            return (mirror, snapshotEntries)
         }
     }
 
@@ -166,17 +174,21 @@ struct ClientState {
         }
     }
 
-    private static func list(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {
-        guard case .snapshot(let chunk) = try Self.message(from: line), chunk.chunk == 0, chunk.last else {
-            throw StateProblem(reason: "not a mirror's state: no snapshot message")
-        }
+    /// The list of the journal's first entries: its snapshot, chunk 0 to the last chunk, one
+    /// entry each (one entry, chunk 0 and last, in the journals of the builds before).
+    private static func list(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
         var mirror = MirroredList(watch: watch)
-        do {
-            _ = try mirror.apply(chunk)
-        } catch {
-            throw StateProblem(reason: "\(error)")
+        for (index, line) in entries.enumerated() {
+            guard case .snapshot(let chunk) = try Self.message(from: line) else {
+                throw StateProblem(reason: index == 0 ? "not a mirror's state: no snapshot message" : "entry \(index + 1): not the snapshot's next chunk")
+            }
+            do {
+                if try mirror.apply(chunk) { return (mirror, index + 1) }
+            } catch {
+                throw StateProblem(reason: index == 0 ? "\(error)" : "entry \(index + 1): \(error)")
+            }
         }
-        return mirror
+        throw StateProblem(reason: "the snapshot's last chunk is missing")
     }
 
     private static func cursor(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {

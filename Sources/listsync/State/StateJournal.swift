@@ -96,6 +96,25 @@ struct StateJournal {
         try AtomicFileWriter(path: self.path).write(Self.magic + lines.flatMap(Self.entry))
     }
 
+    /// Replaces the state with one entry per line that `produce` hands to its argument, each
+    /// written to the new file as it comes (a list's snapshot chunk by chunk, never whole in
+    /// memory), durably once `produce` returns; the state stays as it was when anything fails.
+    /// O(size of the lines).
+    func replace(producing produce: (_ line: ([UInt8]) throws -> Void) throws -> Void) throws(SystemCallError) {
+        let writer = AtomicFileWriter(path: self.path)
+        do {
+            let file = try PendingReplacement(self.path, through: writer.temporaryPath, permissions: 0o666)
+            try file.write(Self.magic)
+            try produce { line in try file.write(Self.entry(line)) }
+            try file.commit()
+        } catch let failure as PendingReplacement.Failure {
+            throw failure.described
+        } catch {
+            // `produce` throws only what writing an entry threw, a PendingReplacement.Failure.
+            throw SystemCallError(call: "write", code: EIO, path: self.path, operation: "write")
+        }
+    }
+
     /// Appends one entry for `line` and flushes it to disk (`fdatasync`): O(size of the line),
     /// whatever the size of the file. A failed write is cut back off.
     func append(_ line: [UInt8]) throws(SystemCallError) {

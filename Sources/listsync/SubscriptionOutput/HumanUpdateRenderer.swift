@@ -66,7 +66,7 @@ struct HumanUpdateRenderer {
         case .status(let status):
             let color: TerminalStyle.Color = status.state == .ok ? .green : [.loading, .writing].contains(status.state) ? .yellow : .red
             self.line(Self.describe(status), color, to: &output)
-        case .subscribed, .resyncing, .disconnected:
+        case .subscribed, .resyncing, .disconnected, .snapshotChunk:
             return false
         }
         return true
@@ -105,7 +105,7 @@ struct HumanUpdateRenderer {
             return Self.reconnecting("\(error)", in: retryIn)
         case .status(let status) where status.state != .ok || !status.warnings.isEmpty:
             return "listsync: \(Self.describe(status))\n"
-        case .status, .snapshot, .changeset:
+        case .status, .snapshot, .snapshotChunk, .changeset:
             return nil
         }
     }

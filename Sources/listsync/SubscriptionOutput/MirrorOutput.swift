@@ -13,9 +13,15 @@ struct MirrorOutput {
     ///
     /// - Throws: ``ClientFailure/usage(_:)`` when the section column's name is taken.
     func bytes(of mirror: MirroredList) throws(ClientFailure) -> [UInt8] {
-        let columns = mirror.schema.columns
+        try self.bytes(of: mirror.document, columns: mirror.schema.columns)
+    }
+
+    /// The bytes of `document`, a list with `columns` (its schema's). O(*n*).
+    ///
+    /// - Throws: ``ClientFailure/usage(_:)`` when the section column's name is taken.
+    func bytes(of document: ListDocument, columns: [String]) throws(ClientFailure) -> [UInt8] {
         do {
-            return try self.sectionColumn.write(mirror.document, format: self.format, columns: columns.isEmpty ? nil : columns)
+            return try self.sectionColumn.write(document, format: self.format, columns: columns.isEmpty ? nil : columns)
         } catch {
             throw .usage("\(error)")
         }

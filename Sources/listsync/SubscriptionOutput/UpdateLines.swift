@@ -18,7 +18,7 @@ enum UpdateLines {
             return ServerMessage.status(status).encoded()
         case .snapshot:
             return self.snapshotLine(of: update.mirror)
-        case .subscribed, .resyncing, .disconnected:
+        case .subscribed, .resyncing, .disconnected, .snapshotChunk:
             return nil
         }
     }

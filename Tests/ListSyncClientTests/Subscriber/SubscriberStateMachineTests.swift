@@ -48,6 +48,50 @@ import ListSyncTestSupport
         return machine
     }
 
+    /// With chunk delivery, each chunk is handed over as it arrives (before the mirror takes
+    /// the snapshot, and without the records assembled so far), then the verified snapshot;
+    /// without the list, the mirror keeps only the snapshot's cursor, and a chunk that does not
+    /// verify resubscribes with nothing kept.
+    @Test(arguments: [SnapshotDelivery.chunks, .chunksWithoutList]) func chunksAreHandedOverAsTheyArrive(delivery: SnapshotDelivery) throws {
+        var configuration = self.configuration
+        configuration.snapshotDelivery = delivery
+        var machine = SubscriberStateMachine(mirror: MirroredList(watch: Versions.watch), configuration: configuration, random: { 0 })
+        _ = machine.start()
+        _ = machine.connected()
+        _ = machine.received(self.hello)
+        _ = machine.received(self.reply(1, mode: .snapshot, seq: 3))
+        let chunks = try Versions.snapshot(self.v0, seq: 3)
+        #expect(chunks.count > 2, "the snapshot spans several chunks")
+        var updates: [MirrorUpdate] = []
+        for chunk in chunks {
+            updates += emitted(machine.received(.snapshot(chunk)))
+        }
+        var received: [SnapshotChunk] = []
+        for update in updates.dropLast() {
+            guard case .snapshotChunk(let chunk) = update.event else { throw TestFailure("not a chunk: \(update.event)") }
+            received.append(chunk)
+            #expect(!update.isCurrent && !update.mirror.hasList && update.mirror.pendingSnapshot == nil)
+        }
+        #expect(received == chunks)
+        guard case .snapshot(let cursor) = updates.last?.event, cursor.seq == 3, updates.last?.isCurrent == true else {
+            throw TestFailure("no verified snapshot after the chunks")
+        }
+        #expect(machine.mirror.cursor == cursor)
+        #expect(machine.mirror.hasList == (delivery == .chunks))
+        if delivery == .chunks { #expect(machine.mirror.document == self.v0.document) }
+
+        // A snapshot whose digest does not match: its chunks came, then a resync, no snapshot.
+        var bad = try Versions.snapshot(self.v1, seq: 4)
+        bad[bad.count - 1].digest = ListDigest(of: self.v2)
+        var after: [MirrorUpdate] = []
+        for chunk in bad {
+            after += emitted(machine.received(.snapshot(chunk)))
+        }
+        guard case .resyncing(let error) = after.last?.event, error.code == .digestMismatch else { throw TestFailure("no resync") }
+        #expect(!after.contains { if case .snapshot = $0.event { true } else { false } })
+        #expect(machine.mirror.cursor == cursor, "the mirror stays at its verified version")
+    }
+
     @Test func handshakeSubscribeAndSnapshot() throws {
         var machine = try self.streamingMachine()
         let actions = machine.received(.changeset(try Versions.changeset(from: self.v0, to: self.v1, seq: 4)))

@@ -57,11 +57,7 @@ final class DaemonProcess {
     /// A memory figure of the process from `/proc/PID/status`, in KiB: `VmRSS` (resident now)
     /// or `VmHWM` (the peak resident size since start or ``resetPeakMemory()``).
     func memoryKiB(_ field: String) throws -> Int {
-        let status = try Self.contents(of: "/proc/\(self.pid)/status")
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-            let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { throw Failure(description: "no \(field) in /proc/\(self.pid)/status") }
-        return value
+        try self.process.memoryKiB(field)
     }
 
     /// Starts measuring `VmHWM` afresh from the current resident size.
