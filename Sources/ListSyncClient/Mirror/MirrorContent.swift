@@ -13,10 +13,12 @@ struct MirrorContent: Sendable {
     var sections: [MirroredSection]
     /// The digest of `schema` and `sections`, equal to the daemon's at `cursor`.
     var digest: ListDigest
+    /// The definition ``digest`` follows: the protocol version of the connection.
+    var digestVersion: DigestVersion
 
-    /// The digest of a list with `schema` and `sections`, computed. O(*n*).
-    static func digest(schema: ListSchema, sections: [MirroredSection]) -> ListDigest {
-        var builder = ListDigest.Builder(schema: schema)
+    /// The `version` digest of a list with `schema` and `sections`, computed. O(*n*).
+    static func digest(schema: ListSchema, sections: [MirroredSection], version: DigestVersion) -> ListDigest {
+        var builder = ListDigest.Builder(schema: schema, version: version)
         for section in sections {
             builder.beginSection(modelHash: section.model.hash, recordCount: section.records.count)
             for record in section.records {

@@ -28,7 +28,7 @@ extension MirroredList {
             self.pendingSnapshot = assembly
             return false
         }
-        self.basis = .list(try assembly.content(digest: chunk.digest))
+        self.basis = .list(try assembly.content(digest: chunk.digest, version: self.digestVersion))
         self._checkInvariants()
         return true
     }

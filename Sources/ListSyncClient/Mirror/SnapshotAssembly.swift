@@ -46,10 +46,10 @@ struct SnapshotAssembly: Sendable {
         self.nextChunk += 1
     }
 
-    /// The complete list, once the last chunk is in: checks its shape and its digest.
+    /// The complete list, once the last chunk is in: checks its shape and its `version` digest.
     ///
     /// - Complexity: O(*n*), for the digest.
-    func content(digest: ListDigest?) throws(MirrorError) -> MirrorContent {
+    func content(digest: ListDigest?, version: DigestVersion) throws(MirrorError) -> MirrorContent {
         func malformed(_ reason: String) -> MirrorError {
             .snapshotOutOfOrder(cursor: self.cursor, chunk: self.nextChunk - 1, reason: reason)
         }
@@ -59,8 +59,9 @@ struct SnapshotAssembly: Sendable {
                 throw malformed("a linear list must be one section with model null")
             }
         }
-        let computed = MirrorContent.digest(schema: self.schema, sections: self.sections)
+        let computed = MirrorContent.digest(schema: self.schema, sections: self.sections, version: version)
         guard computed == digest else { throw .digestMismatch(cursor: self.cursor, expected: digest, computed: computed) }
-        return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest)
+        return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest,
+            digestVersion: version)
     }
 }

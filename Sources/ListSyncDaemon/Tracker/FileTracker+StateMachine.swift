@@ -201,8 +201,10 @@ extension FileTracker {
                 self.state = .live(lastGood)
                 return WatchPublication()
             }
-            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list)
+            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood)
             self.state = .live(version)
+            // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
+            // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``).
             let line = ServerMessage.encodedChangeset(
                 watch: self.watch, cursor: version.cursor, digest: version.digest, schema: schema,
                 stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))

@@ -39,7 +39,7 @@ struct SinkOptions: ParsableArguments {
     /// the whole run; a new layout is set on it).
     func run(_ open: (SinkTableLayout) throws(SinkError) -> any SinkStore) async throws {
         try await ClientFailure.exitingOnFailure {
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let client = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             var store: (any SinkStore)?
             // Once more each time the watch needs another layout (a reload changed its format or
             // sections): the table is recreated by the snapshot that follows.

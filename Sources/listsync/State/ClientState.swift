@@ -170,13 +170,21 @@ struct ClientState {
         guard case .snapshot(let chunk) = try Self.message(from: line), chunk.chunk == 0, chunk.last else {
             throw StateProblem(reason: "not a mirror's state: no snapshot message")
         }
-        var mirror = MirroredList(watch: watch)
-        do {
-            _ = try mirror.apply(chunk)
-        } catch {
-            throw StateProblem(reason: "\(error)")
+        // The digest is the version the mirror's connection spoke when it saved the state: 2, or
+        // 1 for a state saved at protocol version 1 (the changesets after it are of the same).
+        var problem = StateProblem(reason: "no digest version")
+        for version in [DigestVersion.v2, .v1] {
+            var mirror = MirroredList(watch: watch)
+            mirror.useDigestVersion(version)
+            do {
+                _ = try mirror.apply(chunk)
+                return mirror
+            } catch {
+                problem = StateProblem(reason: "\(error)")
+                guard error.digests != nil else { break }
+            }
         }
-        return mirror
+        throw problem
     }
 
     private static func cursor(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {
