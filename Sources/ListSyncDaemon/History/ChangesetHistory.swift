@@ -122,6 +122,17 @@ struct ChangesetHistory {
         self.v1Digests[seq]
     }
 
+    /// Whether a version 1 client can be given the changesets publishing `seqs`: each one in
+    /// memory has its version 1 digest kept; one on disk only is taken as its line says (it
+    /// carries `digest_v1` when it was published while a version 1 client followed the watch),
+    /// checked as it is read back.
+    ///
+    /// - Complexity: O(`seqs.count`).
+    func hasV1Digests(for seqs: Range<UInt64>) -> Bool {
+        let inMemory = self.oldestInMemory ?? .max
+        return seqs.allSatisfy { $0 < inMemory || self.v1Digests[$0] != nil }
+    }
+
     /// Keeps the version 1 digest of version `seq`, computed for a version 1 client.
     mutating func noteV1Digest(_ digest: ListDigest, seq: UInt64) {
         guard let newestSeq = self.newestSeq, seq <= newestSeq, newestSeq - seq < UInt64(self.capacity) else { return }

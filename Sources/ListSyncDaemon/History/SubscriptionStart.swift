@@ -34,9 +34,7 @@ enum SubscriptionStart: Hashable, Sendable {
         guard let oldestSeq = history.oldestSeq, oldestSeq <= since.seq + 1, history.newestSeq == currentSeq else {
             return .snapshot(reason: .historyTrimmed)
         }
-        if digestVersion == .v1, since.seq + 1 < currentSeq,
-            !((since.seq + 1)..<currentSeq).allSatisfy({ history.v1Digest(publishing: $0) != nil })
-        {
+        if digestVersion == .v1, since.seq + 1 < currentSeq, !history.hasV1Digests(for: (since.seq + 1)..<currentSeq) {
             return .snapshot(reason: .historyTrimmed)
         }
         return .resume(firstSeq: since.seq + 1)

@@ -74,9 +74,9 @@ final class WatchFeed: Sendable {
     func publish(_ publication: WatchPublication) {
         // Copies happen before the lock: a changeset line may be large.
         let line = publication.changesetLine.map { ByteBuffer(bytes: $0) }
-        // The version 1 digest only while a version 1 client follows the watch: O(n), outside
-        // the lock. One that subscribes meanwhile gets it computed on demand (``next(after:digestVersion:)``).
-        let v1Digest = line != nil && self.state.withLock({ !$0.v1Subscribers.isEmpty }) ? publication.version?.v1Digest : nil
+        // Computed by the tracker while a version 1 client follows the watch (and carried by
+        // the line); one that subscribes meanwhile gets it on demand (``next(after:digestVersion:)``).
+        let v1Digest = publication.version?.computedV1Digest
         let status = publication.status.map { ($0, ByteBuffer(bytes: ServerMessage.status($0).encoded())) }
         let (subscribers, isNewVersion) = self.state.withLock { state in
             var isNewVersion = false
@@ -138,7 +138,9 @@ final class WatchFeed: Sendable {
             precondition(state.version == nil, "restoring over a published version")
             state.history = state.history.emptied(epoch: version.epoch)
             for (offset, line) in changesets.enumerated() {
-                state.history.append(ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset))
+                state.history.append(
+                    ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset),
+                    v1Digest: ServerMessage.carriedV1Digest(in: line))
             }
             state.version = version
             return Array(state.subscribers.values)
@@ -228,6 +230,12 @@ final class WatchFeed: Sendable {
         return (start, version)
     }
 
+    /// Whether a version 1 client follows the watch: the tracker then computes each new
+    /// version's version 1 digest, which its changeset line carries (`digest_v1`) and is saved with.
+    var wantsV1Digests: Bool {
+        self.state.withLock { !$0.v1Subscribers.isEmpty }
+    }
+
     /// Removes `subscriber`; it is not woken any more.
     func unsubscribe(_ subscriber: any WatchFeedSubscriber) {
         let count = self.state.withLock { state in
@@ -299,10 +307,11 @@ final class WatchFeed: Sendable {
 
     /// ``next(after:digestVersion:)`` for a subscriber that speaks version 1: each changeset line
     /// copied with its version 1 digest in place of the version 2 one (its own copy, counted
-    /// against the client-buffer budget). The digest is the one kept beside the changeset, or the
-    /// current version's, computed now if no version 1 client needed it before (O(*n*), once per
-    /// version); a version published while no version 1 client was subscribed has none, and the
-    /// subscriber resynchronises with a snapshot, as when history was trimmed.
+    /// against the client-buffer budget). The digest is the one the line carries (`digest_v1`) or
+    /// kept beside it, or the current version's, computed now if no version 1 client needed it
+    /// before (O(*n*), once per version); a version published while no version 1 client was
+    /// subscribed has none, and the subscriber resynchronises with a snapshot, as when history
+    /// was trimmed.
     private func nextForVersion1(after position: Position) -> Next {
         let next = self.next(after: position)
         let line: ByteBuffer
@@ -319,8 +328,8 @@ final class WatchFeed: Sendable {
             self.state.withLock { $0.history.noteV1Digest(computed, seq: position.nextSeq) }
             v1Digest = computed
         }
-        guard let v1Digest, let current else { return current.map(Next.snapshot) ?? .upToDate }
-        guard let copy = ServerMessage.replacingDigest(in: Array(line.readableBytesView), with: v1Digest) else { return .snapshot(current) }
+        guard let current else { return .upToDate }
+        guard let copy = ServerMessage.version1Line(of: Array(line.readableBytesView), v1Digest: v1Digest) else { return .snapshot(current) }
         return .archivedChangeset(ByteBuffer(bytes: copy))
     }
 

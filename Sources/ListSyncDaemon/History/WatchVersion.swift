@@ -55,6 +55,11 @@ final class WatchVersion: Sendable {
         return digest
     }
 
+    /// The version 1 digest if it was computed, without computing it.
+    var computedV1Digest: ListDigest? {
+        self.v1DigestCache.withLock { $0 }
+    }
+
     /// The digest in `version`.
     func digest(_ version: DigestVersion) -> ListDigest {
         version == .v1 ? self.v1Digest : self.digest
