@@ -1,6 +1,7 @@
 import ListDiff
 @testable import ListFormats
 import ListSyncProtocol
+import Foundation
 import ListSyncTestSupport
 import Testing
 
@@ -128,6 +129,40 @@ import Testing
             let expected = Self.scratch(schema, current)
             #expect(tree.digest == expected, "seed \(seed), step \(step)")
             if tree.digest != expected { return }
+        }
+    }
+
+    /// The Python example client's `list_digest_v2` (the reference snippet of docs/PROTOCOL.md)
+    /// gives the digest the daemon's tree gives: lists of every shape, one over several nodes.
+    @Test func matchesThePythonClient() async throws {
+        var generator = Generator(state: 21)
+        let cases: [(columns: [String], sections: Sections)] = [
+            ([], []),
+            (["id"], [ArraySection(model: SectionModel(value: .null), elements: [ListRecord]())]),
+            (["id", "名前"], [ArraySection(model: SectionModel(value: .null), elements: (0..<20_000).map { _ in Self.record(&generator) })]),
+            (["sku"], (0..<12).map { index in
+                ArraySection(model: SectionModel(value: .string("s\(index)")), elements: (0..<(index * 300)).map { _ in Self.record(&generator) })
+            }),
+        ]
+        let script = """
+            import json, sys
+            sys.path.insert(0, sys.argv[2])
+            from mirror import list_digest_v2
+            data = json.load(open(sys.argv[1]))
+            print(list_digest_v2(data["columns"], data["sections"]))
+            """
+        for (columns, sections) in cases {
+            let tree = ListDigestTree(schema: ListSchema(columns: columns), sections: sections)
+            let input: [String: Any] = [
+                "columns": columns,
+                "sections": sections.map { section in
+                    ["hash": section.model.contentHash.description, "records": section.elements.map { ["hash": $0.contentHash.description] }] as [String: Any]
+                },
+            ]
+            let python = try await Python.output(
+                of: script.replacingOccurrences(of: "sys.argv[2]", with: "\"\(RepositoryFiles.path("examples/python"))\""), input: input,
+                passing: .fileArgument)
+            #expect(python.trimmingCharacters(in: .whitespacesAndNewlines) == tree.digest.description)
         }
     }
 
