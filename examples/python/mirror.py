@@ -68,8 +68,15 @@ def list_digest_v2(columns, sections):
     after each item whose hash's last byte has its low six bits zero, the leaf digests cut into
     nodes the same way, and the SHA-256 of "listsync-digest-v2", the schema block and the node
     digests."""
-    def sha(data):
-        return hashlib.sha256(data).digest()
+    def cut(pieces, last):
+        # Chunks end after a piece whose byte `last` has its low six bits zero, and at the end.
+        digests, chunk = [], b""
+        for index, piece in enumerate(pieces):
+            chunk += piece
+            if piece[last] & 0x3F == 0 or index == len(pieces) - 1:
+                digests.append(hashlib.sha256(chunk).digest())
+                chunk = b""
+        return digests
     schema = len(columns).to_bytes(8, "big")
     for name in columns:
         schema += len(name.encode()).to_bytes(8, "big") + name.encode()
@@ -77,18 +84,7 @@ def list_digest_v2(columns, sections):
     for section in sections:
         items.append(b"\x01" + bytes.fromhex(section["hash"]))
         items += [b"\x00" + bytes.fromhex(record["hash"]) for record in section["records"]]
-    leaves, leaf = [], b""
-    for index, item in enumerate(items):
-        leaf += item
-        if item[16] & 0x3F == 0 or index == len(items) - 1:
-            leaves.append(sha(leaf))
-            leaf = b""
-    nodes, node = [], b""
-    for index, digest in enumerate(leaves):
-        node += digest
-        if digest[31] & 0x3F == 0 or index == len(leaves) - 1:
-            nodes.append(sha(node))
-            node = b""
+    nodes = cut(cut(items, 16), 31)  # items into leaves, leaf digests into nodes
     return hashlib.sha256(b"listsync-digest-v2" + schema + b"".join(nodes)).hexdigest()
 
 

@@ -10,17 +10,7 @@ import Testing
 @Suite struct ListDigestTreeTests {
     typealias Sections = [ArraySection<SectionModel, ListRecord>]
 
-    /// A deterministic generator (SplitMix64), so a failure names its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SplitMix
 
     /// A record whose content is one of `distinct` values, so duplicates are common.
     static func record(_ generator: inout Generator, distinct: UInt64 = 5_000) -> ListRecord {
@@ -74,7 +64,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func linearUpdatesEqualScratch(seed: UInt64) {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let schema = ListSchema(columns: ["id", "name"])
         var records = (0..<(seed == 1 ? 0 : 30_000)).map { _ in Self.record(&generator) }
         var sections: Sections = [ArraySection(model: SectionModel(value: .null), elements: records)]
@@ -95,7 +85,7 @@ import Testing
 
     @Test(arguments: [11, 12, 13] as [UInt64])
     func sectionedUpdatesEqualScratch(seed: UInt64) {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         var schema = ListSchema(columns: ["sku"])
         var lists: [(model: String, records: [ListRecord])] = (0..<20).map { index in
             ("section \(index)", (0..<Int(generator.next() % 2_000)).map { _ in Self.record(&generator) })
@@ -135,7 +125,7 @@ import Testing
     /// The Python example client's `list_digest_v2` (the reference snippet of docs/PROTOCOL.md)
     /// gives the digest the daemon's tree gives: lists of every shape, one over several nodes.
     @Test func matchesThePythonClient() async throws {
-        var generator = Generator(state: 21)
+        var generator = Generator(seed: 21)
         let cases: [(columns: [String], sections: Sections)] = [
             ([], []),
             (["id"], [ArraySection(model: SectionModel(value: .null), elements: [ListRecord]())]),
