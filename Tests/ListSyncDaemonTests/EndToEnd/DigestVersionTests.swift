@@ -19,9 +19,11 @@ extension EndToEndTests.Persistence {
         #expect(v1.digestVersion == .v1 && v2.digestVersion == .v2)
         #expect(try await v1.receiveUntil { $0.mirror != nil })
         #expect(try await v2.receiveUntil { $0.mirror != nil })
+        var v1AtOne: TestMirror?
         for version in 1...2 {
             try await Self.saved(version, harness, v1)
             #expect(try await v2.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+            if version == 1 { v1AtOne = v1.mirror }
         }
         // Each mirror checked every digest as it came (TestMirror throws on a mismatch); the
         // digests are those of the file, each in its version, and the lines differ only there.
@@ -47,6 +49,13 @@ extension EndToEndTests.Persistence {
         #expect(try await resumed2.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
         #expect(resumed1.snapshots == 0 && resumed2.snapshots == 0)
         #expect(resumed1.changesetMessages.last?.digest == ListDigest(of: try Self.list(harness), version: .v1))
+        // From before the last version saved before the restart: its line was saved with its
+        // version 1 digest (`digest_v1`), so the version 1 client resumes across the restart too.
+        let fromOne = try await harness.subscribe("list", mirror: try #require(v1AtOne), protocols: [1])
+        #expect(fromOne.reply?.mode == .resume)
+        #expect(try await fromOne.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(fromOne.snapshots == 0 && fromOne.changesets.map(\.seq) == [2, 3])
+        #expect(fromOne.changesetMessages.first == v1.changesetMessages.last, "the line before the restart, byte for byte as sent then")
 
         // Both connected: the next edit reaches both, each with its digest.
         try await Self.saved(4, harness, resumed1)
@@ -56,9 +65,11 @@ extension EndToEndTests.Persistence {
         // Versions published while no version 1 client follows the watch have no version 1 digest:
         // a version 1 client resuming across them gets a snapshot, with its digest, instead.
         let atFour = (v1: try #require(resumed1.mirror), v2: try #require(resumed2.mirror))
-        // The one version 1 client leaves the watch (answered once the daemon dropped it).
-        guard case .unsubscribed = try await resumed1.client.call({ .unsubscribe(id: $0, watch: "list") }) else {
-            throw TestFailure(description: "no unsubscribe reply")
+        // The version 1 clients leave the watch (each answered once the daemon dropped it).
+        for client in [resumed1, fromOne] {
+            guard case .unsubscribed = try await client.client.call({ .unsubscribe(id: $0, watch: "list") }) else {
+                throw TestFailure(description: "no unsubscribe reply")
+            }
         }
         for version in 5...6 {
             try await Self.saved(version, harness, resumed2)
