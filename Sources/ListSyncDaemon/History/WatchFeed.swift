@@ -37,6 +37,13 @@ final class WatchFeed: Sendable {
         /// The subscribers that speak protocol version 1: while there is one, each new version's
         /// version 1 digest is computed as it is published and kept beside its changeset.
         var v1Subscribers: Set<ObjectIdentifier> = []
+        /// How many more versions get their version 1 digest with no version 1 subscriber: after
+        /// the last one leaves (or a restore whose newest changeset carried it), as many as the
+        /// history keeps, so that one that comes back resumes as far as the history reaches.
+        var v1VersionsLeft = 0
+
+        /// Whether the next version gets its version 1 digest.
+        var wantsV1Digests: Bool { !self.v1Subscribers.isEmpty || self.v1VersionsLeft > 0 }
         /// Whether the watch's saved state is still being read back: until then no subscription
         /// can be planned (a cursor from before a restart could not resume yet).
         var isRestoring = true
@@ -84,6 +91,9 @@ final class WatchFeed: Sendable {
                 isNewVersion = state.version.map { $0.seq != version.seq || $0.epoch != version.epoch } ?? true
                 if let line {
                     state.history.append(line, seq: version.seq, v1Digest: v1Digest)
+                    if isNewVersion, state.v1Subscribers.isEmpty, state.v1VersionsLeft > 0 {
+                        state.v1VersionsLeft -= 1
+                    }
                 } else if let current = state.version, current.epoch != version.epoch {
                     // A new history: no changeset leads to it, so every subscriber's position
                     // finds none and gets a snapshot; cursors of the old one resume no more.
@@ -141,6 +151,9 @@ final class WatchFeed: Sendable {
                 state.history.append(
                     ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset),
                     v1Digest: ServerMessage.carriedV1Digest(in: line))
+            }
+            if let newest = changesets.last, ServerMessage.carriedV1Digest(in: newest) != nil {
+                state.v1VersionsLeft = state.history.capacity
             }
             state.version = version
             return Array(state.subscribers.values)
@@ -230,17 +243,20 @@ final class WatchFeed: Sendable {
         return (start, version)
     }
 
-    /// Whether a version 1 client follows the watch: the tracker then computes each new
-    /// version's version 1 digest, which its changeset line carries (`digest_v1`) and is saved with.
+    /// Whether a version 1 client follows the watch, or did within the last `history_length`
+    /// versions: the tracker then computes each new version's version 1 digest, which its
+    /// changeset line carries (`digest_v1`) and is saved with.
     var wantsV1Digests: Bool {
-        self.state.withLock { !$0.v1Subscribers.isEmpty }
+        self.state.withLock { $0.wantsV1Digests }
     }
 
     /// Removes `subscriber`; it is not woken any more.
     func unsubscribe(_ subscriber: any WatchFeedSubscriber) {
         let count = self.state.withLock { state in
             state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber))
-            state.v1Subscribers.remove(ObjectIdentifier(subscriber))
+            if state.v1Subscribers.remove(ObjectIdentifier(subscriber)) != nil, state.v1Subscribers.isEmpty {
+                state.v1VersionsLeft = state.history.capacity
+            }
             return state.subscribers.count
         }
         self.metrics?.subscribers.set(to: Double(count))

@@ -110,9 +110,7 @@ public struct ListDigestTree: Sendable {
                 break
             }
         }
-        var keptEnds = ends[oldEnd...].map { $0 + delta }
-        newEnds.append(contentsOf: keptEnds)
-        keptEnds = []
+        newEnds.append(contentsOf: ends[oldEnd...].lazy.map { $0 + delta })
         ends.replaceSubrange(first..., with: newEnds)
         let digestSize = DigestTreeRules.digestSize
         newDigests.append(contentsOf: digests[(oldEnd * digestSize)...])
