@@ -62,6 +62,36 @@ def list_digest(columns, sections):
     return digest.hexdigest()
 
 
+def list_digest_v2(columns, sections):
+    """The digest of a list at protocol version 2, as docs/PROTOCOL.md defines it: the same
+    hashes as items (a section's: 1 and its hash; a record's: 0 and its hash), cut into leaves
+    after each item whose hash's last byte has its low six bits zero, the leaf digests cut into
+    nodes the same way, and the SHA-256 of "listsync-digest-v2", the schema block and the node
+    digests."""
+    def cut(pieces, last):
+        # Chunks end after a piece whose byte `last` has its low six bits zero, and at the end.
+        digests, chunk = [], b""
+        for index, piece in enumerate(pieces):
+            chunk += piece
+            if piece[last] & 0x3F == 0 or index == len(pieces) - 1:
+                digests.append(hashlib.sha256(chunk).digest())
+                chunk = b""
+        return digests
+    schema = len(columns).to_bytes(8, "big")
+    for name in columns:
+        schema += len(name.encode()).to_bytes(8, "big") + name.encode()
+    items = []
+    for section in sections:
+        items.append(b"\x01" + bytes.fromhex(section["hash"]))
+        items += [b"\x00" + bytes.fromhex(record["hash"]) for record in section["records"]]
+    nodes = cut(cut(items, 16), 31)  # items into leaves, leaf digests into nodes
+    return hashlib.sha256(b"listsync-digest-v2" + schema + b"".join(nodes)).hexdigest()
+
+
+# The digest of each protocol version this client speaks, by version.
+LIST_DIGESTS = {1: list_digest, 2: list_digest_v2}
+
+
 def apply_stage(sections, stage):
     """Applies one stage of a changeset as one batch update and returns the new sections.
 
@@ -112,6 +142,8 @@ class Mirror:
     """A mirrored list: its columns, and sections of records, each record with its content hash and value."""
 
     def __init__(self):
+        # The protocol version the digests follow: the one agreed in hello (1 on a NATS stream).
+        self.protocol = 1
         self.columns = None
         self.sections = None
         self.sectioned = False
@@ -145,7 +177,7 @@ class Mirror:
             return False
         self._chunks = None
         columns = message["schema"]["columns"]
-        if list_digest(columns, sections) != message["digest"]:
+        if LIST_DIGESTS[self.protocol](columns, sections) != message["digest"]:
             raise Resync("snapshot digest mismatch")
         self.columns = columns
         self.sections = sections
@@ -171,7 +203,7 @@ class Mirror:
         except (IndexError, KeyError, TypeError, ValueError) as error:
             raise Resync(f"changeset does not apply: {error!r}")
         columns = message["schema"]["columns"] if "schema" in message else self.columns
-        if list_digest(columns, sections) != message["digest"]:
+        if LIST_DIGESTS[self.protocol](columns, sections) != message["digest"]:
             raise Resync("changeset digest mismatch")
         self.columns = columns
         self.sections = sections
@@ -256,10 +288,13 @@ class Connection:
 
 def follow(connection, watch, mirror, output, once, log):
     """Subscribes and keeps the mirror up to date until the connection ends (or, with once, is current)."""
-    connection.send({"type": "hello", "protocol": [1], "client": "mirror.py"})
+    connection.send({"type": "hello", "protocol": sorted(LIST_DIGESTS), "client": "mirror.py"})
     hello = connection.receive()
-    if hello.get("type") != "hello":
+    if hello.get("type") != "hello" or hello.get("protocol") not in LIST_DIGESTS:
         raise ConnectionError(f"unexpected greeting: {hello}")
+    # Version 2 from a daemon that speaks it, else 1; a mirror kept from an earlier connection
+    # takes the new version's digest with its next snapshot or changeset.
+    mirror.protocol = hello["protocol"]
     if watch not in {summary["name"] for summary in hello.get("watches", [])}:
         raise WatchRemoved(f"the daemon has no watch named {watch!r}")
 

@@ -1,5 +1,6 @@
 import Foundation
 import ListFormats
+import ListSyncProtocol
 
 /// Reading the next version of a large CSV: the incremental reader after a one-row edit and after
 /// an append, against reading it whole and against `wc -l` of the same file, in the same run.
@@ -106,7 +107,30 @@ struct IncrementalBenchmark {
         }
         results.append(
             Result(workload: "IncrementalListReader, \(appended.count - original.count) bytes appended", parsedBytes: parsed, samples: appendSamples))
+        results += try self.measureDigests(runs: runs)
         return results
+    }
+
+    /// The digest of a version with one row changed (issue 19 item 2): protocol version 1's, the
+    /// SHA-256 over every record hash, against version 2's tree updated from the last version's,
+    /// as the daemon computes each (alternating two versions).
+    private func measureDigests(runs: Int) throws -> [Result] {
+        let lists = [try ListReader(options: options).read(bytes: original), try ListReader(options: options).read(bytes: edited)]
+        let sections = lists.map(\.sections)
+        var alternate = 0
+        let v1 = try timed(runs) {
+            alternate ^= 1
+            _ = ListDigest(of: lists[alternate], version: .v1)
+        }
+        var trees = sections.map { ListDigestTree(schema: lists[0].schema, sections: $0) }
+        let v2 = try timed(runs) {
+            alternate ^= 1
+            trees[alternate] = trees[alternate ^ 1].updated(schema: lists[0].schema, from: sections[alternate ^ 1], to: sections[alternate])
+        }
+        return [
+            Result(workload: "digest of a version, protocol 1 (SHA-256 of every record hash)", samples: v1),
+            Result(workload: "digest of a version, protocol 2 (tree updated from the last version's)", samples: v2),
+        ]
     }
 
     private func timed(_ runs: Int, _ body: () throws -> Void) throws -> [Duration] {

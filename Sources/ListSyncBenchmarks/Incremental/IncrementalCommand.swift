@@ -13,7 +13,9 @@ extension ListSyncBenchmarks {
                 kept, a watch's first start; in two halves at once, and on one thread); IncrementalListReader reading a version with \
                 one row changed after the one before (alternating two versions, so that every timed read \
                 is a one-row edit); and IncrementalListReader reading the file with 1,000 rows appended \
-                after the file itself. Reads start from bytes in memory; medians and fastest runs, with \
+                after the file itself; then the digest of a version with one row changed, protocol 1's \
+                (SHA-256 of every record hash) and protocol 2's (the tree updated from the last version's). \
+                Reads start from bytes in memory; medians and fastest runs, with \
                 each median's ratio to `wc -l`'s.
                 """
         )

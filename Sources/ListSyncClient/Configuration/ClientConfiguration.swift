@@ -1,3 +1,5 @@
+import ListSyncProtocol
+
 /// How a ``ListSyncClient`` reaches the daemon and how it behaves when the connection fails: a
 /// value passed at `init`; nothing in the client reads the environment.
 public struct ClientConfiguration: Sendable, Hashable {
@@ -21,6 +23,10 @@ public struct ClientConfiguration: Sendable, Hashable {
     /// How snapshots reach the consumer: assembled (the default), or chunk by chunk as they
     /// arrive (``SnapshotDelivery``).
     public var snapshotDelivery: SnapshotDelivery
+    /// The protocol versions offered in `hello`; the daemon picks the highest it speaks, and
+    /// the mirror checks digests as that version defines them. Every version by default; the
+    /// sinks offer `[1]`, so that what they store and publish keeps the version 1 digest.
+    public var protocols: [Int] = ProtocolVersion.supported
 
     /// A configuration for the socket at `socketPath`; the other settings have defaults suited to
     /// a long-running subscriber.

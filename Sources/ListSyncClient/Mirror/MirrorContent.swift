@@ -13,19 +13,21 @@ struct MirrorContent: Sendable {
     var sections: [MirroredSection]
     /// The digest of `schema` and `sections`, equal to the daemon's at `cursor`.
     var digest: ListDigest
+    /// The definition ``digest`` follows: the protocol version of the connection.
+    var digestVersion: DigestVersion
 
-    /// The digest of a list with `schema` and `sections`, computed. O(*n*).
-    static func digest(schema: ListSchema, sections: [MirroredSection]) -> ListDigest {
-        self.digest(schema: schema, sections: sections.map { ($0.model.hash, $0.records.lazy.map(\.hash)) })
+    /// The `version` digest of a list with `schema` and `sections`, computed. O(*n*).
+    static func digest(schema: ListSchema, sections: [MirroredSection], version: DigestVersion) -> ListDigest {
+        self.digest(schema: schema, sections: sections.map { ($0.model.hash, $0.records.lazy.map(\.hash)) }, version: version)
     }
 
-    /// The digest of a list with `schema` and sections given by their model's hash and their
-    /// records' hashes: the one place a client computes a ``ListDigest``, whether it holds the
-    /// records or only their hashes (a snapshot streamed to a file). O(*n*).
+    /// The `version` digest of a list with `schema` and sections given by their model's hash and
+    /// their records' hashes: the one place a client computes a ``ListDigest``, whether it holds
+    /// the records or only their hashes (a snapshot streamed to a file). O(*n*).
     static func digest<RecordHashes: Collection<ContentHash>>(
-        schema: ListSchema, sections: [(modelHash: ContentHash, recordHashes: RecordHashes)]
+        schema: ListSchema, sections: [(modelHash: ContentHash, recordHashes: RecordHashes)], version: DigestVersion
     ) -> ListDigest {
-        var builder = ListDigest.Builder(schema: schema)
+        var builder = ListDigest.Builder(schema: schema, version: version)
         for section in sections {
             builder.beginSection(modelHash: section.modelHash, recordCount: section.recordHashes.count)
             for hash in section.recordHashes {

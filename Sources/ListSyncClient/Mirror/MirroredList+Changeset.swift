@@ -66,7 +66,7 @@ extension MirrorContent {
             }
         }
         let schema = changeset.schema?.schema ?? self.schema
-        let computed = MirrorContent.digest(schema: schema, sections: self.sections)
+        let computed = MirrorContent.digest(schema: schema, sections: self.sections, version: self.digestVersion)
         guard computed == changeset.digest else {
             undo.rollBack(&self.sections)
             throw .digestMismatch(cursor: changeset.cursor, expected: changeset.digest, computed: computed)

@@ -12,7 +12,7 @@ extension MirroredList {
                 precondition(content.sections[0].model.model == .null, "the section of a linear list has model null")
             }
             precondition(
-                MirrorContent.digest(schema: content.schema, sections: content.sections) == content.digest,
+                MirrorContent.digest(schema: content.schema, sections: content.sections, version: content.digestVersion) == content.digest,
                 "the list at \(content.cursor) lost its verified digest")
         }
         if let pending = self.pendingSnapshot {

@@ -34,7 +34,7 @@ extension MirroredList {
             self.pendingSnapshot = assembly
             return false
         }
-        let content = try assembly.content(digest: chunk.digest)
+        let content = try assembly.content(digest: chunk.digest, version: self.digestVersion)
         self.basis = assembly.keepsList ? .list(content) : .position(content.cursor)
         self._checkInvariants()
         return true

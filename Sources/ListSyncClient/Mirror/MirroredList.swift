@@ -40,6 +40,10 @@ public struct MirroredList: Sendable {
 
     /// What the mirror knows of the list.
     var basis: Basis
+    /// The digest definition snapshots and changesets are checked with: version 1 until a
+    /// connection agrees on protocol version 2 (``useDigestVersion(_:)``); a stream of lines
+    /// published at version 1 (the NATS transport) keeps it.
+    public private(set) var digestVersion = DigestVersion.v1
     /// The chunks of a snapshot still arriving; the list changes only when it is complete.
     var pendingSnapshot: SnapshotAssembly?
 
@@ -60,6 +64,20 @@ public struct MirroredList: Sendable {
     public init(watch: String, following cursor: Cursor) {
         self.watch = watch
         self.basis = .position(cursor)
+    }
+
+    /// Checks the next snapshots and changesets with `version`'s digest (the protocol version a
+    /// connection agreed in `hello`); the list held, if any, gets its digest in that version.
+    ///
+    /// - Complexity: O(*n*) when the version changes and the mirror holds a list; O(1) otherwise.
+    public mutating func useDigestVersion(_ version: DigestVersion) {
+        guard version != self.digestVersion else { return }
+        self.digestVersion = version
+        if case .list(var content) = self.basis {
+            content.digest = MirrorContent.digest(schema: content.schema, sections: content.sections, version: version)
+            content.digestVersion = version
+            self.basis = .list(content)
+        }
     }
 
     /// The version the mirror is at: the cursor of the last snapshot or changeset applied (or the

@@ -61,11 +61,11 @@ struct SnapshotAssembly: Sendable {
         self.nextChunk += 1
     }
 
-    /// The complete list, once the last chunk is in: checks its shape and its digest. Without
-    /// the records (``keepsList`` false), the sections come back empty.
+    /// The complete list, once the last chunk is in: checks its shape and its `version` digest.
+    /// Without the records (``keepsList`` false), the sections come back empty.
     ///
     /// - Complexity: O(*n*), for the digest.
-    func content(digest: ListDigest?) throws(MirrorError) -> MirrorContent {
+    func content(digest: ListDigest?, version: DigestVersion) throws(MirrorError) -> MirrorContent {
         func malformed(_ reason: String) -> MirrorError {
             .snapshotOutOfOrder(cursor: self.cursor, chunk: self.nextChunk - 1, reason: reason)
         }
@@ -77,9 +77,11 @@ struct SnapshotAssembly: Sendable {
         }
         let computed =
             self.keepsList
-            ? MirrorContent.digest(schema: self.schema, sections: self.sections)
-            : MirrorContent.digest(schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1.joined()) })
+            ? MirrorContent.digest(schema: self.schema, sections: self.sections, version: version)
+            : MirrorContent.digest(
+                schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1.joined()) }, version: version)
         guard computed == digest else { throw .digestMismatch(cursor: self.cursor, expected: digest, computed: computed) }
-        return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest)
+        return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest,
+            digestVersion: version)
     }
 }

@@ -129,7 +129,7 @@ struct SubscriberStateMachine {
     mutating func connected() -> [Action] {
         guard case .connecting(let failures) = self.state else { return [] }
         self.state = .handshaking(.awaitingHello, failures: failures)
-        return [.send(.hello(ClientHello(protocols: ProtocolVersion.supported, client: self.configuration.clientName)))]
+        return [.send(.hello(ClientHello(protocols: self.configuration.protocols, client: self.configuration.clientName)))]
     }
 
     /// Opening the connection failed, or an open one was lost: back off, or give up as the
@@ -231,9 +231,10 @@ struct SubscriberStateMachine {
     private mutating func handshake(_ message: ServerMessage, failures: Int) -> [Action] {
         switch message {
         case .hello(let hello):
-            guard ProtocolVersion.supported.contains(hello.protocolVersion) else {
+            guard self.configuration.protocols.contains(hello.protocolVersion) else {
                 return [.disconnect] + self.close(.protocolViolation("the daemon chose protocol version \(hello.protocolVersion), which was not offered"))
             }
+            self.mirror.useDigestVersion(DigestVersion(protocol: hello.protocolVersion))
             let request = self.nextRequestID()
             self.state = .handshaking(.awaitingReply(request: request), failures: failures)
             return [.send(self.subscribe(request))]

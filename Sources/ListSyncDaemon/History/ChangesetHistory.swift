@@ -25,6 +25,9 @@ struct ChangesetHistory {
     private(set) var bytes = 0
     /// The `seq` the newest entry published; `nil` until the first changeset.
     private(set) var newestSeq: UInt64?
+    /// The version 1 digests of the versions published while a version 1 client was subscribed,
+    /// by `seq` (the lines hold version 2 digests); at most ``capacity`` of them, the newest.
+    private var v1Digests: [UInt64: ListDigest] = [:]
 
     /// An empty history of `epoch` for up to `capacity` changesets (at least 1), of which memory
     /// holds at most `cacheBytes`, the others read from `archive`.
@@ -67,9 +70,12 @@ struct ChangesetHistory {
     /// and drops the oldest lines from memory past the bounds.
     ///
     /// - Complexity: O(1) amortised.
-    mutating func append(_ line: ByteBuffer, seq: UInt64) {
+    mutating func append(_ line: ByteBuffer, seq: UInt64, v1Digest: ListDigest? = nil) {
         if let newestSeq = self.newestSeq {
             precondition(seq == newestSeq + 1, "changeset \(seq) does not follow \(newestSeq)")
+        }
+        if let v1Digest {
+            self.v1Digests[seq] = v1Digest
         }
         self.lines.append(line)
         self.bytes += line.readableBytes
@@ -108,9 +114,37 @@ struct ChangesetHistory {
         }
     }
 
+    /// The version 1 digest of the version `seq`, if a version 1 client was subscribed when it
+    /// was published (or it was noted since, ``noteV1Digest(_:seq:)``).
+    ///
+    /// - Complexity: O(1).
+    func v1Digest(publishing seq: UInt64) -> ListDigest? {
+        self.v1Digests[seq]
+    }
+
+    /// Whether a version 1 client can be given the changesets publishing `seqs`: each one in
+    /// memory has its version 1 digest kept; one on disk only is taken as its line says (it
+    /// carries `digest_v1` when it was published while a version 1 client followed the watch),
+    /// checked as it is read back.
+    ///
+    /// - Complexity: O(`seqs.count`).
+    func hasV1Digests(for seqs: Range<UInt64>) -> Bool {
+        let inMemory = self.oldestInMemory ?? .max
+        return seqs.allSatisfy { $0 < inMemory || self.v1Digests[$0] != nil }
+    }
+
+    /// Keeps the version 1 digest of version `seq`, computed for a version 1 client.
+    mutating func noteV1Digest(_ digest: ListDigest, seq: UInt64) {
+        guard let newestSeq = self.newestSeq, seq <= newestSeq, newestSeq - seq < UInt64(self.capacity) else { return }
+        self.v1Digests[seq] = digest
+    }
+
     /// Keeps at most `capacity` changesets from now on, dropping the oldest if there are more.
     mutating func resize(capacity: Int) {
         self.capacity = max(1, capacity)
+        if let newestSeq = self.newestSeq {
+            self.v1Digests = self.v1Digests.filter { newestSeq - $0.key < UInt64(self.capacity) }
+        }
         self.trim()
     }
 
@@ -119,6 +153,10 @@ struct ChangesetHistory {
     private mutating func trim() {
         while self.lines.count > self.capacity || (self.lines.count > 1 && self.bytes > self.cacheBytes) {
             self.bytes -= self.lines.removeFirst().readableBytes
+        }
+        if let newestSeq = self.newestSeq, newestSeq >= UInt64(self.capacity) {
+            // One version leaves the kept range per append; a resize filters them all.
+            self.v1Digests.removeValue(forKey: newestSeq - UInt64(self.capacity))
         }
         self._checkInvariants()
     }

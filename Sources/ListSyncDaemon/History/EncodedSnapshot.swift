@@ -26,15 +26,16 @@ final class EncodedSnapshot: Sendable {
     private let state: Mutex<State>
     private let budget: (any BufferBudget)?
 
-    /// The snapshot of `version` of `feed`'s watch, cut at `chunkSize`; nothing is encoded yet.
-    init(feed: WatchFeed, version: WatchVersion, chunkSize: Int, budget: (any BufferBudget)?) {
+    /// The snapshot of `version` of `feed`'s watch, with `digest` (the version's, in the
+    /// subscribers' digest version), cut at `chunkSize`; nothing is encoded yet.
+    init(feed: WatchFeed, version: WatchVersion, digest: ListDigest, chunkSize: Int, budget: (any BufferBudget)?) {
         self.version = version
         self.feed = feed
         self.budget = budget
         self.state = Mutex(
             State(
                 encoder: SnapshotEncoder(
-                    watch: feed.name, cursor: version.cursor, list: version.list, digest: version.digest,
+                    watch: feed.name, cursor: version.cursor, list: version.list, digest: digest,
                     targetChunkSize: chunkSize)))
     }
 

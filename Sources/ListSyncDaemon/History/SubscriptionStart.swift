@@ -19,7 +19,11 @@ enum SubscriptionStart: Hashable, Sendable {
     /// watch's, or an epoch the watch no longer has), a `seq` never published, or one too old.
     ///
     /// - Complexity: O(1).
-    static func plan(since: Cursor?, epoch: Epoch, currentSeq: UInt64?, history: ChangesetHistory) -> SubscriptionStart {
+    /// A `digestVersion` 1 subscriber resumes only when every changeset it would get but the
+    /// current version's has its version 1 digest kept (the current one's is computed on demand).
+    static func plan(
+        since: Cursor?, epoch: Epoch, currentSeq: UInt64?, history: ChangesetHistory, digestVersion: DigestVersion = .v2
+    ) -> SubscriptionStart {
         guard let currentSeq else { return .awaitingFirstVersion }
         guard let since else { return .snapshot(reason: nil) }
         guard since.epoch == epoch else { return .snapshot(reason: .otherHistory) }
@@ -28,6 +32,9 @@ enum SubscriptionStart: Hashable, Sendable {
             return .resume(firstSeq: currentSeq + 1)
         }
         guard let oldestSeq = history.oldestSeq, oldestSeq <= since.seq + 1, history.newestSeq == currentSeq else {
+            return .snapshot(reason: .historyTrimmed)
+        }
+        if digestVersion == .v1, since.seq + 1 < currentSeq, !history.hasV1Digests(for: (since.seq + 1)..<currentSeq) {
             return .snapshot(reason: .historyTrimmed)
         }
         return .resume(firstSeq: since.seq + 1)

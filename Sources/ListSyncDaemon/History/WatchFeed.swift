@@ -34,11 +34,24 @@ final class WatchFeed: Sendable {
         /// Whether the watch's versions are saved; `false` while the state cannot be saved.
         var savesState = true
         var subscribers: [ObjectIdentifier: any WatchFeedSubscriber] = [:]
+        /// The subscribers that speak protocol version 1: while there is one, each new version's
+        /// version 1 digest is computed as it is published and kept beside its changeset.
+        var v1Subscribers: Set<ObjectIdentifier> = []
+        /// How many more versions get their version 1 digest with no version 1 subscriber: after
+        /// the last one leaves (or a restore whose newest changeset carried it), as many as the
+        /// history keeps, so that one that comes back resumes as far as the history reaches.
+        var v1VersionsLeft = 0
+
+        /// Whether the next version gets its version 1 digest.
+        var wantsV1Digests: Bool { !self.v1Subscribers.isEmpty || self.v1VersionsLeft > 0 }
         /// Whether the watch's saved state is still being read back: until then no subscription
         /// can be planned (a cursor from before a restart could not resume yet).
         var isRestoring = true
-        /// The snapshot being sent of some version, while a subscription sends it.
+        /// The snapshot being sent of some version with the version 2 digest, while a
+        /// subscription sends it.
         weak var snapshot: EncodedSnapshot?
+        /// The same with the version 1 digest.
+        weak var v1Snapshot: EncodedSnapshot?
     }
 
     private let state: Mutex<State>
@@ -68,13 +81,19 @@ final class WatchFeed: Sendable {
     func publish(_ publication: WatchPublication) {
         // Copies happen before the lock: a changeset line may be large.
         let line = publication.changesetLine.map { ByteBuffer(bytes: $0) }
+        // Computed by the tracker while a version 1 client follows the watch (and carried by
+        // the line); one that subscribes meanwhile gets it on demand (``next(after:digestVersion:)``).
+        let v1Digest = publication.version?.computedV1Digest
         let status = publication.status.map { ($0, ByteBuffer(bytes: ServerMessage.status($0).encoded())) }
         let (subscribers, isNewVersion) = self.state.withLock { state in
             var isNewVersion = false
             if let version = publication.version {
                 isNewVersion = state.version.map { $0.seq != version.seq || $0.epoch != version.epoch } ?? true
                 if let line {
-                    state.history.append(line, seq: version.seq)
+                    state.history.append(line, seq: version.seq, v1Digest: v1Digest)
+                    if isNewVersion, state.v1Subscribers.isEmpty, state.v1VersionsLeft > 0 {
+                        state.v1VersionsLeft -= 1
+                    }
                 } else if let current = state.version, current.epoch != version.epoch {
                     // A new history: no changeset leads to it, so every subscriber's position
                     // finds none and gets a snapshot; cursors of the old one resume no more.
@@ -129,7 +148,12 @@ final class WatchFeed: Sendable {
             precondition(state.version == nil, "restoring over a published version")
             state.history = state.history.emptied(epoch: version.epoch)
             for (offset, line) in changesets.enumerated() {
-                state.history.append(ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset))
+                state.history.append(
+                    ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset),
+                    v1Digest: ServerMessage.carriedV1Digest(in: line))
+            }
+            if let newest = changesets.last, ServerMessage.carriedV1Digest(in: newest) != nil {
+                state.v1VersionsLeft = state.history.capacity
             }
             state.version = version
             return Array(state.subscribers.values)
@@ -200,21 +224,39 @@ final class WatchFeed: Sendable {
     /// Adds `subscriber` and decides how its subscription starts from `since`.
     ///
     /// - Returns: The start, and the current version (the snapshot's, or the one resuming ends at).
-    func subscribe(_ subscriber: any WatchFeedSubscriber, since: Cursor?) -> (start: SubscriptionStart, version: WatchVersion?) {
+    func subscribe(
+        _ subscriber: any WatchFeedSubscriber, since: Cursor?, digestVersion: DigestVersion = .v2
+    ) -> (start: SubscriptionStart, version: WatchVersion?) {
         let (start, version, count) = self.state.withLock { state in
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
+            if digestVersion == .v1 {
+                state.v1Subscribers.insert(ObjectIdentifier(subscriber))
+            } else {
+                state.v1Subscribers.remove(ObjectIdentifier(subscriber))
+            }
             let start = SubscriptionStart.plan(
-                since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history)
+                since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history,
+                digestVersion: digestVersion)
             return (start, state.version, state.subscribers.count)
         }
         self.metrics?.subscribers.set(to: Double(count))
         return (start, version)
     }
 
+    /// Whether a version 1 client follows the watch, or did within the last `history_length`
+    /// versions: the tracker then computes each new version's version 1 digest, which its
+    /// changeset line carries (`digest_v1`) and is saved with.
+    var wantsV1Digests: Bool {
+        self.state.withLock { $0.wantsV1Digests }
+    }
+
     /// Removes `subscriber`; it is not woken any more.
     func unsubscribe(_ subscriber: any WatchFeedSubscriber) {
         let count = self.state.withLock { state in
             state.subscribers.removeValue(forKey: ObjectIdentifier(subscriber))
+            if state.v1Subscribers.remove(ObjectIdentifier(subscriber)) != nil, state.v1Subscribers.isEmpty {
+                state.v1VersionsLeft = state.history.capacity
+            }
             return state.subscribers.count
         }
         self.metrics?.subscribers.set(to: Double(count))
@@ -224,8 +266,9 @@ final class WatchFeed: Sendable {
     enum Next {
         /// The changeset line publishing the `seq` asked for, shared with the watch's history.
         case changeset(ByteBuffer)
-        /// The changeset line publishing the `seq` asked for, read back from disk for this
-        /// subscriber alone: its bytes count against the client-buffer budget until written.
+        /// The changeset line publishing the `seq` asked for, a copy for this subscriber alone
+        /// (read back from disk, or given its version 1 digest): its bytes count against the
+        /// client-buffer budget until written.
         case archivedChangeset(ByteBuffer)
         /// The changesets after the subscriber's position are gone from the ring: send a fresh
         /// snapshot of this version.
@@ -250,7 +293,13 @@ final class WatchFeed: Sendable {
     ///
     /// - Complexity: O(1) for a changeset in memory; a `pread` of its line, outside the lock, for
     ///   one read back from disk.
-    func next(after position: Position) -> Next {
+    func next(after position: Position, digestVersion: DigestVersion = .v2) -> Next {
+        guard digestVersion == .v1 else { return self.next(after: position) }
+        return self.nextForVersion1(after: position)
+    }
+
+    /// ``next(after:digestVersion:)`` for a subscriber that speaks version 2: the lines as kept.
+    private func next(after position: Position) -> Next {
         let found = self.state.withLock { state -> (next: Next?, onDisk: (any ArchivedChangesets, Epoch, current: WatchVersion)?) in
             if let current = state.version, position.nextSeq <= current.seq {
                 switch state.history.kept(publishing: position.nextSeq) {
@@ -272,20 +321,56 @@ final class WatchFeed: Sendable {
         return .archivedChangeset(ByteBuffer(bytes: line))
     }
 
-    /// The snapshot of `version`, shared with every subscription sending it: the one being sent
-    /// if there is one, otherwise a new one (encoded as subscribers read it).
+    /// ``next(after:digestVersion:)`` for a subscriber that speaks version 1: each changeset line
+    /// copied with its version 1 digest in place of the version 2 one (its own copy, counted
+    /// against the client-buffer budget). The digest is the one the line carries (`digest_v1`) or
+    /// kept beside it, or the current version's, computed now if no version 1 client needed it
+    /// before (O(*n*), once per version); a version published while no version 1 client was
+    /// subscribed has none, and the subscriber resynchronises with a snapshot, as when history
+    /// was trimmed.
+    private func nextForVersion1(after position: Position) -> Next {
+        let next = self.next(after: position)
+        let line: ByteBuffer
+        switch next {
+        case .changeset(let kept), .archivedChangeset(let kept): line = kept
+        case .snapshot, .status, .upToDate: return next
+        }
+        let (kept, current) = self.state.withLock { state in
+            (state.history.v1Digest(publishing: position.nextSeq), state.version)
+        }
+        var v1Digest = kept
+        if v1Digest == nil, let current, current.seq == position.nextSeq {
+            let computed = current.v1Digest
+            self.state.withLock { $0.history.noteV1Digest(computed, seq: position.nextSeq) }
+            v1Digest = computed
+        }
+        guard let current else { return .upToDate }
+        guard let copy = ServerMessage.version1Line(of: Array(line.readableBytesView), v1Digest: v1Digest) else { return .snapshot(current) }
+        return .archivedChangeset(ByteBuffer(bytes: copy))
+    }
+
+    /// The snapshot of `version` with its `digestVersion` digest, shared with every subscription
+    /// sending it: the one being sent if there is one, otherwise a new one (encoded as subscribers
+    /// read it).
     ///
     /// - Parameters:
     ///   - chunkSize: The size at which a new snapshot's chunks are cut.
     ///   - budget: Where a new snapshot's bytes are counted.
-    /// - Complexity: O(1).
-    func snapshot(of version: WatchVersion, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot {
-        self.state.withLock { state in
-            if let snapshot = state.snapshot, snapshot.version === version {
-                return snapshot
+    /// - Complexity: O(1), but for a version 1 digest never computed for `version` (O(*n*)).
+    func snapshot(of version: WatchVersion, digestVersion: DigestVersion = .v2, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot {
+        // Outside the lock: the version 1 digest may have to be computed.
+        let digest = version.digest(digestVersion)
+        return self.state.withLock { state in
+            let shared = digestVersion == .v1 ? state.v1Snapshot : state.snapshot
+            if let shared, shared.version === version {
+                return shared
             }
-            let snapshot = EncodedSnapshot(feed: self, version: version, chunkSize: chunkSize, budget: budget)
-            state.snapshot = snapshot
+            let snapshot = EncodedSnapshot(feed: self, version: version, digest: digest, chunkSize: chunkSize, budget: budget)
+            if digestVersion == .v1 {
+                state.v1Snapshot = snapshot
+            } else {
+                state.snapshot = snapshot
+            }
             return snapshot
         }
     }

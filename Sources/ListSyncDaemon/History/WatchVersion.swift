@@ -1,6 +1,7 @@
 import ListDiff
 import ListFormats
 import ListSyncProtocol
+import Synchronization
 
 /// One valid version of a watched file's list, as subscribers see it: immutable and shared by
 /// the tracker (the next diff's source), the feed (snapshots) and every snapshot in progress.
@@ -14,19 +15,54 @@ final class WatchVersion: Sendable {
     let list: ParsedList
     /// The list as sections (a linear list is one section with model `null`), computed once.
     let sections: [ArraySection<SectionModel, ListRecord>]
-    /// The digest of the whole list.
-    let digest: ListDigest
+    /// The version 2 digest's tree, from which the next version's is derived.
+    let tree: ListDigestTree
     /// The number of records.
     let rowCount: Int
+    /// The version 1 digest, once a version 1 client needed it.
+    private let v1DigestCache = Mutex<ListDigest?>(nil)
 
-    /// Version `seq` of `list` in history `epoch`. O(*n*): computes the digest.
+    /// Version `seq` of `list` in history `epoch`, its digest computed from scratch. O(*n*).
     init(epoch: Epoch, seq: UInt64, list: ParsedList) {
         self.epoch = epoch
         self.seq = seq
         self.list = list
         self.sections = list.sections
-        self.digest = ListDigest(of: list)
+        self.tree = ListDigestTree(schema: list.schema, sections: self.sections)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+    }
+
+    /// Version `seq` of `list` in history `epoch`, which follows `previous`: its digest is
+    /// `previous`'s tree updated (see ``ListDigestTree``), O(changed records) hashing.
+    init(epoch: Epoch, seq: UInt64, list: ParsedList, following previous: WatchVersion) {
+        self.epoch = epoch
+        self.seq = seq
+        self.list = list
+        self.sections = list.sections
+        self.tree = previous.tree.updated(schema: list.schema, from: previous.sections, to: self.sections)
+        self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+    }
+
+    /// The version 2 digest of the whole list: what the changeset line of the version carries as
+    /// stored and sent to version 2 clients, and what its checkpoint holds.
+    var digest: ListDigest { self.tree.digest }
+
+    /// The version 1 digest, computed the first time a version 1 client needs it (O(*n*)), then kept.
+    var v1Digest: ListDigest {
+        if let digest = self.v1DigestCache.withLock({ $0 }) { return digest }
+        let digest = ListDigest(of: self.list, version: .v1)
+        self.v1DigestCache.withLock { $0 = digest }
+        return digest
+    }
+
+    /// The version 1 digest if it was computed, without computing it.
+    var computedV1Digest: ListDigest? {
+        self.v1DigestCache.withLock { $0 }
+    }
+
+    /// The digest in `version`.
+    func digest(_ version: DigestVersion) -> ListDigest {
+        version == .v1 ? self.v1Digest : self.digest
     }
 
     /// The cursor that names the version.

@@ -111,6 +111,8 @@ struct ConnectionStateMachine {
     private let instance: Epoch
     private let snapshotChunkSize: Int
     private let budget: (any BufferBudget)?
+    /// The digest of the protocol version agreed in `hello`.
+    private var digestVersion = DigestVersion.v1
 
     /// A connection that waits for `hello`, serving the watches of `watches`, subscribing to their
     /// feeds as `subscriber`; its snapshots are cut at `snapshotChunkSize` and charged to `budget`.
@@ -154,6 +156,7 @@ struct ConnectionStateMachine {
                 return self.answer(ProtocolError(.unsupportedVersion, "this server speaks protocol \(supported)"))
             }
             self.state = .open(subscriptions: [], pending: [])
+            self.digestVersion = DigestVersion(protocol: version)
             return [
                 .log(.debug, "hello", ["client": "\(hello.client ?? "")", "protocol": "\(version)"]),
                 .write(.hello(ServerHello(protocolVersion: version, server: self.serverName, instance: self.instance, watches: self.watches.summaries))),
@@ -235,9 +238,11 @@ struct ConnectionStateMachine {
     private mutating func startSubscription(id: RequestID, to feed: WatchFeed, since: Cursor?) -> [Action] {
         guard case .open(var subscriptions, let pending) = self.state else { return [] }
         let watch = feed.name
-        let (start, version) = feed.subscribe(self.subscriber, since: since)
+        let (start, version) = feed.subscribe(self.subscriber, since: since, digestVersion: self.digestVersion)
         subscriptions.append(
-            Subscription(feed: feed, start: start, version: version, chunkSize: self.snapshotChunkSize, budget: self.budget))
+            Subscription(
+                feed: feed, start: start, version: version, chunkSize: self.snapshotChunkSize, budget: self.budget,
+                digestVersion: self.digestVersion))
         self.state = .open(subscriptions: subscriptions, pending: pending)
         let mode: ReplyResult.Subscription.Mode
         var reason: ReplyResult.Subscription.SnapshotReason?

@@ -20,6 +20,8 @@ struct Subscription {
 
     let feed: WatchFeed
     private(set) var phase: Phase
+    /// The digest the connection's protocol version uses, in changesets and snapshots.
+    let digestVersion: DigestVersion
     private let chunkSize: Int
     private let budget: (any BufferBudget)?
 
@@ -34,8 +36,13 @@ struct Subscription {
     /// - Parameters:
     ///   - chunkSize: The size at which snapshot chunks are cut.
     ///   - budget: Where the snapshots' bytes are counted.
-    init(feed: WatchFeed, start: SubscriptionStart, version: WatchVersion?, chunkSize: Int, budget: (any BufferBudget)?) {
+    ///   - digestVersion: The digest the connection's protocol version uses.
+    init(
+        feed: WatchFeed, start: SubscriptionStart, version: WatchVersion?, chunkSize: Int, budget: (any BufferBudget)?,
+        digestVersion: DigestVersion = .v2
+    ) {
         self.feed = feed
+        self.digestVersion = digestVersion
         self.chunkSize = chunkSize
         self.budget = budget
         // Without a version yet, wait for the first: version 0 is not in any history, so the feed
@@ -64,7 +71,7 @@ struct Subscription {
             self.phase = .sendingSnapshot(snapshot, nextChunk: index + 1, then: then)
             return (chunk, false, false)
         case .streaming(var position):
-            switch self.feed.next(after: position) {
+            switch self.feed.next(after: position, digestVersion: self.digestVersion) {
             case .changeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
@@ -89,7 +96,7 @@ struct Subscription {
     /// Sending the feed's shared snapshot of `version`, then streaming what follows it.
     private func snapshot(of version: WatchVersion, statusGeneration: UInt64?) -> Phase {
         .sendingSnapshot(
-            self.feed.snapshot(of: version, chunkSize: self.chunkSize, budget: self.budget), nextChunk: 0,
+            self.feed.snapshot(of: version, digestVersion: self.digestVersion, chunkSize: self.chunkSize, budget: self.budget), nextChunk: 0,
             then: WatchFeed.Position(nextSeq: version.seq + 1, statusGeneration: statusGeneration))
     }
 }

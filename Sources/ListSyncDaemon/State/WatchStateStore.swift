@@ -226,7 +226,8 @@ struct WatchStateStore: Sendable {
         return lines.suffix(kept).map(Array.init)
     }
 
-    /// The version `bytes` make, read with `watch`'s settings, checked against `digest`.
+    /// The version `bytes` make, read with `watch`'s settings, checked against `digest` (version 2,
+    /// or version 1 for a checkpoint saved by a build before protocol version 2).
     private static func version(at cursor: Cursor, digest: ListDigest, of bytes: [UInt8], readWith watch: WatchConfiguration) throws(StateDamage.Reason) -> WatchVersion {
         let version: WatchVersion
         do {
@@ -234,7 +235,8 @@ struct WatchStateStore: Sendable {
         } catch {
             throw .inconsistent("the stored list does not read: \(error)")
         }
-        guard version.digest == digest else { throw .inconsistent("the stored list does not match its digest") }
+        // Checkpoints hold the version 2 digest; those saved before protocol version 2 the version 1 one.
+        guard version.digest == digest || version.v1Digest == digest else { throw .inconsistent("the stored list does not match its digest") }
         return version
     }
 

@@ -25,11 +25,12 @@ extension FileTracker {
             return try? store.stageCheckpoint(of: bytes)
         }
         let metrics = self.feed.metrics
+        let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {
             var machine = machine
             let clock = ContinuousClock()
             let started = clock.now
-            let publication = machine.ingest(content, options: watch.readOptions)
+            let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest)
             // Timed when the content was parsed: a new version, or content that does not parse.
             if publication?.version != nil || publication?.isInvalidRead == true {
                 metrics?.diffDuration.record(started.duration(to: clock.now))

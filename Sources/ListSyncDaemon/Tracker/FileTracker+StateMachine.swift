@@ -129,7 +129,9 @@ extension FileTracker {
         ///
         /// - Complexity: O(*n*) in the file's size (parse, diff, digest) for new content; O(*n*)
         ///   byte comparison for content already seen.
-        mutating func ingest(_ read: Result<FileSnapshot, FileReadError>, options: ReadOptions) -> WatchPublication? {
+        /// With `withV1Digest` (a version 1 client follows the watch), a changeset line also
+        /// carries the version 1 digest (`digest_v1`), so that it is saved with it.
+        mutating func ingest(_ read: Result<FileSnapshot, FileReadError>, options: ReadOptions, withV1Digest: Bool = false) -> WatchPublication? {
             let lastGood = self.state.lastGood
             var publication = WatchPublication()
             switch read {
@@ -150,7 +152,7 @@ extension FileTracker {
                     self.lastOptions = options
                     do {
                         let list = try self.read(bytes, options: options)
-                        publication = self.publish(list, after: lastGood)
+                        publication = self.publish(list, after: lastGood, withV1Digest: withV1Digest)
                         self.liveOptions = options
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
@@ -177,7 +179,7 @@ extension FileTracker {
         }
 
         /// Makes `list` the live version and returns what publishes it.
-        private mutating func publish(_ list: ParsedList, after lastGood: WatchVersion?) -> WatchPublication {
+        private mutating func publish(_ list: ParsedList, after lastGood: WatchVersion?, withV1Digest: Bool) -> WatchPublication {
             if let epoch = self.pendingEpoch {
                 // A new history: its first version follows the last good one's `seq`, so a
                 // subscriber's position lands on it and finds no changeset: it gets a snapshot.
@@ -201,10 +203,13 @@ extension FileTracker {
                 self.state = .live(lastGood)
                 return WatchPublication()
             }
-            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list)
+            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood)
             self.state = .live(version)
+            // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
+            // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``), which
+            // the line carries too while version 1 clients follow the watch (O(n) then).
             let line = ServerMessage.encodedChangeset(
-                watch: self.watch, cursor: version.cursor, digest: version.digest, schema: schema,
+                watch: self.watch, cursor: version.cursor, digest: version.digest, v1Digest: withV1Digest ? version.v1Digest : nil, schema: schema,
                 stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))
             return WatchPublication(version: version, changesetLine: line, changes: RecordChanges(changeset, source: lastGood.sections))
         }

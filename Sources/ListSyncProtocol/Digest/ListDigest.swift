@@ -66,11 +66,15 @@ public struct ListDigest: Hashable, Sendable, CustomStringConvertible, LosslessS
 }
 
 extension ListDigest {
-    /// Computes a ``ListDigest`` incrementally, section by section, record by record.
+    /// Computes a ``ListDigest`` from scratch, section by section, record by record, in either
+    /// ``DigestVersion``.
     ///
-    /// O(*n*) in the number of records; input is buffered in 64 KiB blocks before hashing.
+    /// O(*n*) in the number of records; version 1 input is buffered in 64 KiB blocks before
+    /// hashing, version 2 hashes each leaf as it ends.
     public struct Builder {
         private var hasher = SHA256()
+        /// The version 2 computation; `nil` for version 1.
+        private var tree: DigestTreeHasher?
         /// Input not hashed yet: `buffer[..<buffered]`.
         private var buffer = [UInt8](repeating: 0, count: Self.blockSize)
         private var buffered = 0
@@ -79,11 +83,17 @@ extension ListDigest {
         private var expectedRecords = 0
         #endif
 
-        /// A builder that starts with the schema block of `schema`; finished at once, it gives
-        /// the digest of a list with these columns and no sections.
-        public init(schema: ListSchema) {
-            // Hashed directly, before the buffer takes the 8-byte values that follow.
-            self.hasher.update(data: schema.canonicalBytes)
+        /// A builder of a `version` digest that starts with the schema block of `schema`;
+        /// finished at once, it gives the digest of a list with these columns and no sections.
+        public init(schema: ListSchema, version: DigestVersion = .v1) {
+            switch version {
+            case .v1:
+                // Hashed directly, before the buffer takes the 8-byte values that follow.
+                self.hasher.update(data: schema.canonicalBytes)
+            case .v2:
+                self.tree = DigestTreeHasher(schemaBlock: schema.canonicalBytes)
+                self.buffer = []
+            }
         }
 
         private static let blockSize = 64 << 10
@@ -95,6 +105,10 @@ extension ListDigest {
             precondition(self.expectedRecords == 0, "the previous section still expects \(self.expectedRecords) records")
             self.expectedRecords = recordCount
             #endif
+            if self.tree != nil {
+                self.tree?.add(tag: DigestTreeRules.sectionTag, hash: modelHash)
+                return
+            }
             self.append(modelHash)
             self.append(UInt64(recordCount))
         }
@@ -105,6 +119,10 @@ extension ListDigest {
             precondition(self.expectedRecords > 0, "a record beyond the section's count")
             self.expectedRecords -= 1
             #endif
+            if self.tree != nil {
+                self.tree?.add(tag: DigestTreeRules.recordTag, hash: contentHash)
+                return
+            }
             self.append(contentHash)
         }
 
@@ -113,6 +131,9 @@ extension ListDigest {
             #if DEBUG
             precondition(self.expectedRecords == 0, "the last section still expects \(self.expectedRecords) records")
             #endif
+            if let tree = self.tree {
+                return tree.finish()
+            }
             self.flush()
             // SHA-256 always has 32 bytes.
             return ListDigest(bytes: Array(self.hasher.finalize())).unsafelyUnwrapped
@@ -142,12 +163,12 @@ extension ListDigest {
 }
 
 extension ListDigest {
-    /// The digest of a list read by `ListFormats`: its schema, then its sections (a linear list
-    /// is one section with model `null`).
+    /// The `version` digest of a list read by `ListFormats`: its schema, then its sections (a
+    /// linear list is one section with model `null`).
     ///
     /// - Complexity: O(*n*) in the number of records.
-    public init(of list: ParsedList) {
-        var builder = Builder(schema: list.schema)
+    public init(of list: ParsedList, version: DigestVersion = .v1) {
+        var builder = Builder(schema: list.schema, version: version)
         for section in list.sections {
             builder.beginSection(modelHash: section.model.contentHash, recordCount: section.elements.count)
             // Through the buffer: hashes read in place, without bounds checks.

@@ -90,8 +90,12 @@ extension ServerMessage {
     /// `prev_seq` is `cursor.seq - 1`; `cursor.seq` must not be 0 (version 0 is a snapshot).
     ///
     /// - Complexity: O(*n*) in the size of the line.
+    ///
+    /// With `v1Digest` (a server speaking protocol version 2 whose `digest` is the version 2
+    /// one), the line also carries `digest_v1` right after `digest`, which clients ignore and
+    /// ``version1Line(of:v1Digest:)`` turns back into a version 1 line.
     public static func encodedChangeset(
-        watch: String, cursor: Cursor, digest: ListDigest, schema: SchemaUpdate?, stagesJSON: [UInt8]
+        watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?, stagesJSON: [UInt8]
     ) -> [UInt8] {
         precondition(cursor.seq > 0, "version 0 has no changeset")
         var writer = JSONLineWriter(type: "changeset", push: true, capacity: stagesJSON.count + 256)
@@ -100,6 +104,9 @@ extension ServerMessage {
         writer.member("prev_seq", cursor.seq - 1)
         writer.rawMember("stages", stagesJSON)
         writer.member("digest", digest.description)
+        if let v1Digest {
+            writer.member(ServerMessage.v1DigestMember, v1Digest.description)
+        }
         if let schema {
             writer.schemaUpdate(schema)
         }

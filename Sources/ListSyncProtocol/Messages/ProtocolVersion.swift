@@ -1,7 +1,7 @@
 /// The versions of the protocol, and how client and server agree on one.
 public enum ProtocolVersion {
     /// The versions this implementation speaks, lowest first.
-    public static let supported: [Int] = [1]
+    public static let supported: [Int] = [1, 2]
 
     /// The highest version both sides speak, or `nil` when they have none in common.
     ///

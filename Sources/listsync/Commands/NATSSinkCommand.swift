@@ -62,7 +62,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let client = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             guard try await client.watches().contains(where: { $0.name == self.name }) else {
                 throw ClientFailure.client(.unknownWatch(self.name))
             }
@@ -73,7 +73,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
             let connection = try await self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
-            let following = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy()))
+            let following = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy()))
             let sink = JetStreamSink(
                 client: following, watch: self.name, connection: connection, stream: stream, subject: subject,
                 snapshotInterval: self.snapshotInterval)

@@ -22,6 +22,15 @@ struct ConnectionOptions: ParsableArguments {
         Self.configuration(socket: self.socket, reconnect: reconnect)
     }
 
+    /// The client configuration of a sink (`sqlite`, `postgres`, `nats`): protocol version 1
+    /// only, so the digests it stores in its cursor table or publishes on its stream stay the
+    /// version 1 ones that readers of them check (docs/PROTOCOL.md, *Protocol version 2*).
+    func sinkConfiguration(reconnect: ReconnectPolicy) -> ClientConfiguration {
+        var configuration = self.configuration(reconnect: reconnect)
+        configuration.protocols = [1]
+        return configuration
+    }
+
     /// The client configuration for the socket `socket`, else the one the environment names.
     static func configuration(socket: String?, reconnect: ReconnectPolicy) -> ClientConfiguration {
         let path = socket ?? ClientConfiguration.defaultSocketPath(environment: Self.environment(), userID: getuid())

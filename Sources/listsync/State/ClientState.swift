@@ -176,19 +176,30 @@ struct ClientState {
 
     /// The list of the journal's first entries: its snapshot, chunk 0 to the last chunk, one
     /// entry each (one entry, chunk 0 and last, in the journals of the builds before).
+    ///
+    /// The digest is the version the mirror's connection spoke when it saved the state: 2, or 1
+    /// for a state saved at protocol version 1 (the changesets after it are of the same).
     private static func list(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
-        var mirror = MirroredList(watch: watch)
-        for (index, line) in entries.enumerated() {
-            guard case .snapshot(let chunk) = try Self.message(from: line) else {
-                throw StateProblem(reason: index == 0 ? "not a mirror's state: no snapshot message" : "entry \(index + 1): not the snapshot's next chunk")
+        var problem = StateProblem(reason: "no digest version")
+        versions: for version in [DigestVersion.v2, .v1] {
+            var mirror = MirroredList(watch: watch)
+            mirror.useDigestVersion(version)
+            for (index, line) in entries.enumerated() {
+                guard case .snapshot(let chunk) = try Self.message(from: line) else {
+                    throw StateProblem(reason: index == 0 ? "not a mirror's state: no snapshot message" : "entry \(index + 1): not the snapshot's next chunk")
+                }
+                do {
+                    if try mirror.apply(chunk) { return (mirror, index + 1) }
+                } catch {
+                    problem = StateProblem(reason: index == 0 ? "\(error)" : "entry \(index + 1): \(error)")
+                    // Only a digest that does not match may be the other version's.
+                    guard error.digests != nil else { break versions }
+                    continue versions
+                }
             }
-            do {
-                if try mirror.apply(chunk) { return (mirror, index + 1) }
-            } catch {
-                throw StateProblem(reason: index == 0 ? "\(error)" : "entry \(index + 1): \(error)")
-            }
+            throw StateProblem(reason: "the snapshot's last chunk is missing")
         }
-        throw StateProblem(reason: "the snapshot's last chunk is missing")
+        throw problem
     }
 
     private static func cursor(from line: ArraySlice<UInt8>, of watch: String) throws(StateProblem) -> MirroredList {

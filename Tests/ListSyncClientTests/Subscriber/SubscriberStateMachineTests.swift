@@ -34,7 +34,7 @@ import ListSyncTestSupport
     func streamingMachine() throws -> SubscriberStateMachine {
         var machine = SubscriberStateMachine(mirror: MirroredList(watch: Versions.watch), configuration: self.configuration, random: { 0 })
         guard case .connect = machine.start() else { throw TestFailure("no connect") }
-        #expect(sent(machine.connected()) == [.hello(ClientHello(protocols: [1], client: "tests"))])
+        #expect(sent(machine.connected()) == [.hello(ClientHello(protocols: [1, 2], client: "tests"))])
         #expect(sent(machine.received(self.hello)) == [.subscribe(id: RequestID(1), watch: Versions.watch, since: nil)])
         let subscribed = machine.received(self.reply(1, mode: .snapshot, seq: 3))
         #expect(emitted(subscribed).map(\.isCurrent) == [false])

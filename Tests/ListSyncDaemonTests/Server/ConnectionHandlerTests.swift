@@ -12,14 +12,14 @@ import Testing
         #expect(try connection.received() == [.error(ErrorMessage(id: RequestID(3), code: .helloRequired, message: "the first message must be hello"))])
         try connection.send(.hello(ClientHello()))
         guard case .hello(let hello) = try connection.received().first else { throw TestFailure(description: "no hello") }
-        #expect(hello.protocolVersion == 1)
+        #expect(hello.protocolVersion == 2)
         #expect(hello.instance == EmbeddedConnection.epoch)
         #expect(connection.channel.isActive)
     }
 
     @Test func noCommonVersionClosesTheConnection() throws {
         let connection = try EmbeddedConnection()
-        try connection.send(.hello(ClientHello(protocols: [2, 3])))
+        try connection.send(.hello(ClientHello(protocols: [3, 4])))
         #expect(try connection.received().map(\.errorCode) == [.unsupportedVersion])
         #expect(!connection.channel.isActive)
     }

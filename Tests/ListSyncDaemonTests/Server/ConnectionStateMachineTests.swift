@@ -115,7 +115,7 @@ import Testing
         #expect(!connection.machine.isOpen && !connection.machine.isClosing)
         let refused = connection.receive(.hello(ClientHello(protocols: [99])))
         #expect(refused == [
-            .close(after: .error(ErrorMessage(id: nil, code: .unsupportedVersion, message: "this server speaks protocol 1")), waiting: true)
+            .close(after: .error(ErrorMessage(id: nil, code: .unsupportedVersion, message: "this server speaks protocol 1, 2")), waiting: true)
         ])
         #expect(connection.machine.isClosing)
         // Closing: everything else is ignored.

@@ -121,7 +121,11 @@ struct Publisher {
     @discardableResult
     mutating func publish(_ text: String) -> WatchPublication? {
         let read: Result<FileSnapshot, FileReadError> = .success(.present(bytes: Array(text.utf8), identity: FileIdentity(fileID: FileID(device: 0, inode: 0), size: 0, modificationTime: .zero, statusChangeTime: .zero)))
-        guard let publication = self.machine.ingest(read, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"])) else { return nil }
+        // As the tracker does: the version 1 digest while the feed wants it.
+        guard
+            let publication = self.machine.ingest(
+                read, options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]), withV1Digest: self.feed.wantsV1Digests)
+        else { return nil }
         self.feed.publish(publication)
         return publication
     }

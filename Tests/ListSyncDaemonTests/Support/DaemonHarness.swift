@@ -89,8 +89,8 @@ final class DaemonHarness {
     }
 
     /// A subscriber to `watch`; with `mirror`, one that resumes from that mirror's cursor.
-    func subscribe(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) async throws -> MirrorSubscriber {
-        try await MirrorSubscriber.connect(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror)
+    func subscribe(_ watch: String, since: Cursor? = nil, mirror: TestMirror? = nil, protocols: [Int] = [1]) async throws -> MirrorSubscriber {
+        try await MirrorSubscriber.connect(socketPath: self.socketPath, watch: watch, since: since, mirror: mirror, protocols: protocols)
     }
 
     /// A client that has said hello.

@@ -21,6 +21,9 @@ final class MirrorSubscriber {
     private(set) var snapshots = 0
     private var chunks: [SnapshotChunk] = []
 
+    /// The digest definition the connection agreed on in `hello`.
+    private(set) var digestVersion = DigestVersion.v1
+
     private init(client: ProtocolClient, watch: String, mirror: TestMirror?) {
         self.client = client
         self.watch = watch
@@ -28,10 +31,13 @@ final class MirrorSubscriber {
     }
 
     /// Connects to `socketPath`, says hello and subscribes to `watch`; with `mirror`, resumes
-    /// from that mirror's cursor and applies what follows to it.
-    static func connect(socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil) async throws -> MirrorSubscriber {
+    /// from that mirror's cursor and applies what follows to it. It offers `protocols` in `hello`
+    /// and checks digests as the version agreed defines them.
+    static func connect(
+        socketPath: String, watch: String, since: Cursor? = nil, mirror: TestMirror? = nil, protocols: [Int] = [1]
+    ) async throws -> MirrorSubscriber {
         let subscriber = MirrorSubscriber(client: try await ProtocolClient.connect(to: socketPath), watch: watch, mirror: mirror)
-        try await subscriber.client.hello()
+        subscriber.digestVersion = DigestVersion(protocol: try await subscriber.client.hello(protocols: protocols).protocolVersion)
         try await subscriber.resubscribe(since: mirror?.cursor ?? since)
         return subscriber
     }
@@ -56,7 +62,7 @@ final class MirrorSubscriber {
             if chunk.chunk == 0 { self.chunks = [] }
             self.chunks.append(chunk)
             if chunk.last {
-                let mirror = try TestMirror(snapshot: self.chunks)
+                let mirror = try TestMirror(snapshot: self.chunks, digestVersion: self.digestVersion)
                 self.mirror = mirror
                 self.snapshots += 1
                 self.chunks = []

@@ -106,10 +106,11 @@ final class ProtocolClient {
         }
     }
 
-    /// Says hello and returns the server's hello.
+    /// Says hello offering `protocols` (version 1 alone unless a test asks for more: the raw
+    /// client of these tests checks version 1 digests) and returns the server's hello.
     @discardableResult
-    func hello() async throws -> ServerHello {
-        try self.send(.hello(ClientHello(client: "test client")))
+    func hello(protocols: [Int] = [1]) async throws -> ServerHello {
+        try self.send(.hello(ClientHello(protocols: protocols, client: "test client")))
         guard case .hello(let hello) = try await self.receive() else { throw Failure(description: "no server hello") }
         return hello
     }

@@ -20,9 +20,12 @@ struct TestMirror: Equatable {
     var cursor: Cursor
     /// The columns, which the digest covers.
     var schema: ListSchema
+    /// The digest definition of the connection's protocol version.
+    var digestVersion: DigestVersion
 
-    /// The mirror a complete snapshot describes; checks its digest.
-    init(snapshot chunks: [SnapshotChunk]) throws {
+    /// The mirror a complete snapshot describes; checks its `digestVersion` digest.
+    init(snapshot chunks: [SnapshotChunk], digestVersion: DigestVersion = .v1) throws {
+        self.digestVersion = digestVersion
         guard let first = chunks.first, let last = chunks.last, last.last else { throw Failure(description: "incomplete snapshot") }
         self.sectioned = first.sectioned
         self.cursor = first.cursor
@@ -62,7 +65,7 @@ struct TestMirror: Equatable {
 
     /// The digest of the mirrored list.
     var digest: ListDigest {
-        var builder = ListDigest.Builder(schema: self.schema)
+        var builder = ListDigest.Builder(schema: self.schema, version: self.digestVersion)
         for section in self.sections {
             builder.beginSection(modelHash: section.section.hash, recordCount: section.records.count)
             for record in section.records { builder.addRecord(record.hash) }

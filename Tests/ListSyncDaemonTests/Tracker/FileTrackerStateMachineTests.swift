@@ -37,7 +37,7 @@ import Testing
             guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else { throw TestFailure(description: "not a snapshot") }
             chunks.append(chunk)
         }
-        return try TestMirror(snapshot: chunks)
+        return try TestMirror(snapshot: chunks, digestVersion: .v2)
     }
 
     @Test mutating func theFirstVersionIsLiveWithoutAChangeset() throws {

@@ -52,6 +52,8 @@ extension CommandEndToEnd {
 
             // Together, the whole list (the digest checked on the last chunk): what `snapshot` prints.
             var mirror = MirroredList(watch: "products")
+            // `listsync subscribe` spoke protocol version 2: the digests printed are version 2 ones.
+            mirror.useDigestVersion(.v2)
             for chunk in chunks { _ = try mirror.apply(chunk) }
             #expect(mirror.cursor == chunks[0].cursor)
             let snapshot = try await harness.run("snapshot", ["products", "--output-format", "csv"])
@@ -98,6 +100,8 @@ extension CommandEndToEnd {
             let steadyMessages = try Self.messages(steady)
             guard case .snapshot(let first) = steadyMessages.first else { throw TestFailure("no snapshot first") }
             var mirror = MirroredList(watch: "products")
+            // `listsync subscribe` spoke protocol version 2: the digests printed are version 2 ones.
+            mirror.useDigestVersion(.v2)
             try mirror.apply(first)
             for changeset in try Self.changesets(steady) { try mirror.apply(changeset) }
             #expect(mirror.document == harness.document("products.csv"))
@@ -119,6 +123,8 @@ extension CommandEndToEnd {
             #expect(try Self.changesets(subscriber).map(\.cursor) == [Cursor(epoch: epoch, seq: 1), Cursor(epoch: epoch, seq: 2)])
             #expect(try Self.snapshots(subscriber).count == 1, "no snapshot after the restart")
             var mirror = MirroredList(watch: "products")
+            // `listsync subscribe` spoke protocol version 2: the digests printed are version 2 ones.
+            mirror.useDigestVersion(.v2)
             let snapshot = try Self.snapshots(subscriber)[0]
             #expect(try mirror.apply(snapshot))
             for changeset in try Self.changesets(subscriber) { try mirror.apply(changeset) }
