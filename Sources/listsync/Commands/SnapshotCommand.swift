@@ -69,13 +69,26 @@ struct SnapshotCommand: AsyncParsableCommand {
                 // The records go to the file as they arrive; the mirror keeps their hashes only.
                 configuration.snapshotDelivery = .chunksWithoutList
                 let client = ListSyncClient(configuration: configuration)
-                mirror = try await client.withMirror(of: self.name) { updates in
-                    try await Self.currentMirror(in: updates, writingTo: file)
-                }
+                mirror = try await Self.currentMirror(of: self.name, from: client, writingTo: file)
             }
             try file.commit()
             if let stale = Self.staleness(of: mirror) {
                 throw ClientFailure.data("\(stale); printed its last good version, \(mirror.cursor?.description ?? "-")")
+            }
+        }
+    }
+
+    /// The current mirror of `watch`, its list written to `file` as it streams in. A snapshot
+    /// written while the watch loads may be overtaken by the version its file holds now: that
+    /// one is asked for again, in a subscription of its own.
+    static func currentMirror(of watch: String, from client: ListSyncClient, writingTo file: StreamedListFile) async throws -> MirroredList {
+        while true {
+            do {
+                return try await client.withMirror(of: watch) { updates in
+                    try await Self.currentMirror(in: updates, writingTo: file)
+                }
+            } catch is SnapshotOvertaken {
+                file.discard()
             }
         }
     }
@@ -98,6 +111,9 @@ struct SnapshotCommand: AsyncParsableCommand {
                 // The snapshot being written will not verify: the next one starts over.
                 file?.discard()
                 continue
+            case .changeset where file != nil:
+                // The list written is not the current one any more, and the file cannot apply it.
+                throw SnapshotOvertaken()
             case .status, .subscribed, .changeset:
                 break
             }
@@ -144,3 +160,7 @@ struct SnapshotCommand: AsyncParsableCommand {
         return "the watch \"\(mirror.watch)\" is \(mirror.watchState.rawValue)\(mirror.watchProblem.map { ": \($0)" } ?? "")"
     }
 }
+
+/// A changeset came after the snapshot ``SnapshotCommand`` streamed to its file (the watch was
+/// still loading, and read its file again): the file holds a version that is no longer current.
+struct SnapshotOvertaken: Error {}
