@@ -479,8 +479,11 @@ extension JSONReader.ReadState {
                 }
                 index += 1
                 if scanner.lexer.moveToFirstItem(&index, closing: ASCII.closeBracket) {
+                    // The array's first record is this chunk's: no chunk starts right after a `[`,
+                    // where the next version may have a `]` (a chunk starts after a comma, where
+                    // a record must follow).
                     place = .record
-                    continue
+                    guard try readRecords(from: &index, until: max(limit, index + 1), section: nil) else { return false }
                 }
             case .record:
                 guard try readRecords(from: &index, until: limit, section: nil) else { return false }

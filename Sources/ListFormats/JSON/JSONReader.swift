@@ -149,47 +149,15 @@ extension JSONReader {
     func readArrayChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int
     ) throws(ListFormatError) -> ChunkedRegion {
-        let fields = try Fields(options: options)
-        guard let base = buffer.baseAddress, start < buffer.count else {
-            // Where a record should start, the end of the file: the array never closes.
-            throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
+        try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+            state, index, limit, _ throws(ListFormatError) in
+            guard try state.readArrayRecords(from: &index, until: limit) else { return false }
+            // The array's end, and the white space after it.
+            state.scanner.lexer.skipWhitespace(&index)
+            return true
         }
-        guard start < end else { return ChunkedRegion() }
-        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
-        var region = ChunkedRegion()
-        var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
-        var isClosed = false
-        while index < end {
-            let chunkStart = region.chunks.isEmpty ? start : index
-            state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
-            isClosed = try state.readArrayRecords(from: &index, until: min(chunkStart + chunkSize, end))
-            if isClosed {
-                // The array's end: only white space may follow, and only at the end of the buffer.
-                state.scanner.lexer.skipWhitespace(&index)
-                guard index == buffer.count, end == buffer.count else {
-                    throw .trailingContent(at: state.scanner.lexer.position(of: index))
-                }
-            } else if index > end {
-                // A record across `end`: `end` is no record's start in these bytes.
-                throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
-            }
-            region.chunks.append(
-                ChunkedRegion.Extent(
-                    start: chunkStart, end: index, recordEnd: state.assembler.recordCount,
-                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns,
-                    sections: state.assembler.finishChunk()))
-        }
-        guard isClosed || end < buffer.count else {
-            // A comma and the end of the file: the array never closes.
-            throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
-        }
-        if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
-        (region.records, region.sectionOfRecord) = state.assembler.chunkedRecords()
-        return region
     }
-}
 
-extension JSONReader {
     /// Reads the members of the JSON object of arrays in `buffer` from `start`, which is the
     /// place `startsAt` says (a member's name, or a record in a member's array), in chunks of
     /// about `chunkSize` bytes that each start at such a place (``ChunkedRegion``): up to `end`,
@@ -200,37 +168,60 @@ extension JSONReader {
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, at startsAt: ChunkedRegion.Boundary,
         to end: Int, at endsAt: ChunkedRegion.Boundary, chunkSize: Int
     ) throws(ListFormatError) -> ChunkedRegion {
+        var place = startsAt
+        return try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+            state, index, limit, extent throws(ListFormatError) in
+            extent.startsAt = place
+            let isClosed = try state.readObjectChunk(from: &index, at: &place, until: limit, into: &extent)
+            if !isClosed, index == end, place != endsAt {
+                // `end` is no place where the chunk after it started in these bytes.
+                throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
+            }
+            return isClosed
+        }
+    }
+
+    /// Reads the JSON document in `buffer` from `start` (where a chunk starts) in chunks of about
+    /// `chunkSize` bytes, each read by `readChunk` (given the state, the index, where to stop
+    /// and the chunk's extent to fill in; it says whether it read through the document's end and
+    /// the white space after it): up to `end`, which must be where a chunk starts, or the end of
+    /// the buffer, where the document must end.
+    private func readDocumentChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int,
+        readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
+    ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress, start < buffer.count else {
+            // Where a record should start, the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
         guard start < end else { return ChunkedRegion() }
         var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
         var region = ChunkedRegion()
         var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
-        var place = startsAt
         var isClosed = false
         while index < end, !isClosed {
             let chunkStart = region.chunks.isEmpty ? start : index
-            let chunkStartsAt = place
             state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
-            var extent = ChunkedRegion.Extent(start: chunkStart, end: chunkStart, recordEnd: 0, startsAt: chunkStartsAt)
-            isClosed = try state.readObjectChunk(
-                from: &index, at: &place, until: min(chunkStart + chunkSize, end), into: &extent)
+            var extent = ChunkedRegion.Extent(start: chunkStart, end: chunkStart, recordEnd: 0)
+            isClosed = try readChunk(&state, &index, min(chunkStart + chunkSize, end), &extent)
             if isClosed {
+                // Only white space may follow the document, and only at the end of the buffer.
                 guard index == buffer.count, end == buffer.count else {
                     throw .trailingContent(at: state.scanner.lexer.position(of: index))
                 }
-            } else if index > end || (index == end && place != endsAt) {
-                // `end` is no place where the chunk after it started in these bytes.
+            } else if index > end {
+                // A record across `end`: `end` is no chunk's start in these bytes.
                 throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
             }
             extent.end = index
             extent.recordEnd = state.assembler.recordCount
             extent.columns = fields.publishedSchema(of: state.scanner.schema.columns).columns
+            extent.sections += state.assembler.finishChunk()
             region.chunks.append(extent)
         }
         guard isClosed || end < buffer.count else {
+            // A comma and the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
         }
         if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }

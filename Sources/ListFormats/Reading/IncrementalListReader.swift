@@ -417,14 +417,7 @@ public struct IncrementalListReader: Sendable {
         for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
         let found = duplicates.duplicates(in: recordsBySection)
         report.duplicateCount = found.count
-        report.firstDuplicateOffset = found.first.map { number in
-            var number = number
-            for records in recordsBySection {
-                if number < records.count { return records[number].byteOffset }
-                number -= records.count
-            }
-            return 0
-        }
+        report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
 
         let list = ParsedList(
             format: options.format, schema: header.schema ?? ListSchema(columns: columns.columns),

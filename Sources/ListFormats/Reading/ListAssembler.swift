@@ -212,14 +212,7 @@ struct ListAssembler: ~Copyable {
         let recordsBySection = isSectioned ? self.recordsBySection : [records]
         let duplicates = duplicates.duplicates(in: recordsBySection, repeatedHashes: repeatedHashes)
         report.duplicateCount = duplicates.count
-        report.firstDuplicateOffset = duplicates.first.map { number in
-            var number = number
-            for records in recordsBySection {
-                if number < records.count { return records[number].byteOffset }
-                number -= records.count
-            }
-            return 0
-        }
+        report.firstDuplicateOffset = duplicates.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
         let layout: ListLayout
         if isSectioned {
             layout = .sectioned(zip(sections.models, recordsBySection).map { ArraySection(model: $0, elements: $1) })
