@@ -54,7 +54,7 @@ struct FormatsBenchmark {
         }
 
         init(step: String, runs: [ChildRun]) {
-            self.init(step: step, seconds: runs.map(\.seconds), peakResidentBytes: runs.map(\.peakResidentBytes).max())
+            self.init(step: step, seconds: runs.map(\.seconds), peakResidentBytes: runs.compactMap(\.peakResidentBytes).max())
         }
     }
 
@@ -110,7 +110,7 @@ struct FormatsBenchmark {
         var results: [DiffResult] = []
         for format in ["ndjson", "human"] {
             let arguments = ["diff", old, new, "--key", "id", "--format", format]
-            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(listsync.path, arguments) }
+            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(listsync.path, arguments, measuringPeakMemory: true) }
             if let run = runs.first(where: { $0.status != 1 }) {
                 throw FormatsBenchmarkError.unexpectedStatus(run.status, command: "listsync " + arguments.joined(separator: " "))
             }
@@ -119,7 +119,7 @@ struct FormatsBenchmark {
         if let csvDiff {
             // The baseline: csv-diff reads both files into Python dictionaries and compares them.
             let arguments = [old, new, "--key", "id"]
-            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(csvDiff, arguments) }
+            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(csvDiff, arguments, measuringPeakMemory: true) }
             if let run = runs.first(where: { $0.status != 0 }) {
                 throw FormatsBenchmarkError.unexpectedStatus(run.status, command: "csv-diff " + arguments.joined(separator: " "))
             }
