@@ -9,7 +9,7 @@ extension CSVReader {
         guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
         var scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter)
         var assembler = ListAssembler(
-            storage: storage, source: buffer, isSectioned: false,
+            chunksOf: storage, source: buffer, isSectioned: columns.section != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: start))
         var region = ChunkedRegion()
         var index = start
@@ -21,10 +21,11 @@ extension CSVReader {
             region.chunks.append(
                 ChunkedRegion.Extent(
                     start: index, end: next, recordEnd: assembler.recordCount, blankLineCount: report.blankLineCount,
-                    paddedRowCount: report.paddedRowCount, truncatedRowCount: report.truncatedRowCount))
+                    paddedRowCount: report.paddedRowCount, truncatedRowCount: report.truncatedRowCount,
+                    sections: assembler.finishChunk()))
             index = next
         }
-        region.records = assembler.linearRecords()
+        (region.records, region.sectionOfRecord) = assembler.chunkedRecords()
         return region
     }
 }

@@ -399,11 +399,12 @@ extension JSONReader {
 }
 
 extension JSONReader.ReadState {
-    /// Starts a chunk with fresh scanners: its schema and record shapes owe nothing to the
-    /// chunks before it.
+    /// Starts a chunk with fresh scanners: its schema, record shapes and sections owe nothing to
+    /// the chunks before it (whether two sections' names collide is checked over the whole list).
     mutating func startChunk(base: UnsafePointer<UInt8>, count: Int, fields: JSONFieldTrie, maxDepth: Int) {
         scanner = JSONScanner(base: base, count: count, fields: fields, maxDepth: maxDepth)
         flatRecords = JSONFlatRecordScanner(fields: fields)
+        sectionNames = [:]
     }
 
     /// Reads the records of the top-level array from `index` (a record's start) up to the first
@@ -440,6 +441,59 @@ extension JSONReader.ReadState {
                 // Not a line's end after a record: the whole read says what is wrong.
                 throw .trailingContent(at: scanner.lexer.position(of: index))
             }
+        }
+    }
+
+    /// Reads one chunk of a JSON object of arrays from `index`, at the place `place` says, up to
+    /// the first place at or after `limit` where a record or a member's name starts (`false`,
+    /// `index` and `place` there) or through the object's `}` and the white space after it
+    /// (`true`), for ``JSONReader/readObjectChunks(_:storage:from:at:to:at:chunkSize:)``. The
+    /// members whose names it reads go into `extent`.
+    mutating func readObjectChunk(
+        from index: inout Int, at place: inout ChunkedRegion.Boundary, until limit: Int, into extent: inout ChunkedRegion.Extent
+    ) throws(ListFormatError) -> Bool {
+        let chunkStart = index
+        while true {
+            switch place {
+            case .member:
+                guard index < limit || index == chunkStart else { return false }
+                guard scanner.lexer.byte(at: index) == ASCII.quote else {
+                    throw scanner.lexer.unexpected(at: index, expected: "a section name")
+                }
+                let name = try scanner.scanName(at: &index)
+                let text = scanner.text(of: name)
+                canonical.truncate(to: 0)
+                scanner.appendCanonical(name, to: &canonical)
+                extent.sections.append(
+                    ChunkedRegion.Section(canonical: Array(canonical.bytes()), model: SectionModel(value: .string(text))))
+                extent.sectionStarts.append(assembler.recordCount)
+                scanner.lexer.skipWhitespace(&index)
+                guard scanner.lexer.byte(at: index) == ASCII.colon else {
+                    throw scanner.lexer.unexpected(at: index, expected: "':'")
+                }
+                index += 1
+                scanner.lexer.skipWhitespace(&index)
+                guard scanner.lexer.byte(at: index) == ASCII.openBracket else {
+                    guard index < scanner.lexer.count else { throw scanner.lexer.unexpected(at: index, expected: "'['") }
+                    throw .sectionNotArray(text, at: scanner.lexer.position(of: index))
+                }
+                index += 1
+                if scanner.lexer.moveToFirstItem(&index, closing: ASCII.closeBracket) {
+                    // The array's first record is this chunk's: no chunk starts right after a `[`,
+                    // where the next version may have a `]` (a chunk starts after a comma, where
+                    // a record must follow).
+                    place = .record
+                    guard try readRecords(from: &index, until: max(limit, index + 1), section: nil) else { return false }
+                }
+            case .record:
+                guard try readRecords(from: &index, until: limit, section: nil) else { return false }
+            }
+            // After a member's array: another member, or the object's end.
+            guard try scanner.lexer.moveToNextItem(&index, closing: ASCII.closeBrace) else {
+                scanner.lexer.skipWhitespace(&index)
+                return true
+            }
+            place = .member
         }
     }
 }

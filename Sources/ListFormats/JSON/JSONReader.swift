@@ -106,19 +106,23 @@ struct JSONReader {
             region.chunks.append(
                 ChunkedRegion.Extent(
                     start: chunkStart, end: index, recordEnd: state.assembler.recordCount, blankLineCount: blankLines,
-                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns))
+                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns,
+                    sections: state.assembler.finishChunk()))
         }
         try state.validation.validateAll()
-        region.records = state.assembler.linearRecords()
+        (region.records, region.sectionOfRecord) = state.assembler.chunkedRecords()
         return region
     }
 }
 
 extension JSONReader {
-    /// Where the records of a JSON array start: after its `[` and the white space that follows
-    /// it. Throws for anything else — an empty array, an object of sections, not JSON — which
-    /// ``IncrementalListReader`` then reads whole.
-    func arrayRecordsStart(_ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool) throws(ListFormatError) -> Int {
+    /// Where the records of a JSON array start (after its `[` and the white space that follows
+    /// it), or the members of a JSON object of arrays (its first member's name), and which of
+    /// the two. Throws for anything else — an empty array or object, an object with
+    /// `section_by`, not JSON — which ``IncrementalListReader`` then reads whole.
+    func documentStart(
+        _ buffer: UnsafeBufferPointer<UInt8>, hadByteOrderMark: Bool
+    ) throws(ListFormatError) -> (start: Int, isObject: Bool) {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress else {
             throw .unexpectedEndOfInput(expected: "an array", at: SourcePosition(line: 1, column: 1, byteOffset: 0))
@@ -126,12 +130,16 @@ extension JSONReader {
         let lexer = JSONScanner(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth).lexer
         var index = hadByteOrderMark ? 3 : 0
         lexer.skipWhitespace(&index)
-        guard lexer.byte(at: index) == ASCII.openBracket else { throw lexer.unexpected(at: index, expected: "'['") }
+        let opening = lexer.byte(at: index)
+        guard opening == ASCII.openBracket || (opening == ASCII.openBrace && fields.sectionSlot == nil) else {
+            throw lexer.unexpected(at: index, expected: "'['")
+        }
+        let closing = opening == ASCII.openBracket ? ASCII.closeBracket : ASCII.closeBrace
         index += 1
-        guard lexer.moveToFirstItem(&index, closing: ASCII.closeBracket), index < buffer.count else {
+        guard lexer.moveToFirstItem(&index, closing: closing), index < buffer.count else {
             throw lexer.unexpected(at: index, expected: "a record")
         }
-        return index
+        return (index, opening == ASCII.openBrace)
     }
 
     /// Reads the records of the JSON array in `buffer` from `start` (where a record starts), in
@@ -141,52 +149,107 @@ extension JSONReader {
     func readArrayChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int
     ) throws(ListFormatError) -> ChunkedRegion {
+        try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+            state, index, limit, _ throws(ListFormatError) in
+            guard try state.readArrayRecords(from: &index, until: limit) else { return false }
+            // The array's end, and the white space after it.
+            state.scanner.lexer.skipWhitespace(&index)
+            return true
+        }
+    }
+
+    /// Reads the members of the JSON object of arrays in `buffer` from `start`, which is the
+    /// place `startsAt` says (a member's name, or a record in a member's array), in chunks of
+    /// about `chunkSize` bytes that each start at such a place (``ChunkedRegion``): up to `end`,
+    /// which must be the place `endsAt` says, or, when `end` is the end of the buffer, through the
+    /// object's `}` and the white space after it. The member names of each chunk are its
+    /// ``ChunkedRegion/Extent/sections``; whether a name is repeated is left to the caller.
+    func readObjectChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, at startsAt: ChunkedRegion.Boundary,
+        to end: Int, at endsAt: ChunkedRegion.Boundary, chunkSize: Int
+    ) throws(ListFormatError) -> ChunkedRegion {
+        var place = startsAt
+        return try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+            state, index, limit, extent throws(ListFormatError) in
+            extent.startsAt = place
+            let isClosed = try state.readObjectChunk(from: &index, at: &place, until: limit, into: &extent)
+            if !isClosed, index == end, place != endsAt {
+                // `end` is no place where the chunk after it started in these bytes.
+                throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
+            }
+            return isClosed
+        }
+    }
+
+    /// Reads the JSON document in `buffer` from `start` (where a chunk starts) in chunks of about
+    /// `chunkSize` bytes, each read by `readChunk` (given the state, the index, where to stop
+    /// and the chunk's extent to fill in; it says whether it read through the document's end and
+    /// the white space after it): up to `end`, which must be where a chunk starts, or the end of
+    /// the buffer, where the document must end.
+    private func readDocumentChunks(
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int,
+        readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
+    ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress, start < buffer.count else {
-            // Where a record should start, the end of the file: the array never closes.
+            // Where a record should start, the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
         guard start < end else { return ChunkedRegion() }
         var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
         var region = ChunkedRegion()
-        var index = start
+        var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
         var isClosed = false
-        while index < end {
-            let chunkStart = index
+        while index < end, !isClosed {
+            let chunkStart = region.chunks.isEmpty ? start : index
             state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
-            isClosed = try state.readArrayRecords(from: &index, until: min(chunkStart + chunkSize, end))
+            var extent = ChunkedRegion.Extent(start: chunkStart, end: chunkStart, recordEnd: 0)
+            isClosed = try readChunk(&state, &index, min(chunkStart + chunkSize, end), &extent)
             if isClosed {
-                // The array's end: only white space may follow, and only at the end of the buffer.
-                state.scanner.lexer.skipWhitespace(&index)
+                // Only white space may follow the document, and only at the end of the buffer.
                 guard index == buffer.count, end == buffer.count else {
                     throw .trailingContent(at: state.scanner.lexer.position(of: index))
                 }
             } else if index > end {
-                // A record across `end`: `end` is no record's start in these bytes.
+                // A record across `end`: `end` is no chunk's start in these bytes.
                 throw .unexpectedEndOfInput(expected: "a record", at: state.scanner.lexer.position(of: end))
             }
-            region.chunks.append(
-                ChunkedRegion.Extent(
-                    start: chunkStart, end: index, recordEnd: state.assembler.recordCount,
-                    columns: fields.publishedSchema(of: state.scanner.schema.columns).columns))
+            extent.end = index
+            extent.recordEnd = state.assembler.recordCount
+            extent.columns = fields.publishedSchema(of: state.scanner.schema.columns).columns
+            extent.sections += state.assembler.finishChunk()
+            region.chunks.append(extent)
         }
         guard isClosed || end < buffer.count else {
-            // A comma and the end of the file: the array never closes.
+            // A comma and the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
         }
         if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
-        region.records = state.assembler.linearRecords()
+        (region.records, region.sectionOfRecord) = state.assembler.chunkedRecords()
         return region
     }
 }
 
 extension JSONReader {
+    /// Where the first chunk of a region of a JSON document that starts at `start` reads from: a
+    /// chunk kept before the region ended where a record (or a member's name) started in its
+    /// version, but white space may follow it now, which the region's first chunk takes. Throws
+    /// when there is nothing but white space before `end` (the caller then reads to the end).
+    fileprivate static func firstItem(of lexer: JSONLexer, from start: Int, to end: Int) throws(ListFormatError) -> Int {
+        var index = start
+        lexer.skipWhitespace(&index)
+        guard index < end || start == end else {
+            throw .unexpectedEndOfInput(expected: "a record", at: lexer.position(of: end))
+        }
+        return index
+    }
+
     /// A read of the records of `buffer` from `start` on, chunk by chunk, into a linear list.
     fileprivate func chunkReadState(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int
     ) -> ReadState {
         let assembler = ListAssembler(
-            storage: storage, source: buffer, isSectioned: false,
+            chunksOf: storage, source: buffer, isSectioned: fields.sectionSlot != nil,
             estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
         return ReadState(
             bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,

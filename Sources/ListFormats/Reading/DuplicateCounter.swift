@@ -93,6 +93,17 @@ struct DuplicateCounter: ~Copyable {
         return (count, first)
     }
 
+    /// The byte offset of record `number` of `sections`, numbered through the sections in order
+    /// (as ``duplicates(in:repeatedHashes:)`` numbers the first duplicate).
+    static func byteOffset(ofRecord number: Int, in sections: [[ListRecord]]) -> Int {
+        var number = number
+        for records in sections {
+            if number < records.count { return records[number].byteOffset }
+            number -= records.count
+        }
+        return 0
+    }
+
     /// The hashes added more than once; the runs are gone through in two
     /// halves at once when there are enough of them (``SplitRead``).
     private func repeatedHashes() -> Set<UInt64> {

@@ -19,13 +19,19 @@ import CListFormatsScan
 /// byte-order mark) — and a file that does not read throws the error ``ListReader`` throws (it
 /// reads the file again to find it). A large region (the whole file on a first read) is read in
 /// two halves at once on a machine with two cores (``SplitRead``), as ``ListReader`` reads it, so
-/// that a first read costs what one pass costs. CSV, TSV, NDJSON and JSON arrays without `section_by` are
-/// read in chunks; sectioned lists (`section_by`, a JSON object of arrays) and empty JSON arrays
-/// are read whole every time. A changed header (or byte-order mark, or what opens a JSON array)
-/// reads the whole file.
+/// that a first read costs what one pass costs. Every shape is read in chunks: CSV, TSV, NDJSON
+/// and JSON arrays, with `section_by` or not, and JSON objects of arrays (a chunk there starts at
+/// a record or at a member's name). Sections are made after the chunks are read
+/// (``IncrementalListReader/Grouping``): with `section_by`, each record keeps its section's number
+/// and the records are grouped in order of first appearance, as ``ListReader`` groups them; in a
+/// JSON object of arrays, each member's records are the run from its name to the next. Empty JSON
+/// arrays and objects are read whole. A changed header (or byte-order mark, or what opens a JSON
+/// array or object) reads the whole file, and so does a version whose sections' names collide
+/// (a repeated member name, two `section_by` values with one name), for the error.
 ///
 /// Memory: the chunk table (about 100 bytes per chunk) beside the list's records, which the
-/// returned list shares.
+/// returned list shares when it has no sections (a sectioned list has its records once more, in
+/// sections, and the reader 4 bytes per record for its section).
 public struct IncrementalListReader: Sendable {
     /// How to read.
     public let options: ReadOptions
@@ -75,13 +81,6 @@ public struct IncrementalListReader: Sendable {
         self.splitSize = max(splitSize, 1)
     }
 
-    /// Whether lists of `options` may be read in chunks (else ``read(bytes:)`` reads them
-    /// whole): any format without `section_by` (a JSON file that turns out to be an object of
-    /// arrays is read whole).
-    public static func readsInChunks(_ options: ReadOptions) -> Bool {
-        options.sectionBy == nil
-    }
-
     /// Forgets the previous version: the next read parses every chunk.
     public mutating func forget() {
         memory = nil
@@ -94,7 +93,7 @@ public struct IncrementalListReader: Sendable {
         let previous = memory
         memory = nil
         lastRead = Statistics()
-        guard Self.readsInChunks(options), bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
+        guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
             return try ListReader(options: options).read(bytes: bytes)
         }
         do {
@@ -123,12 +122,28 @@ public struct IncrementalListReader: Sendable {
         /// line not ended) and a JSON array's last chunk (its `]`) may not.
         var isLineBased: Bool
         var chunks: [Chunk]
-        /// The list's records (shared with the list).
+        /// The list's records in file order (shared with a list without sections).
         var records: [ListRecord]
+        var grouping: Grouping
+        /// With `section_by`: the number of each record's section.
+        var sectionOfRecord: [Int32]
+        /// The canonical bytes of the value of each section, by number: the list's sections in
+        /// order (`section_by`, or the members of a JSON object of arrays).
+        var sectionValues: [[UInt8]]
+    }
+
+    /// How the records are grouped into sections.
+    enum Grouping: Sendable {
+        /// One linear list.
+        case none
+        /// By the value of the `section_by` field, sections in order of first appearance.
+        case byValue
+        /// By the member of a JSON object whose array holds them, members in file order.
+        case byMember
     }
 
     /// One chunk of the last version.
-    private struct Chunk: Sendable {
+    struct Chunk: Sendable {
         var start: Int
         var end: Int
         var hash: ContentHash
@@ -139,6 +154,19 @@ public struct IncrementalListReader: Sendable {
         var paddedRowCount: Int
         var truncatedRowCount: Int
         var columns: [String]
+        /// What the chunk starts at.
+        var startsAt: ChunkedRegion.Boundary
+        /// Sections: with `section_by`, those of the chunk's records in order of first appearance
+        /// in it; in a JSON object of arrays, the members whose names are in the chunk.
+        var sections: [ChunkSection]
+    }
+
+    /// A section a chunk has: its number in ``Memory/sectionValues``, the model the chunk gives it,
+    /// and in a JSON object of arrays the number of the member's first record.
+    struct ChunkSection: Sendable {
+        var number: Int32
+        var model: SectionModel
+        var firstRecord: Int
     }
 
     // MARK: Reading
@@ -150,11 +178,15 @@ public struct IncrementalListReader: Sendable {
         var blankLineCount: Int
         var encoding: RecordEncoding
         var schema: ListSchema?
-        /// Reads the records of the file from a chunk's start to `end` (a chunk's start in the
-        /// previous version, or the end of the file); throws when `end` is no place to stop at.
-        var readRegion: (UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, _ end: Int) throws(ListFormatError) -> ChunkedRegion
+        /// Reads the records of the file from a chunk's start, the place the boundary says, to
+        /// `end` (a chunk's start in the previous version, which the boundary says, or the end of
+        /// the file); throws when `end` is no place to stop at.
+        var readRegion: (
+            UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, ChunkedRegion.Boundary, _ end: Int, ChunkedRegion.Boundary
+        ) throws(ListFormatError) -> ChunkedRegion
         /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
         var isLineBased = true
+        var grouping: Grouping = .none
         /// A place near the middle of `start..<end` where a record probably starts, or -1: where
         /// a large region is split in two halves (``SplitRead``); the read checks the guess.
         var splitPoint: (UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int
@@ -174,10 +206,10 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: header.dataStart, blankLineCount: header.blankLineCount,
                 encoding: .csv(columns.layout(delimiter: delimiter.rawValue)), schema: columns.published,
-                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
                     try reader.readRowChunks(
                         try Self.lines(of: buffer, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
-                },
+                }, grouping: columns.section == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_csv_split_point(buffer.baseAddress, Int64(end), Int64(start), delimiter.rawValue))
                 })
@@ -186,20 +218,30 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: hadByteOrderMark ? 3 : 0, blankLineCount: 0,
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
-                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
                     try reader.readLineChunks(try Self.lines(of: buffer, to: end), storage: storage, from: start, chunkSize: chunkSize)
-                },
+                }, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_LINES)))
                 })
         case .json:
             let reader = JSONReader(options: options)
+            let (dataStart, isObject) = try reader.documentStart(buffer, hadByteOrderMark: hadByteOrderMark)
+            let encoding = try JSONReader.Fields(options: options).encoding
+            guard !isObject else {
+                // An object of arrays: read in order, on one thread.
+                return Header(
+                    dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
+                    readRegion: { buffer, storage, start, startsAt, end, endsAt throws(ListFormatError) in
+                        try reader.readObjectChunks(
+                            buffer, storage: storage, from: start, at: startsAt, to: end, at: endsAt, chunkSize: chunkSize)
+                    }, isLineBased: false, grouping: .byMember, splitPoint: { _, _, _ in -1 })
+            }
             return Header(
-                dataStart: try reader.arrayRecordsStart(buffer, hadByteOrderMark: hadByteOrderMark), blankLineCount: 0,
-                encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
-                readRegion: { buffer, storage, start, end throws(ListFormatError) in
+                dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
+                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
                     try reader.readArrayChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize)
-                }, isLineBased: false,
+                }, isLineBased: false, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_ARRAY)))
                 })
@@ -253,30 +295,37 @@ public struct IncrementalListReader: Sendable {
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
         let headerHash = Self.hash(buffer, 0, header.dataStart)
         let storage = ListStorage(source: bytes, encoding: header.encoding)
+        let grouping = header.grouping
 
         var previous = previous
-        if let memory = previous, memory.dataStart != header.dataStart || memory.headerHash != headerHash {
+        if let memory = previous,
+            memory.dataStart != header.dataStart || memory.headerHash != headerHash || memory.grouping != grouping
+        {
             previous = nil
         }
+        let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], records: [])
+            chunks: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [])
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
+        // What the region starts at: what the first chunk not kept started at (the bytes before it are the same).
+        let regionStartsAt = prefix < old.chunks.count ? old.chunks[prefix].startsAt : firstBoundary
 
         // The bytes between the kept chunks, read up to where the kept suffix starts: right, when
-        // the read stops there where a record starts; otherwise (a quote that closes in the
-        // suffix, a record across it) read on to the end of the file.
+        // the read stops there where a record (or member) starts; otherwise (a quote that closes
+        // in the suffix, a record across it) read on to the end of the file.
         var parts: [Part]
         var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : buffer.count
+        let regionEndsAt = suffix < old.chunks.count ? old.chunks[suffix].startsAt : firstBoundary
         do {
-            parts = try readRegion(header, buffer, storage, regionStart, regionEnd)
+            parts = try readRegion(header, buffer, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt)
         } catch {
             guard regionEnd < buffer.count else { throw error }
             suffix = old.chunks.count
             regionEnd = buffer.count
-            parts = try readRegion(header, buffer, storage, regionStart, regionEnd)
+            parts = try readRegion(header, buffer, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt)
         }
 
         // The records: kept prefix, the region's, kept suffix moved.
@@ -285,20 +334,38 @@ public struct IncrementalListReader: Sendable {
         let records = Self.join(
             old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta)
 
-        // The chunks, likewise.
+        // The chunks, likewise; the region's sections numbered as the previous version's (new
+        // ones after them), with the section of each record (`section_by`).
+        var sectionValues = old.sectionValues
+        var sectionNumbers = SectionNumbers(sectionValues)
+        var regionSectionOfRecord: [Int32] = []
         var chunks = Array(old.chunks[0..<prefix])
         chunks.reserveCapacity(prefix + parts.reduce(0) { $0 + $1.region.chunks.count } + old.chunks.count - suffix)
         var firstRecord = prefixRecords
         for part in parts {
             let partStart = firstRecord
+            var regionRecord = 0
             for (extent, hash) in zip(part.region.chunks, part.hashes) {
                 let recordEnd = partStart + extent.recordEnd
+                var sections: [ChunkSection] = []
+                for (number, section) in extent.sections.enumerated() {
+                    sections.append(
+                        ChunkSection(
+                            number: sectionNumbers.number(of: section.canonical, in: &sectionValues), model: section.model,
+                            firstRecord: grouping == .byMember ? partStart + extent.sectionStarts[number] : 0))
+                }
+                if grouping == .byValue {
+                    for index in regionRecord..<extent.recordEnd {
+                        regionSectionOfRecord.append(sections[Int(part.region.sectionOfRecord[index])].number)
+                    }
+                }
+                regionRecord = extent.recordEnd
                 chunks.append(
                     Chunk(
                         start: extent.start, end: extent.end, hash: hash,
                         firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
                         paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
-                        columns: extent.columns))
+                        columns: extent.columns, startsAt: extent.startsAt, sections: sections))
                 firstRecord = recordEnd
             }
             firstRecord = partStart + part.region.records.count
@@ -309,7 +376,15 @@ public struct IncrementalListReader: Sendable {
             chunk.end += delta
             chunk.firstRecord += recordDelta
             chunk.recordEnd += recordDelta
+            for index in chunk.sections.indices { chunk.sections[index].firstRecord += recordDelta }
             chunks.append(chunk)
+        }
+        var sectionOfRecord: [Int32] = []
+        if grouping == .byValue {
+            sectionOfRecord = Array(old.sectionOfRecord[0..<prefixRecords])
+            sectionOfRecord.reserveCapacity(records.count)
+            sectionOfRecord += regionSectionOfRecord
+            sectionOfRecord += old.sectionOfRecord[suffixRecords...]
         }
 
         var report = ReadReport()
@@ -323,19 +398,35 @@ public struct IncrementalListReader: Sendable {
             if header.schema == nil { columns.add(chunk.columns) }
         }
         report.recordCount = records.count
+
+        let layout: ListLayout
+        let recordsBySection: [[ListRecord]]
+        switch grouping {
+        case .none:
+            layout = .linear(records)
+            recordsBySection = [records]
+        case .byValue, .byMember:
+            let grouped = try Self.sections(
+                of: records, grouping: grouping, chunks: &chunks, sectionOfRecord: &sectionOfRecord,
+                sectionValues: &sectionValues, namesMustDiffer: options.format == .json || options.format == .ndjson)
+            layout = .sectioned(grouped)
+            recordsBySection = grouped.map(\.elements)
+            report.sectionCount = grouped.count
+        }
         var duplicates = DuplicateCounter(estimatedCount: records.count)
         for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
-        let found = duplicates.duplicates(in: [records])
+        let found = duplicates.duplicates(in: recordsBySection)
         report.duplicateCount = found.count
-        report.firstDuplicateOffset = found.first.map { records[$0].byteOffset }
+        report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
 
         let list = ParsedList(
             format: options.format, schema: header.schema ?? ListSchema(columns: columns.columns),
-            layout: .linear(records), report: report, storage: storage)
+            layout: layout, report: report, storage: storage)
         list._checkInvariants()
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
-            isLineBased: header.isLineBased, chunks: chunks, records: records)
+            isLineBased: header.isLineBased, chunks: chunks, records: records, grouping: grouping,
+            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1)
@@ -362,17 +453,28 @@ public struct IncrementalListReader: Sendable {
     /// (the first half's too: a rare case, which then costs about 1.5 reads on one thread).
     /// Either way the parts, one after the other, read as one pass reads the region.
     private func readRegion(
-        _ header: Header, _ buffer: UnsafeBufferPointer<UInt8>, _ storage: ListStorage, _ start: Int, _ end: Int
+        _ header: Header, _ buffer: UnsafeBufferPointer<UInt8>, _ storage: ListStorage,
+        _ start: Int, _ startsAt: ChunkedRegion.Boundary, _ end: Int, _ endsAt: ChunkedRegion.Boundary
     ) throws(ListFormatError) -> [Part] {
         let split = end - start >= splitSize && SplitRead.hasSecondCore ? header.splitPoint(buffer, start, end) : -1
-        guard split > start, split < end else { return [Part(try header.readRegion(buffer, storage, start, end), of: buffer)] }
+        guard split > start, split < end else {
+            return [Part(try header.readRegion(buffer, storage, start, startsAt, end, endsAt), of: buffer)]
+        }
         var first: Result<Part, ListFormatError>?
         var second: Result<Part, ListFormatError>?
         SplitRead.both(
-            { first = Result { () throws(ListFormatError) in Part(try header.readRegion(buffer, storage, start, split), of: buffer) } },
-            { second = Result { () throws(ListFormatError) in Part(try header.readRegion(buffer, storage, split, end), of: buffer) } })
+            {
+                first = Result { () throws(ListFormatError) in
+                    Part(try header.readRegion(buffer, storage, start, startsAt, split, .record), of: buffer)
+                }
+            },
+            {
+                second = Result { () throws(ListFormatError) in
+                    Part(try header.readRegion(buffer, storage, split, .record, end, endsAt), of: buffer)
+                }
+            })
         guard case .success(let firstPart)? = first, let second else {
-            return [Part(try header.readRegion(buffer, storage, start, end), of: buffer)]
+            return [Part(try header.readRegion(buffer, storage, start, startsAt, end, endsAt), of: buffer)]
         }
         return [firstPart, try second.get()]
     }

@@ -26,6 +26,11 @@ struct ListAssembler: ~Copyable {
     private(set) var recordCount = 0
     private var sections = SectionTable()
     private let estimatedCount: Int
+    /// A read in chunks of a list with `section_by` (``IncrementalListReader``): the records stay
+    /// in file order, each with the number of its section in ``sections``, a table started afresh
+    /// with each chunk (``finishChunk()``) so that what a chunk holds owes nothing to the chunks
+    /// before it. `nil` for any other read.
+    private var sectionOfRecord: [Int32]?
 
     /// The number of records the assembler was sized for.
     var estimatedRecordCount: Int { estimatedCount }
@@ -51,6 +56,13 @@ struct ListAssembler: ~Copyable {
     /// record arrays.
     init(storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, estimatedCount: Int) {
         self.init(storage: storage, source: source, isSectioned: isSectioned, isSecondHalf: false, estimatedCount: estimatedCount)
+    }
+
+    /// An assembler for the records of a region of a file read in chunks (``ChunkedRegion``):
+    /// records in file order, with the section of each when `isSectioned` (`section_by`).
+    init(chunksOf storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, estimatedCount: Int) {
+        self.init(storage: storage, source: source, isSectioned: false, isSecondHalf: false, estimatedCount: estimatedCount)
+        if isSectioned { sectionOfRecord = [] }
     }
 
     /// An assembler for the second half of a linear list of `storage`, to be
@@ -129,7 +141,7 @@ struct ListAssembler: ~Copyable {
         forCanonical bytes: UnsafeRawBufferPointer, makeValue: () -> ListValue
     ) -> (index: Int, isNew: Bool) {
         let result = sections.index(forCanonical: bytes, makeValue: makeValue)
-        if result.isNew {
+        if result.isNew, sectionOfRecord == nil {
             recordsBySection.append([])
             if recordsBySection.count == 1 { Self.reserve(&recordsBySection[0], estimatedCount) }
         }
@@ -152,7 +164,10 @@ struct ListAssembler: ~Copyable {
         }
         assert(repeatedHashes == nil, "a record after the halves were joined")
         let record = ListRecord(start: start, end: end, identity: RecordIdentity(hash: identity), content: content)
-        if isSectioned {
+        if sectionOfRecord != nil {
+            records.append(record)
+            sectionOfRecord?.append(Int32(section))
+        } else if isSectioned {
             recordsBySection[section].append(record)
         } else {
             records.append(record)
@@ -163,7 +178,7 @@ struct ListAssembler: ~Copyable {
 
     /// Adds records a scanner made whole (linear lists only): one copy.
     mutating func append(ready: UnsafeBufferPointer<listsync_record>) {
-        precondition(!isSectioned, "ready records in a sectioned list")
+        precondition(!isSectioned && sectionOfRecord == nil, "ready records in a sectioned list")
         assert(repeatedHashes == nil, "records after the halves were joined")
         ListRecord.checkCLayout()
         ready.withMemoryRebound(to: ListRecord.self) { records.append(contentsOf: $0) }
@@ -171,11 +186,22 @@ struct ListAssembler: ~Copyable {
         recordCount += ready.count
     }
 
-    /// The records of a linear list, without a list around them: the records of one chunk of a
-    /// file read in chunks (``IncrementalListReader``), which builds the list itself.
-    consuming func linearRecords() -> [ListRecord] {
+    /// The sections of the chunk that ends here (empty without `section_by`), in order of first
+    /// appearance in it; the next chunk starts a table of its own.
+    mutating func finishChunk() -> [ChunkedRegion.Section] {
+        guard sectionOfRecord != nil else { return [] }
+        let chunkSections = zip(sections.canonicalValues, sections.models).map {
+            ChunkedRegion.Section(canonical: $0, model: $1)
+        }
+        sections = SectionTable()
+        return chunkSections
+    }
+
+    /// The records of a region of a file read in chunks, in file order, and the section of each
+    /// in its chunk (``ChunkedRegion``): ``IncrementalListReader`` builds the list itself.
+    consuming func chunkedRecords() -> (records: [ListRecord], sectionOfRecord: [Int32]) {
         precondition(!isSectioned, "the records of a sectioned list")
-        return records
+        return (records, sectionOfRecord ?? [])
     }
 
     /// Builds the list: records, sections and report.
@@ -186,14 +212,7 @@ struct ListAssembler: ~Copyable {
         let recordsBySection = isSectioned ? self.recordsBySection : [records]
         let duplicates = duplicates.duplicates(in: recordsBySection, repeatedHashes: repeatedHashes)
         report.duplicateCount = duplicates.count
-        report.firstDuplicateOffset = duplicates.first.map { number in
-            var number = number
-            for records in recordsBySection {
-                if number < records.count { return records[number].byteOffset }
-                number -= records.count
-            }
-            return 0
-        }
+        report.firstDuplicateOffset = duplicates.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
         let layout: ListLayout
         if isSectioned {
             layout = .sectioned(zip(sections.models, recordsBySection).map { ArraySection(model: $0, elements: $1) })

@@ -4,7 +4,8 @@
 /// checked first; otherwise a stable hash finds it in O(1).
 struct SectionTable {
     private(set) var models: [SectionModel] = []
-    private var canonicalValues: [[UInt8]] = []
+    /// The canonical bytes of each section's value, in the order of ``models``.
+    private(set) var canonicalValues: [[UInt8]] = []
     private var indexByHash: [UInt64: Int] = [:]
     private var lastIndex = -1
 

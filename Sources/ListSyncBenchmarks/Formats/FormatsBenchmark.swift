@@ -6,7 +6,8 @@ import ListSyncProtocol
 /// ListFormats' readers against Foundation's `JSONSerialization` and
 /// CSV.swift on the same generated files, in the same run: median times,
 /// MB/s, peak memory growth in a fresh process; then `listsync diff` of two
-/// 1M-row CSV files that differ in 1% of rows, run as a subprocess.
+/// 1M-row CSV files that differ in 1% of rows, run as a subprocess, against
+/// csv-diff (PyPI) on the same files when it is given.
 struct FormatsBenchmark {
     /// Timed reads per file for ListFormats (the median is reported).
     var runs: Int
@@ -18,6 +19,8 @@ struct FormatsBenchmark {
     var directory: URL
     /// The `listsync` binary to time.
     var listsync: URL
+    /// The `csv-diff` command (PyPI) to time against `listsync diff`, if any.
+    var csvDiff: String?
 
     /// One reader on one file.
     struct ReadResult {
@@ -39,11 +42,19 @@ struct FormatsBenchmark {
         var step: String
         var median: Double
         var best: Double
+        /// The highest peak resident set size of the runs (steps run as a subprocess).
+        var peakResidentBytes: Int?
 
-        init(step: String, seconds: [Double]) {
+        init(step: String, seconds: [Double], peakResidentBytes: Int? = nil) {
+            let seconds = seconds.sorted()
             self.step = step
             median = seconds[seconds.count / 2]
             best = seconds[0]
+            self.peakResidentBytes = peakResidentBytes
+        }
+
+        init(step: String, runs: [ChildRun]) {
+            self.init(step: step, seconds: runs.map(\.seconds), peakResidentBytes: runs.compactMap(\.peakResidentBytes).max())
         }
     }
 
@@ -99,11 +110,20 @@ struct FormatsBenchmark {
         var results: [DiffResult] = []
         for format in ["ndjson", "human"] {
             let arguments = ["diff", old, new, "--key", "id", "--format", format]
-            let timed = Stopwatch.times(runs: diffRuns) { (try? runListSync(arguments)) ?? -1 }
-            guard timed.result == 1 else {
-                throw FormatsBenchmarkError.unexpectedStatus(timed.result, command: "listsync " + arguments.joined(separator: " "))
+            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(listsync.path, arguments, measuringPeakMemory: true) }
+            if let run = runs.first(where: { $0.status != 1 }) {
+                throw FormatsBenchmarkError.unexpectedStatus(run.status, command: "listsync " + arguments.joined(separator: " "))
             }
-            results.append(DiffResult(step: "`listsync diff --key id --format \(format)` (subprocess, wall)", seconds: timed.seconds))
+            results.append(DiffResult(step: "`listsync diff --key id --format \(format)` (subprocess, wall)", runs: runs))
+        }
+        if let csvDiff {
+            // The baseline: csv-diff reads both files into Python dictionaries and compares them.
+            let arguments = [old, new, "--key", "id"]
+            let runs = try (0..<diffRuns).map { _ in try ChildRun.run(csvDiff, arguments, measuringPeakMemory: true) }
+            if let run = runs.first(where: { $0.status != 0 }) {
+                throw FormatsBenchmarkError.unexpectedStatus(run.status, command: "csv-diff " + arguments.joined(separator: " "))
+            }
+            results.append(DiffResult(step: "`csv-diff --key id` (PyPI; subprocess, wall)", runs: runs))
         }
         let reader = ListReader(options: ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
         let oldList = try reader.read(contentsOfFile: old)
@@ -115,17 +135,6 @@ struct FormatsBenchmark {
         let encode = Stopwatch.times(runs: diffRuns) { ChangesetEncoder.encode(diff.result, source: oldList, target: newList) }
         results.append(DiffResult(step: "in process: `ChangesetEncoder.encode` (\(encode.result.count) bytes)", seconds: encode.seconds))
         return results
-    }
-
-    /// Runs `listsync` with its output discarded; returns its exit status.
-    private func runListSync(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = listsync
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     /// Peak memory growth of reading the file at `path` with `reader`,
@@ -155,8 +164,8 @@ struct FormatsBenchmark {
     }
 
     static func diffTable(_ results: [DiffResult]) -> Table {
-        var table = Table(header: ["step", "median", "best"])
-        table.rows = results.map { [$0.step, $0.median.milliseconds, $0.best.milliseconds] }
+        var table = Table(header: ["step", "median", "best", "peak RSS"])
+        table.rows = results.map { [$0.step, $0.median.milliseconds, $0.best.milliseconds, $0.peakResidentBytes?.mebibytes ?? ""] }
         return table
     }
 }

@@ -29,6 +29,9 @@ extension ListSyncBenchmarks {
         @Option(help: "The listsync binary to time. Default: next to this benchmark.")
         var listsync: String?
 
+        @Option(help: "The csv-diff command (PyPI `csv-diff`) to time against `listsync diff` on the 1M-row CSVs. Default: none.")
+        var csvDiff: String?
+
         func run() throws {
             let sizes = try size.map { name in
                 guard let size = FormatsWorkload.Size(rawValue: name) else { throw ValidationError("unknown size \(name)") }
@@ -38,7 +41,7 @@ extension ListSyncBenchmarks {
             let benchmark = FormatsBenchmark(
                 runs: runs, baselineRuns: baselineRuns, diffRuns: diffRuns,
                 directory: URL(fileURLWithPath: directory),
-                listsync: listsync.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsync"))
+                listsync: listsync.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsync"), csvDiff: csvDiff)
             let readers = FormatsReader.allCases.filter { !skipBaselines || $0.isListFormats }
             for size in sizes {
                 print("- \(size.rawValue): writing \(size.rowCount) rows to \(directory)")
@@ -52,6 +55,15 @@ extension ListSyncBenchmarks {
             if !diff.isEmpty {
                 print()
                 print(FormatsBenchmark.diffTable(diff).markdown)
+                if diff.count > 2, let csvDiff = diff.first(where: { $0.step.hasPrefix("`csv-diff") }) {
+                    // Median to median, against `listsync diff --format ndjson`.
+                    print()
+                    print("csv-diff ÷ listsync diff (ndjson), median to median: \((csvDiff.median / diff[0].median).rounded(decimals: 1))×")
+                    let file = (try? FileManager.default.attributesOfItem(atPath: benchmark.path(.rows1M, .csv))[.size] as? Int) ?? 0
+                    if let peak = diff[0].peakResidentBytes, file > 0 {
+                        print("listsync diff (ndjson) peak RSS ÷ one file: \((Double(peak) / Double(file)).rounded(decimals: 2))×")
+                    }
+                }
             }
         }
     }

@@ -4,13 +4,15 @@ import PropertyBased
 import Testing
 
 /// The incremental reader reads every version of a file exactly as one pass of ``ListReader``
-/// does — records (offsets, identities, content), schema, report, or the same positioned error —
-/// whatever the edits between versions, and re-parses only around what changed.
+/// does — records (offsets, identities, content), sections, schema, report, or the same
+/// positioned error — whatever the edits between versions, and re-parses only around what
+/// changed: in every shape, with `section_by` or not, and JSON objects of arrays.
 @Suite struct IncrementalListReaderTests {
     /// A file as rows (each with its line ending) after a header, and the options to read it.
     struct Scenario: Sendable, CustomStringConvertible {
         var format: ListFormat
         var key: [String]
+        var sectionBy: String?
         var ignore: [String]
         var raggedRows: RaggedRowPolicy
         var chunkSize: Int
@@ -20,12 +22,12 @@ import Testing
         var versions: [[UInt8]]
 
         var description: String {
-            "Scenario(format: \(format), key: \(key), ignore: \(ignore), ragged: \(raggedRows), chunkSize: \(chunkSize), splitSize: \(splitSize), "
+            "Scenario(format: \(format), key: \(key), sectionBy: \(sectionBy ?? "-"), ignore: \(ignore), ragged: \(raggedRows), chunkSize: \(chunkSize), splitSize: \(splitSize), "
                 + "versions: \(versions.map { String(decoding: $0, as: UTF8.self) }))"
         }
 
         var options: ReadOptions {
-            ReadOptions(format: format, key: key, ignore: ignore, raggedRows: raggedRows)
+            ReadOptions(format: format, key: key, sectionBy: sectionBy, ignore: ignore, raggedRows: raggedRows)
         }
     }
 
@@ -45,18 +47,46 @@ import Testing
         /// For a JSON array: what separates the rows (a comma), and what closes the array.
         var separator = ""
         var trailer = ""
+        /// For a JSON object of arrays: what ends one member's array before the next member's name.
+        /// A row that starts with ``Draft/memberMark`` is the name of the member whose array follows.
+        var memberSeparator: String?
+
+        static let memberMark: Character = "\u{1}"
 
         var bytes: [UInt8] {
-            (byteOrderMark ? [0xEF, 0xBB, 0xBF] : []) + Array((header + rows.joined(separator: separator) + trailer).utf8)
+            var text = header
+            if let memberSeparator {
+                // The first member's name, then each array's records, commas between them.
+                text += #""m0": ["#
+                var arrayIsEmpty = true
+                for row in rows {
+                    if row.first == Self.memberMark {
+                        text += memberSeparator + "\"" + row.dropFirst() + "\": ["
+                        arrayIsEmpty = true
+                    } else {
+                        text += (arrayIsEmpty ? "" : ",") + row
+                        arrayIsEmpty = false
+                    }
+                }
+                text += "]"
+            } else {
+                text += rows.joined(separator: separator)
+            }
+            return (byteOrderMark ? [0xEF, 0xBB, 0xBF] : []) + Array((text + trailer).utf8)
         }
     }
 
     static let scenario = Generator<Scenario, Shrink.None<Scenario>> { rng in
-        let formatNumber = Int.random(in: 0..<4, using: &rng)
+        // A JSON object of arrays (shape 4), or lists sectioned by `c1` (about a third of the others).
+        let shape = Int.random(in: 0..<5, using: &rng)
+        let formatNumber = min(shape, 3)
         let format: ListFormat = [.csv(delimiter: .comma), .csv(delimiter: .tab), .ndjson, .json][formatNumber]
+        let isObject = shape == 4
         let delimiter: Character = formatNumber == 1 ? "\t" : ","
         let lineEnding = Bool.random(using: &rng) ? "\r\n" : "\n"
-        let columnCount = Int.random(in: 1...4, using: &rng)
+        var columnCount = Int.random(in: 1...4, using: &rng)
+        let sectionBy: String? = !isObject && Int.random(in: 0..<3, using: &rng) == 0 ? "c1" : nil
+        if sectionBy != nil { columnCount = max(columnCount, 2) }
         let columns = (0..<columnCount).map { "c\($0)" }
         let keyed = Bool.random(using: &rng)
         var key: [String] = []
@@ -67,14 +97,22 @@ import Testing
         func csvRow(_ rng: inout any SeededRandomNumberGenerator) -> String {
             var count = columnCount
             if raggedRows != .error, Int.random(in: 0..<12, using: &rng) == 0 { count += Int.random(in: -1...1, using: &rng) }
-            return (0..<max(count, 1)).map { _ in csvField(&rng, delimiter: delimiter) }
-                .joined(separator: String(delimiter)) + lineEnding
+            return (0..<max(count, 1)).map { column in
+                // Few sections, one of them quoted with a line break in it.
+                guard column == 1, sectionBy != nil else { return csvField(&rng, delimiter: delimiter) }
+                return ["a", "b", "\"b\"", "\"x\ny\""].randomElement(using: &rng) ?? "a"
+            }.joined(separator: String(delimiter)) + lineEnding
         }
         func jsonRow(_ rng: inout any SeededRandomNumberGenerator) -> String {
             var members: [ListValue.Member] = []
-            for column in columns where column == "c0" || Int.random(in: 0..<4, using: &rng) > 0 {
+            for column in columns where column == "c0" || (column == "c1" && sectionBy != nil) || Int.random(in: 0..<4, using: &rng) > 0 {
+                // Few sections; the string "1" and the number 1 have one name, which is an error.
+                let sections: [ListValue] = [.string("a"), .string("b"), .string("x\ny"), .number("2"), .string("1"), .number("1")]
                 let value: ListValue =
-                    column == "c0" ? .number(String(Int.random(in: 0..<40, using: &rng))) : Generators.value(&rng, depth: 2)
+                    column == "c0" ? .number(String(Int.random(in: 0..<40, using: &rng)))
+                    : column == "c1" && sectionBy != nil
+                        ? sections[Int.random(in: 0..<(Int.random(in: 0..<8, using: &rng) == 0 ? 6 : 4), using: &rng)]
+                    : Generators.value(&rng, depth: 2)
                 members.append(ListValue.Member(name: column, value: value))
             }
             if Int.random(in: 0..<10, using: &rng) == 0 { members.shuffle(using: &rng) }
@@ -82,6 +120,10 @@ import Testing
             return line.hasSuffix("\n") ? String(line.dropLast()) + lineEnding : line + lineEnding
         }
         func row(_ rng: inout any SeededRandomNumberGenerator) -> String {
+            if isObject, Int.random(in: 0..<6, using: &rng) == 0 {
+                // A member's name (sometimes one met before: a repeated member is an error).
+                return String(Draft.memberMark) + "m\(Int.random(in: 0..<60, using: &rng))"
+            }
             if format == .json {
                 // A record with the white space around it that JSON allows.
                 let line = jsonRow(&rng)
@@ -97,6 +139,7 @@ import Testing
         func header(_ names: [String]) -> String {
             switch format {
             case .ndjson: ""
+            case .json where isObject: names.count > columns.count ? "{ " : "{" + lineEnding
             case .json: names.count > columns.count ? "[ " : "[" + lineEnding
             default: names.joined(separator: String(delimiter)) + lineEnding
             }
@@ -107,7 +150,8 @@ import Testing
             rows: (0..<Int.random(in: 0...40, using: &rng)).map { _ in row(&rng) })
         if format == .json {
             draft.separator = ","
-            draft.trailer = lineEnding + "]" + (Bool.random(using: &rng) ? lineEnding : "")
+            draft.trailer = lineEnding + (isObject ? "}" : "]") + (Bool.random(using: &rng) ? lineEnding : "")
+            if isObject { draft.memberSeparator = "]," + lineEnding }
         }
         var versions = [draft.bytes]
         for _ in 0..<Int.random(in: 1...8, using: &rng) {
@@ -153,7 +197,7 @@ import Testing
             versions.append(bytes ?? draft.bytes)
         }
         return Scenario(
-            format: format, key: key, ignore: ignore, raggedRows: raggedRows,
+            format: format, key: key, sectionBy: sectionBy, ignore: ignore, raggedRows: raggedRows,
             chunkSize: Int.random(in: 1...96, using: &rng),
             splitSize: Bool.random(using: &rng) ? Int.random(in: 1...400, using: &rng) : IncrementalListReader.defaultSplitSize,
             versions: versions)
@@ -162,6 +206,8 @@ import Testing
     /// What a read gave, in a form that compares every part of it.
     struct Outcome: Equatable, CustomStringConvertible {
         var records: [[UInt64]] = []
+        /// Each section's name and number of records; nil for a linear list.
+        var sections: [String]?
         var schema: [String] = []
         var report = ReadReport()
         var error: ListFormatError?
@@ -169,7 +215,7 @@ import Testing
         init(_ read: () throws(ListFormatError) -> ParsedList) {
             do {
                 let list = try read()
-                #expect(!list.isSectioned)
+                sections = list.isSectioned ? list.sections.map { "\($0.model.value): \($0.elements.count)" } : nil
                 records = list.records.map { record in
                     [
                         UInt64(record.byteOffset), UInt64(record.byteRange.count), record.differenceIdentifier.hash.low,
@@ -183,7 +229,7 @@ import Testing
             }
         }
 
-        var description: String { "records: \(records), schema: \(schema), report: \(report), error: \(String(describing: error))" }
+        var description: String { "records: \(records), sections: \(sections ?? []), schema: \(schema), report: \(report), error: \(String(describing: error))" }
     }
 
     @Test func everyVersionReadsAsOnePassDoes() async {
@@ -191,14 +237,22 @@ import Testing
             var incremental = IncrementalListReader(
                 options: scenario.options, chunkSize: scenario.chunkSize, splitSize: scenario.splitSize)
             let full = ListReader(options: scenario.options)
+            var previous: (bytes: [UInt8], didRead: Bool)?
             for (number, bytes) in scenario.versions.enumerated() {
                 let expected = Outcome { () throws(ListFormatError) in try full.read(bytes: bytes) }
                 let actual = Outcome { () throws(ListFormatError) in try incremental.read(bytes: bytes) }
                 let version = "version \(number): \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                if let previous, previous.didRead, previous.bytes == bytes, !expected.records.isEmpty {
+                    // The same bytes again keep the chunks, whatever the shape (files without
+                    // records — empty, an empty JSON array — are read whole).
+                    #expect(incremental.lastRead.wasIncremental, "\(version)")
+                }
+                previous = (bytes, expected.error == nil)
                 #expect(actual.error == expected.error, "\(version)")
                 #expect(actual.report == expected.report, "\(version)")
                 #expect(actual.schema == expected.schema, "\(version)")
                 #expect(actual.records == expected.records, "\(version)")
+                #expect(actual.sections == expected.sections, "\(version)")
             }
         }
     }
@@ -304,5 +358,92 @@ import Testing
             if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(reader.lastRead.wasSplit, "\(format)") }
             #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: Array(text.utf8)) })
         }
+    }
+
+    /// The same rows as CSV, NDJSON and a JSON array, each with a `group` that sections them
+    /// (the groups interleave: a section is no run of the file), some CSV notes quoted over two lines.
+    private static func sectionedFiles(rows: Range<Int>, group: (Int) -> String) -> [(ListFormat, String)] {
+        var csv = "id,group,note\n"
+        var lines: [String] = []
+        for row in rows {
+            csv += row % 7 == 0 ? "\(row),\(group(row)),\"two\nlines\"\n" : "\(row),\(group(row)),plain\n"
+            lines.append(#"{"id":\#(row),"group":"\#(group(row))","note":"n \#(row)"}"#)
+        }
+        return [
+            (.csv(delimiter: .comma), csv), (.ndjson, lines.joined(separator: "\n") + "\n"),
+            (.json, "[\n" + lines.joined(separator: ",\n") + "\n]\n"),
+        ]
+    }
+
+    @Test func aSectionedListIsReadInChunksAndARecordThatChangesSectionMovesWithIt() throws {
+        let groups = ["north", "south", "east"]
+        let original = Self.sectionedFiles(rows: 0..<3000) { groups[$0 % 3] }
+        // Row 1500 moves from `north` to a new section, `west`.
+        let edited = Self.sectionedFiles(rows: 0..<3000) { $0 == 1500 ? "west" : groups[$0 % 3] }
+        for ((format, before), (_, after)) in zip(original, edited) {
+            let options = ReadOptions(format: format, key: ["id"], sectionBy: "group")
+            var reader = IncrementalListReader(options: options, chunkSize: 1024)
+            let first = try reader.read(bytes: Array(before.utf8))
+            #expect(first.sections.map(\.model.name) == groups, "\(format)")
+            #expect(reader.lastRead.chunkCount > 40, "\(format)")
+
+            let second = try reader.read(bytes: Array(after.utf8))
+            #expect(reader.lastRead.wasIncremental, "\(format)")
+            #expect(reader.lastRead.parsedByteCount <= 2 * 1024 + 200, "\(format)")
+            #expect(second.sections.map(\.model.name) == groups + ["west"], "\(format)")
+            #expect(second.sections.map(\.elements.count) == [999, 1000, 1000, 1], "\(format)")
+            let expected = Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: Array(after.utf8)) }
+            #expect(Outcome { () throws(ListFormatError) in second } == expected, "\(format)")
+
+            // And back: the section `west` is gone again.
+            let third = try reader.read(bytes: Array(before.utf8))
+            #expect(reader.lastRead.wasIncremental, "\(format)")
+            #expect(third.sections.map(\.model.name) == groups, "\(format)")
+            #expect(Outcome { () throws(ListFormatError) in third } == Outcome { () throws(ListFormatError) in first }, "\(format)")
+        }
+    }
+
+    /// A JSON object of arrays: members `north`, `south`, `east` of `count` records each.
+    private static func objectOfArrays(count: Int, names: [String] = ["north", "south", "east"], note: (Int) -> String) -> [UInt8] {
+        let members = names.enumerated().map { member, name in
+            let records = (member * count..<(member + 1) * count).map { #"  {"id":\#($0),"note":"\#(note($0))"}"# }
+            return "\"\(name)\": [\n" + records.joined(separator: ",\n") + "\n]"
+        }
+        return Array(("{\n" + members.joined(separator: ",\n") + "\n}\n").utf8)
+    }
+
+    @Test func aJSONObjectOfArraysIsReadInChunksInsideEachMember() throws {
+        let options = ReadOptions(format: .json, key: ["id"])
+        var reader = IncrementalListReader(options: options, chunkSize: 1024)
+        func expectOnePass(_ list: ParsedList, _ bytes: [UInt8]) {
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
+        }
+        let original = Self.objectOfArrays(count: 1000) { "n \($0)" }
+        let first = try reader.read(bytes: original)
+        #expect(reader.lastRead.chunkCount > 40)
+        #expect(first.sections.map(\.model.name) == ["north", "south", "east"])
+        expectOnePass(first, original)
+
+        // One record of `south` changed: about a chunk read again.
+        let edited = Self.objectOfArrays(count: 1000) { $0 == 1500 ? "changed" : "n \($0)" }
+        let second = try reader.read(bytes: edited)
+        #expect(reader.lastRead.wasIncremental)
+        #expect(reader.lastRead.parsedByteCount <= 2 * 1024 + 200)
+        #expect(second.sections.map(\.elements.count) == [1000, 1000, 1000])
+        expectOnePass(second, edited)
+
+        // A member renamed: its records are the renamed section's.
+        let renamed = Self.objectOfArrays(count: 1000, names: ["north", "west", "east"]) { $0 == 1500 ? "changed" : "n \($0)" }
+        let third = try reader.read(bytes: renamed)
+        #expect(reader.lastRead.wasIncremental)
+        #expect(third.sections.map(\.model.name) == ["north", "west", "east"])
+        expectOnePass(third, renamed)
+
+        // A repeated member name is the error one pass reports; then a read starts afresh.
+        let repeated = Self.objectOfArrays(count: 1000, names: ["north", "east", "east"]) { $0 == 1500 ? "changed" : "n \($0)" }
+        let error = try #require(Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: repeated) }.error)
+        #expect(throws: error) { try reader.read(bytes: repeated) }
+        expectOnePass(try reader.read(bytes: original), original)
+        #expect(!reader.lastRead.wasIncremental)
     }
 }
