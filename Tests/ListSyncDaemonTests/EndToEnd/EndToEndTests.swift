@@ -1,8 +1,10 @@
+import ListSyncTestSupport
 import Testing
 
 /// The real `listsyncd` binary, real files, a real socket and protocol clients over plain sockets.
-/// Serialized: each test runs a daemon, and the machine has few cores.
-@Suite(.serialized)
+/// Two at a time: each test runs a daemon, and the machine has two cores; one chain of them all
+/// (`.serialized`) would take as long as all of them together, longer than the rest of the run.
+@Suite(.atMostAtOnce(2))
 struct EndToEndTests {
     @Suite struct SaveStrategies {}
     @Suite struct Subscribers {}

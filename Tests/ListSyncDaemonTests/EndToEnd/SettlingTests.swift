@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Synchronization
 import Testing
 @testable import ListSyncDaemon
@@ -9,8 +10,9 @@ import Testing
 extension EndToEndTests {
     /// Files written while the daemon watches them: a version is published only once it is
     /// complete — no writer has the file open — and a file that keeps changing is still published
-    /// at least every `settle_max_ms`.
-    @Suite struct Settling {}
+    /// at least every `settle_max_ms`. Each runs alone: their writers and settle bounds are timed,
+    /// and another daemon beside them would slow both.
+    @Suite(.alone) struct Settling {}
 }
 
 /// Versions of a keyed list in which every record names its version, so a mirror's content says

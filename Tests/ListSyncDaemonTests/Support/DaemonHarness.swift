@@ -68,11 +68,15 @@ final class DaemonHarness {
     }
 
     /// Receives notifications until one has `assignment` (e.g. `READY=1`); returns that datagram.
+    /// Fails after `timeout` even while other notifications keep coming (a watchdog pings every
+    /// few hundred milliseconds, forever).
     @discardableResult
-    func notification(_ assignment: String) async throws -> String {
+    func notification(_ assignment: String, timeout: Duration = .seconds(60)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
         while true {
             let datagram: String
             do {
+                guard ContinuousClock.now < deadline else { throw TestFailure(description: "no \(assignment) within \(timeout)") }
                 datagram = try await self.notifications.nextDatagram()
             } catch {
                 throw self.missingNotification(assignment)

@@ -4,3 +4,8 @@ import Testing
 /// socket and the real `listsync` subscribe, mirror, exec, snapshot and list. One at a time —
 /// each starts a daemon and several clients, and the machine has two cores.
 @Suite(.serialized, .timeLimit(.minutes(3))) enum CommandEndToEnd {}
+
+/// `listsync exec` end to end, one at a time as ``CommandEndToEnd`` but beside it: its tests (a
+/// 50 MB changeset among them) take as long as all the other command tests together, and one
+/// chain of both would be the longest wait of the whole run.
+@Suite(.serialized, .timeLimit(.minutes(3))) enum ExecEndToEnd {}

@@ -3,7 +3,7 @@ import ListSyncProtocol
 import Testing
 import ListSyncTestSupport
 
-extension CommandEndToEnd {
+extension ExecEndToEnd {
     /// `listsync exec NAME -- CMD`: one run per changeset, in order, one at a time.
     @Suite struct ExecCommandTests {
         @Test func theCommandRunsOncePerChangesetInOrderOneAtATime() async throws {
