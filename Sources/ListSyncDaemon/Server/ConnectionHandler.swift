@@ -121,6 +121,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let tooLong = error as? LineFrameDecoder.LineTooLong {
             self.run(self.machine.lineTooLong(limit: tooLong.limit), context: context)
+        } else if let failure = error as? IOError, failure.errnoCode == ECONNRESET || failure.errnoCode == EPIPE {
+            // The client hung up with data unread (`AF_UNIX` reports that as a reset): a
+            // hang-up, as a clean end of stream is, not a failure of the connection.
+            self.logger.debug("connection reset by the client; closing")
+            context.close(promise: nil)
         } else {
             self.logger.debug("connection error; closing", metadata: ["error": "\(error)"])
             self.machine.connectionFailed()

@@ -202,6 +202,38 @@ extension EndToEndTests {
             #expect(try await harness.stopDaemon() == 0)
         }
 
+        /// A client that hangs up with replies still unread makes the daemon's next read fail
+        /// with `ECONNRESET` (what `AF_UNIX` reports then): still a hang-up, counted as
+        /// `closed_by_client`, not as an `error`.
+        @Test func aHangUpWithRepliesUnreadIsClosedByTheClient() async throws {
+            let harness = try DaemonHarness()
+            let port = try HTTPFetch.freeLoopbackPort()
+            try FileOperations.write("id,name\n1,a\n", to: harness.path("list.csv"))
+            try harness.writeConfig([Self.watch], extra: "metrics_listen = \"127.0.0.1:\(port)\"")
+            try await harness.startDaemon()
+            let closedByClient = #"listsync_disconnects_total{reason="closed_by_client"}"#
+            let error = #"listsync_disconnects_total{reason="error"}"#
+            // The harness's own client hung up after the watch loaded: wait until that is counted.
+            var before = try Exposition("")
+            try await eventually("the harness's hang-up is counted") {
+                before = try await Self.scrape(port)
+                return (before[closedByClient] ?? 0) >= 1
+            }
+
+            var client: ProtocolClient? = try await harness.connect()
+            try client?.send(.subscribe(id: RequestID(1), watch: "list", since: nil))
+            try await eventually("the snapshot has arrived, unread") {
+                var poll = pollfd(fd: client?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)
+                return Glibc.poll(&poll, 1, 0) == 1
+            }
+            client = nil
+            try await eventually("the hang-up is counted") {
+                (try await Self.scrape(port)[closedByClient] ?? 0) == (before[closedByClient] ?? 0) + 1
+            }
+            #expect(try await Self.scrape(port)[error] == before[error], "a hang-up is not an error")
+            #expect(try await harness.stopDaemon() == 0)
+        }
+
         @Test func readyIsUnavailableWhileAWatchLoadsThenAvailable() async throws {
             let harness = try DaemonHarness()
             let port = try HTTPFetch.freeLoopbackPort()
