@@ -107,7 +107,9 @@ extension EndToEndTests.Load {
     }
 
     @Test func aLineLeftUnfinishedPastTheLimitIsClosedWithAnError() async throws {
-        let (harness, _, _) = try await Self.started(rows: 10, extra: "partial_line_timeout_ms = 300")
+        // A second: a loaded machine may take a few hundred milliseconds to send the patient
+        // client's second half, which must come within the limit.
+        let (harness, _, _) = try await Self.started(rows: 10, extra: "partial_line_timeout_ms = 1000")
         let stalled = try await harness.connect()
         try stalled.sendRaw(Array(#"{"type":"ping","#.utf8))
         let closing = try await stalled.receiveUntilClosed(timeout: .seconds(10))
@@ -119,7 +121,7 @@ extension EndToEndTests.Load {
         try await Task.sleep(for: .milliseconds(100))
         try patient.sendRaw(Array(#"ng","id":1}"#.utf8) + [10])
         #expect(try await patient.receive() == .reply(Reply(id: RequestID(1), result: .pong)))
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(1_300))
         #expect(try await patient.call { .ping(id: $0) } == .pong)
         #expect(try await harness.stopDaemon() == 0)
     }
