@@ -20,25 +20,31 @@ extension NATSSinkTests {
         return versions()
     }
 
-    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber printed
-    /// for the same cursors (snapshot and changesets, byte for byte), and with --since the
-    /// changesets after that cursor, as the socket's `--since` printed them.
+    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber started
+    /// with `--protocol 1` printed for the same cursors (snapshot and changesets, byte for byte:
+    /// the stream carries version 1 lines), and with --since the changesets after that cursor,
+    /// as the socket's `--since` printed them. A socket subscriber without `--protocol` speaks
+    /// version 2: its lines differ from the stream's in their `digest` alone. `--protocol 2`
+    /// with `--from`, and a version no one speaks, are usage errors.
     @Test func subscribeFromTheStreamPrintsTheSocketsLines() async throws {
         let servers = try await NATSServers()
         let harness = try await EndToEndHarness.running()
         let sink = try Self.startSink(harness, servers, number: 0)
         let first = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
         // Subscribed at the cursor of the stream's snapshot, before any changeset.
-        let socket = try harness.client("subscribe", ["products", "--format", "ndjson"])
+        let socket = try harness.client("subscribe", ["products", "--format", "ndjson", "--protocol", "1"])
+        let newest = try harness.client("subscribe", ["products", "--format", "ndjson"])
         _ = try await Self.lines(of: socket, reaching: first, "the socket subscriber")
+        _ = try await Self.lines(of: newest, reaching: first, "the socket subscriber without --protocol")
         for version in 1...4 {
             try await harness.save(ProductVersions.csv(version))
             try await harness.waitForVersion(UInt64(version))
         }
         let final = try await Self.waitUntilPublished(harness, servers, "four versions")
         let since = Cursor(epoch: final.epoch, seq: 1)
-        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--since", "\(since)"])
+        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--protocol", "1", "--since", "\(since)"])
         let expected = try await Self.lines(of: socket, reaching: final, "the socket subscriber")
+        let version2 = try await Self.lines(of: newest, reaching: final, "the socket subscriber without --protocol")
         let expectedSince = try await Self.lines(of: socketSince, reaching: final, "the socket subscriber --since")
         try await harness.stopDaemon()
         sink.send(SIGKILL)
@@ -50,6 +56,19 @@ extension NATSSinkTests {
         #expect(try await Self.lines(of: natsSince, reaching: final, "subscribe --from --since") == expectedSince, "\(natsSince.errorOutput)")
         #expect(expectedSince.count == 3, "the changesets after \(since): \(expectedSince)")
         #expect(nats.exitStatus == nil && natsSince.exitStatus == nil, "subscribe --from goes on following")
+
+        // Without --protocol: version 2, the same lines but for the digest (which it verified).
+        let digest = /"digest":"([0-9a-f]{64})"/
+        #expect(version2.map { $0.replacing(digest, with: "") } == expected.map { $0.replacing(digest, with: "") })
+        let digests = (version1: expected.compactMap { $0.firstMatch(of: digest)?.1 }, version2: version2.compactMap { $0.firstMatch(of: digest)?.1 })
+        #expect(digests.version1.count == 5 && digests.version2.count == 5, "a digest on the snapshot's last chunk and on each changeset")
+        #expect(zip(digests.version1, digests.version2).allSatisfy { $0 != $1 }, "version 2 digests, not version 1's: \(digests)")
+        #expect(newest.exitStatus == nil, "\(newest.errorOutput)")
+
+        let mismatch = try await harness.run("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--protocol", "2"])
+        #expect(mismatch.status == 1 && mismatch.error.contains("protocol version 1"), "\(mismatch.error)")
+        let unknown = try await harness.run("subscribe", ["products", "--protocol", "3"])
+        #expect(unknown.status == 1 && unknown.error.contains("--protocol 3"), "\(unknown.error)")
     }
 
     /// `exec --from --state` with the daemon stopped runs the command once per changeset of the

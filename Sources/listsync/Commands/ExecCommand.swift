@@ -73,6 +73,8 @@ struct ExecCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var protocolVersion: ProtocolOption
+
     @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "policy"))
     var onError: FailurePolicy = .continue
 
@@ -125,7 +127,8 @@ struct ExecCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            try self.protocolVersion.check(source: self.source)
+            let client = ListSyncClient(configuration: self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))))
             let stateFile = self.state.map(StateJournal.init(path:))
             // One exec per state, for its whole run: two would append to one journal.
             let ownerLock = try stateFile.map { file throws(ClientFailure) in

@@ -51,6 +51,8 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var protocolVersion: ProtocolOption
+
     @Option(help: ArgumentHelp("Resume after this cursor (epoch:seq).", valueName: "cursor"))
     var since: String?
 
@@ -79,7 +81,8 @@ struct SubscribeCommand: AsyncParsableCommand {
                 guard let cursor = Cursor(text) else { throw .usage("\(text) is not a cursor (16 hex digits, a colon, a sequence number)") }
                 return cursor
             }
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            try self.protocolVersion.check(source: self.source)
+            let client = ListSyncClient(configuration: self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))))
             let isTerminal = OutputWriter().isTerminal
             let format = self.format ?? (isTerminal ? .human : .ndjson)
             if since != nil, format.machine?.needsList == true {
