@@ -33,9 +33,14 @@ struct SubscribeCommand: AsyncParsableCommand {
             takes the daemon's list, and names records by key again.) The command reconnects by \
             itself and resumes from the last cursor it printed.
 
+            --protocol N offers the daemon protocol version N alone (default: every version, so \
+            the newest, 2): --protocol 1 prints the lines a version 1 client gets, with version 1 \
+            digests, as a NATS stream carries them (docs/PROTOCOL.md, *Protocol version 2*).
+
             With --from nats://HOST:PORT[,…] the changes come from the watch's JetStream stream \
             (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
-            not from the daemon, which need not run: the same lines, cursors and digest checks, \
+            not from the daemon, which need not run: the lines subscribe --protocol 1 prints \
+            (the stream carries protocol version 1; --protocol 2 is refused), cursors and digest checks, \
             starting at the stream's latest complete snapshot (with --since, after that cursor: \
             the changesets the stream holds after it). The stream does not carry the watch's \
             key, so --format human and events name records by position there.
