@@ -1,5 +1,6 @@
 import Glibc
 import ListSyncProtocol
+import ListSyncSink
 import ListSyncTestSupport
 import Testing
 
@@ -69,6 +70,53 @@ extension NATSSinkTests {
         #expect(mismatch.status == 1 && mismatch.error.contains("protocol version 1"), "\(mismatch.error)")
         let unknown = try await harness.run("subscribe", ["products", "--protocol", "3"])
         #expect(unknown.status == 1 && unknown.error.contains("--protocol 3"), "\(unknown.error)")
+    }
+
+    /// `exec --protocol 1` over the socket feeds its command the changeset line a version 1
+    /// client gets, with the stream's (version 1) digest; `exec` without `--protocol` gets the
+    /// version 2 line, which differs in its digest alone. `exec` and `mirror` refuse
+    /// `--protocol 2` with `--from` (the stream carries version 1 lines); `mirror --protocol 1`
+    /// mirrors the list.
+    @Test func execAndMirrorOfferTheProtocolVersionGiven() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        let sink = try Self.startSink(harness, servers, number: 0)
+        _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        let script = #"cat > "$0-$LISTSYNC_CURSOR""#
+        let version1 = try harness.client("exec", ["products", "--protocol", "1", "--", "/bin/sh", "-c", script, harness.path("v1")])
+        let version2 = try harness.client("exec", ["products", "--", "/bin/sh", "-c", script, harness.path("v2")])
+        try await eventually("both execs have subscribed") {
+            version1.errorOutput.contains("subscribed to products") && version2.errorOutput.contains("subscribed to products")
+        }
+        try await harness.save(ProductVersions.csv(1))
+        try await harness.waitForVersion(1)
+        let cursor = try await Self.waitUntilPublished(harness, servers, "version 1")
+        try await eventually("both commands took their line", timeout: .seconds(30)) {
+            ["v1", "v2"].allSatisfy { readFile(harness.path("\($0)-\(cursor)")).hasSuffix("\n") }
+        }
+        let published = try await Self.messages(servers).filter {
+            JetStreamEnvelope(headers: $0.headers).map { $0.cursor == cursor && $0.kind == .changeset } ?? false
+        }
+        let line = try #require(published.first.map { String(decoding: $0.payload, as: UTF8.self) }, "the stream's changeset at \(cursor)")
+        #expect(published.count == 1, "one message")
+        // The socket's line as the daemon sent it (with "push"), the stream's as the sink encodes it: their digests.
+        let digest = /"digest":"([0-9a-f]{64})"/
+        let (oldest, newest) = (readFile(harness.path("v1-\(cursor)")), readFile(harness.path("v2-\(cursor)")))
+        let stream = try #require(line.firstMatch(of: digest)?.1)
+        #expect(oldest.firstMatch(of: digest)?.1 == stream, "exec --protocol 1 runs with the stream's digest: \(oldest)")
+        #expect(newest.replacing(digest, with: "") == oldest.replacing(digest, with: ""), "without --protocol, the same line but for its digest")
+        #expect(newest.firstMatch(of: digest).map { $0.1 != stream } == true, "a version 2 digest: \(newest)")
+
+        let mirror = try await harness.run("mirror", ["products", "--protocol", "1", "--output", harness.path("local.csv"), "--once"])
+        #expect(mirror.status == 0, "\(mirror.error)")
+        #expect(harness.document("local.csv") == harness.document(harness.watches[0].file))
+        for command in [["mirror", "--output", harness.path("remote.csv")], ["exec", "--", "true"]] {
+            let refused = try await harness.run(command[0], ["products", "--from", servers.urls, "--protocol", "2"] + command.dropFirst())
+            #expect(refused.status == 1 && refused.error.contains("protocol version 1"), "\(command[0]): \(refused.error)")
+        }
+        version1.send(SIGTERM)
+        version2.send(SIGTERM)
+        sink.send(SIGKILL)
     }
 
     /// `exec --from --state` with the daemon stopped runs the command once per changeset of the
