@@ -1,5 +1,6 @@
 import Glibc
 import ListSyncProtocol
+import ListSyncSink
 import ListSyncTestSupport
 import Testing
 
@@ -20,25 +21,31 @@ extension NATSSinkTests {
         return versions()
     }
 
-    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber printed
-    /// for the same cursors (snapshot and changesets, byte for byte), and with --since the
-    /// changesets after that cursor, as the socket's `--since` printed them.
+    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber started
+    /// with `--protocol 1` printed for the same cursors (snapshot and changesets, byte for byte:
+    /// the stream carries version 1 lines), and with --since the changesets after that cursor,
+    /// as the socket's `--since` printed them. A socket subscriber without `--protocol` speaks
+    /// version 2: its lines differ from the stream's in their `digest` alone. `--protocol 2`
+    /// with `--from`, and a version no one speaks, are usage errors.
     @Test func subscribeFromTheStreamPrintsTheSocketsLines() async throws {
         let servers = try await NATSServers()
         let harness = try await EndToEndHarness.running()
         let sink = try Self.startSink(harness, servers, number: 0)
         let first = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
         // Subscribed at the cursor of the stream's snapshot, before any changeset.
-        let socket = try harness.client("subscribe", ["products", "--format", "ndjson"])
+        let socket = try harness.client("subscribe", ["products", "--format", "ndjson", "--protocol", "1"])
+        let newest = try harness.client("subscribe", ["products", "--format", "ndjson"])
         _ = try await Self.lines(of: socket, reaching: first, "the socket subscriber")
+        _ = try await Self.lines(of: newest, reaching: first, "the socket subscriber without --protocol")
         for version in 1...4 {
             try await harness.save(ProductVersions.csv(version))
             try await harness.waitForVersion(UInt64(version))
         }
         let final = try await Self.waitUntilPublished(harness, servers, "four versions")
         let since = Cursor(epoch: final.epoch, seq: 1)
-        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--since", "\(since)"])
+        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--protocol", "1", "--since", "\(since)"])
         let expected = try await Self.lines(of: socket, reaching: final, "the socket subscriber")
+        let version2 = try await Self.lines(of: newest, reaching: final, "the socket subscriber without --protocol")
         let expectedSince = try await Self.lines(of: socketSince, reaching: final, "the socket subscriber --since")
         try await harness.stopDaemon()
         sink.send(SIGKILL)
@@ -50,6 +57,66 @@ extension NATSSinkTests {
         #expect(try await Self.lines(of: natsSince, reaching: final, "subscribe --from --since") == expectedSince, "\(natsSince.errorOutput)")
         #expect(expectedSince.count == 3, "the changesets after \(since): \(expectedSince)")
         #expect(nats.exitStatus == nil && natsSince.exitStatus == nil, "subscribe --from goes on following")
+
+        // Without --protocol: version 2, the same lines but for the digest (which it verified).
+        let digest = /"digest":"([0-9a-f]{64})"/
+        #expect(version2.map { $0.replacing(digest, with: "") } == expected.map { $0.replacing(digest, with: "") })
+        let digests = (version1: expected.compactMap { $0.firstMatch(of: digest)?.1 }, version2: version2.compactMap { $0.firstMatch(of: digest)?.1 })
+        #expect(digests.version1.count == 5 && digests.version2.count == 5, "a digest on the snapshot's last chunk and on each changeset")
+        #expect(zip(digests.version1, digests.version2).allSatisfy { $0 != $1 }, "version 2 digests, not version 1's: \(digests)")
+        #expect(newest.exitStatus == nil, "\(newest.errorOutput)")
+
+        let mismatch = try await harness.run("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--protocol", "2"])
+        #expect(mismatch.status == 1 && mismatch.error.contains("protocol version 1"), "\(mismatch.error)")
+        let unknown = try await harness.run("subscribe", ["products", "--protocol", "3"])
+        #expect(unknown.status == 1 && unknown.error.contains("--protocol 3"), "\(unknown.error)")
+    }
+
+    /// `exec --protocol 1` over the socket feeds its command the changeset line a version 1
+    /// client gets, with the stream's (version 1) digest; `exec` without `--protocol` gets the
+    /// version 2 line, which differs in its digest alone. `exec` and `mirror` refuse
+    /// `--protocol 2` with `--from` (the stream carries version 1 lines); `mirror --protocol 1`
+    /// mirrors the list.
+    @Test func execAndMirrorOfferTheProtocolVersionGiven() async throws {
+        let servers = try await NATSServers()
+        let harness = try await EndToEndHarness.running()
+        let sink = try Self.startSink(harness, servers, number: 0)
+        _ = try await Self.waitUntilPublished(harness, servers, "the first snapshot")
+        let script = #"cat > "$0-$LISTSYNC_CURSOR""#
+        let version1 = try harness.client("exec", ["products", "--protocol", "1", "--", "/bin/sh", "-c", script, harness.path("v1")])
+        let version2 = try harness.client("exec", ["products", "--", "/bin/sh", "-c", script, harness.path("v2")])
+        try await eventually("both execs have subscribed") {
+            version1.errorOutput.contains("subscribed to products") && version2.errorOutput.contains("subscribed to products")
+        }
+        try await harness.save(ProductVersions.csv(1))
+        try await harness.waitForVersion(1)
+        let cursor = try await Self.waitUntilPublished(harness, servers, "version 1")
+        try await eventually("both commands took their line", timeout: .seconds(30)) {
+            ["v1", "v2"].allSatisfy { readFile(harness.path("\($0)-\(cursor)")).hasSuffix("\n") }
+        }
+        let published = try await Self.messages(servers).filter {
+            JetStreamEnvelope(headers: $0.headers).map { $0.cursor == cursor && $0.kind == .changeset } ?? false
+        }
+        let line = try #require(published.first.map { String(decoding: $0.payload, as: UTF8.self) }, "the stream's changeset at \(cursor)")
+        #expect(published.count == 1, "one message")
+        // The socket's line as the daemon sent it (with "push"), the stream's as the sink encodes it: their digests.
+        let digest = /"digest":"([0-9a-f]{64})"/
+        let (oldest, newest) = (readFile(harness.path("v1-\(cursor)")), readFile(harness.path("v2-\(cursor)")))
+        let stream = try #require(line.firstMatch(of: digest)?.1)
+        #expect(oldest.firstMatch(of: digest)?.1 == stream, "exec --protocol 1 runs with the stream's digest: \(oldest)")
+        #expect(newest.replacing(digest, with: "") == oldest.replacing(digest, with: ""), "without --protocol, the same line but for its digest")
+        #expect(newest.firstMatch(of: digest).map { $0.1 != stream } == true, "a version 2 digest: \(newest)")
+
+        let mirror = try await harness.run("mirror", ["products", "--protocol", "1", "--output", harness.path("local.csv"), "--once"])
+        #expect(mirror.status == 0, "\(mirror.error)")
+        #expect(harness.document("local.csv") == harness.document(harness.watches[0].file))
+        for command in [["mirror", "--output", harness.path("remote.csv")], ["exec", "--", "true"]] {
+            let refused = try await harness.run(command[0], ["products", "--from", servers.urls, "--protocol", "2"] + command.dropFirst())
+            #expect(refused.status == 1 && refused.error.contains("protocol version 1"), "\(command[0]): \(refused.error)")
+        }
+        version1.send(SIGTERM)
+        version2.send(SIGTERM)
+        sink.send(SIGKILL)
     }
 
     /// `exec --from --state` with the daemon stopped runs the command once per changeset of the

@@ -44,10 +44,10 @@ struct NATSSinkTests {
         }
     }
 
-    /// The cursor of the subject's last message (through the wrapper, on a thread of its own).
-    static func lastCursor(_ servers: NATSServers) async throws -> Cursor? {
+    /// The envelope of the subject's last message (through the wrapper, on a thread of its own).
+    static func lastEnvelope(_ servers: NATSServers) async throws -> JetStreamEnvelope? {
         try await NATSTransportTests.withConnection(servers) { connection in
-            try connection.lastMessage(in: Self.stream, subject: Self.subject).flatMap { JetStreamEnvelope(headers: $0.headers)?.cursor }
+            try connection.lastMessage(in: Self.stream, subject: Self.subject).flatMap { JetStreamEnvelope(headers: $0.headers) }
         }
     }
 
@@ -116,7 +116,9 @@ struct NATSSinkTests {
         return harness
     }
 
-    /// Waits until the subject's last message is at the daemon's cursor.
+    /// Waits until the subject's last message is at the daemon's cursor and ends its line (the
+    /// last part of it, or a line in one message): the first part of a line in parts is
+    /// published before the rest, so its cursor alone does not say the line is all there.
     static func waitUntilPublished(_ harness: EndToEndHarness, _ servers: NATSServers, _ what: String) async throws -> Cursor {
         var current: Cursor?
         do {
@@ -128,7 +130,8 @@ struct NATSSinkTests {
                 current = try await harness.watchSummaries().first?.cursor
                 guard current != nil else { return false }
                 // A cluster electing a leader answers with timeouts for a while.
-                return (try? await Self.lastCursor(servers)) == current
+                guard let last = try? await Self.lastEnvelope(servers) else { return false }
+                return last.cursor == current && last.part == last.parts
             }
         } catch {
             // What the sinks said, for the next reader of a failure.
@@ -136,8 +139,8 @@ struct NATSSinkTests {
             let logs = names.filter { $0.hasPrefix("sink") }.sorted().map { name in
                 "\(name): \(String(readFile(harness.path(name)).suffix(3000)))"
             }
-            let last = try? await Self.lastCursor(servers)
-            throw TestFailure("\(error); the daemon at \(String(describing: current)), the stream at \(String(describing: last))\n\(logs.joined(separator: "\n"))\nnats-server: \(String(servers.logs.suffix(3000)))")
+            let last = (try? await Self.lastEnvelope(servers)).flatMap { $0 }.map { "\($0.cursor) part \($0.part)/\($0.parts)" }
+            throw TestFailure("\(error); the daemon at \(String(describing: current)), the stream at \(last ?? "nothing")\n\(logs.joined(separator: "\n"))\nnats-server: \(String(servers.logs.suffix(3000)))")
         }
         return current ?? Cursor(epoch: Epoch(rawValue: 0), seq: 0)
     }

@@ -56,7 +56,8 @@ struct ExecCommand: AsyncParsableCommand {
 
             With --from nats://HOST:PORT[,…] the changesets come from the watch's JetStream \
             stream (`listsync sink nats` publishes it; --stream, --subject, --credentials as \
-            there), not from the daemon, which need not run: the same input, cursors, digest \
+            there), not from the daemon, which need not run: the input exec --protocol 1 gives \
+            (protocol version 1 lines, with version 1 digests; --protocol 2 is refused), cursors, digest \
             checks and --state (plus FILE.nats, the stream sequence reached, from which a restart \
             reads on; without it, a restart reads the stream from its first message to find the \
             changesets after FILE's cursor). The stream does not carry the watch's key, so \
@@ -72,6 +73,8 @@ struct ExecCommand: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
+
+    @OptionGroup var protocolVersion: ProtocolOption
 
     @Option(name: .customLong("on-error"), help: ArgumentHelp("What to do after a command failed: go on with the next changeset, or stop (exit status 4).", valueName: "policy"))
     var onError: FailurePolicy = .continue
@@ -125,7 +128,8 @@ struct ExecCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            try self.protocolVersion.check(source: self.source)
+            let client = ListSyncClient(configuration: self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))))
             let stateFile = self.state.map(StateJournal.init(path:))
             // One exec per state, for its whole run: two would append to one journal.
             let ownerLock = try stateFile.map { file throws(ClientFailure) in

@@ -61,6 +61,8 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup var protocolVersion: ProtocolOption
+
     @Option(help: ArgumentHelp("The file to keep equal to the list.", valueName: "file"))
     var output: String
 
@@ -78,6 +80,7 @@ struct MirrorCommand: AsyncParsableCommand {
     @OptionGroup var source: NATSSourceOptions
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
+            try self.protocolVersion.check(source: self.source)
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {
                 throw ClientFailure.usage("\(self.output): cannot tell the format from the file name; use --output-format csv|tsv|json|ndjson")
             }
@@ -133,7 +136,7 @@ struct MirrorCommand: AsyncParsableCommand {
                 return try await self.followStream(from: from, start: start, state: stateFile, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.
-            var configuration = self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))
+            var configuration = self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             configuration.snapshotDelivery = .chunks
             let client = ListSyncClient(configuration: configuration)
             try await client.withMirror(resuming: start) { updates in

@@ -33,9 +33,14 @@ struct SubscribeCommand: AsyncParsableCommand {
             takes the daemon's list, and names records by key again.) The command reconnects by \
             itself and resumes from the last cursor it printed.
 
+            --protocol N offers the daemon protocol version N alone (default: every version, so \
+            the newest, 2): --protocol 1 prints the lines a version 1 client gets, with version 1 \
+            digests, as a NATS stream carries them (docs/PROTOCOL.md, *Protocol version 2*).
+
             With --from nats://HOST:PORT[,…] the changes come from the watch's JetStream stream \
             (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
-            not from the daemon, which need not run: the same lines, cursors and digest checks, \
+            not from the daemon, which need not run: the lines subscribe --protocol 1 prints \
+            (the stream carries protocol version 1; --protocol 2 is refused), cursors and digest checks, \
             starting at the stream's latest complete snapshot (with --since, after that cursor: \
             the changesets the stream holds after it). The stream does not carry the watch's \
             key, so --format human and events name records by position there.
@@ -50,6 +55,8 @@ struct SubscribeCommand: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var connection: ConnectionOptions
+
+    @OptionGroup var protocolVersion: ProtocolOption
 
     @Option(help: ArgumentHelp("Resume after this cursor (epoch:seq).", valueName: "cursor"))
     var since: String?
@@ -79,7 +86,8 @@ struct SubscribeCommand: AsyncParsableCommand {
                 guard let cursor = Cursor(text) else { throw .usage("\(text) is not a cursor (16 hex digits, a colon, a sequence number)") }
                 return cursor
             }
-            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            try self.protocolVersion.check(source: self.source)
+            let client = ListSyncClient(configuration: self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))))
             let isTerminal = OutputWriter().isTerminal
             let format = self.format ?? (isTerminal ? .human : .ndjson)
             if since != nil, format.machine?.needsList == true {
