@@ -48,6 +48,10 @@ extension NATSSinkTests {
         try await eventually("the table equals the snapshot, the daemon stopped", timeout: .seconds(60)) {
             (try? await SinkCrashTests.table(database, columns: SinkBehaviourTests.productColumns)) == expected
         }
+        // The sink logs the snapshot once it committed it: not killed between the two.
+        try await eventually("the sink logged the snapshot it committed") {
+            readFile(harness.path("table-sink-0.err")).contains("table replaced")
+        }
         sink.send(SIGKILL)
         _ = try await sink.waitForExit()
         let before = try await database.auditedCursors().count

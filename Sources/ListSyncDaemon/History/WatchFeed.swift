@@ -18,6 +18,11 @@ final class WatchFeed: Sendable {
     let metrics: WatchMetrics?
     /// Called after a publication changed the status (the daemon's `STATUS=` line follows it).
     private let onStatusChange: @Sendable () -> Void
+    /// Called, outside the lock, with the current version's cursor when a version 1 client
+    /// subscribes at a version not yet noted (or a version without a changeset line is published
+    /// while one follows): the daemon records it on disk (``Version1ClientMark``), so the window
+    /// of version 1 digests survives a restart.
+    private let onVersion1Client: @Sendable (Cursor) -> Void
 
     private struct State {
         var format: WatchConfiguration.Format
@@ -41,6 +46,8 @@ final class WatchFeed: Sendable {
         /// the last one leaves (or a restore whose newest changeset carried it), as many as the
         /// history keeps, so that one that comes back resumes as far as the history reaches.
         var v1VersionsLeft = 0
+        /// The newest cursor handed to ``onVersion1Client`` (or restored from the mark).
+        var v1NotedCursor: Cursor?
 
         /// Whether the next version gets its version 1 digest.
         var wantsV1Digests: Bool { !self.v1Subscribers.isEmpty || self.v1VersionsLeft > 0 }
@@ -52,6 +59,14 @@ final class WatchFeed: Sendable {
         weak var snapshot: EncodedSnapshot?
         /// The same with the version 1 digest.
         weak var v1Snapshot: EncodedSnapshot?
+
+        /// The current version's cursor, when a version 1 client follows at it and it was not
+        /// noted yet (it is noted now): to hand to ``WatchFeed/onVersion1Client``.
+        mutating func noteV1Client() -> Cursor? {
+            guard let cursor = self.version?.cursor, cursor != self.v1NotedCursor else { return nil }
+            self.v1NotedCursor = cursor
+            return cursor
+        }
     }
 
     private let state: Mutex<State>
@@ -61,12 +76,14 @@ final class WatchFeed: Sendable {
     /// from `archive`.
     init(
         watch: WatchConfiguration, epoch: Epoch, historyLength: Int, cacheBytes: Int = .max, archive: (any ArchivedChangesets)? = nil,
-        metrics: WatchMetrics? = nil, onStatusChange: @escaping @Sendable () -> Void = {}
+        metrics: WatchMetrics? = nil, onStatusChange: @escaping @Sendable () -> Void = {},
+        onVersion1Client: @escaping @Sendable (Cursor) -> Void = { _ in }
     ) {
         self.name = watch.name
         self.epoch = epoch
         self.metrics = metrics
         self.onStatusChange = onStatusChange
+        self.onVersion1Client = onVersion1Client
         let status = StatusMessage(watch: watch.name, state: .loading)
         self.state = Mutex(
             State(
@@ -85,8 +102,9 @@ final class WatchFeed: Sendable {
         // the line); one that subscribes meanwhile gets it on demand (``next(after:digestVersion:)``).
         let v1Digest = publication.version?.computedV1Digest
         let status = publication.status.map { ($0, ByteBuffer(bytes: ServerMessage.status($0).encoded())) }
-        let (subscribers, isNewVersion) = self.state.withLock { state in
+        let (subscribers, isNewVersion, v1Noted) = self.state.withLock { state in
             var isNewVersion = false
+            var v1Noted: Cursor?
             if let version = publication.version {
                 isNewVersion = state.version.map { $0.seq != version.seq || $0.epoch != version.epoch } ?? true
                 if let line {
@@ -103,6 +121,11 @@ final class WatchFeed: Sendable {
                     precondition(state.version.map { $0.seq == version.seq } ?? (version.seq == 0), "a new version without its changeset")
                 }
                 state.version = version
+                // A version no changeset line leads to (the first of an epoch) carries no
+                // `digest_v1` to tell a restart that a version 1 client followed: note it.
+                if line == nil, isNewVersion, !state.v1Subscribers.isEmpty {
+                    v1Noted = state.noteV1Client()
+                }
             }
             if let (status, statusLine) = status, state.status.state != .removed {
                 state.status = status
@@ -112,8 +135,9 @@ final class WatchFeed: Sendable {
             if let savesState = publication.savesState {
                 state.savesState = savesState
             }
-            return (Array(state.subscribers.values), isNewVersion)
+            return (Array(state.subscribers.values), isNewVersion, v1Noted)
         }
+        if let v1Noted { self.onVersion1Client(v1Noted) }
         self.record(publication, isNewVersion: isNewVersion)
         if publication.status != nil || publication.savesState != nil {
             self.onStatusChange()
@@ -143,7 +167,12 @@ final class WatchFeed: Sendable {
     /// Makes `version`, the last one published before the daemon restarted, current, with the
     /// changeset lines that led to it (oldest first; the last one publishes `version`), so clients
     /// resume across the restart. Only before anything is published.
-    func restore(_ version: WatchVersion, changesets: [[UInt8]]) {
+    ///
+    /// Version 1 digests go on for `history_length` versions when the newest line carries one,
+    /// and for what is left of that window after `version1ClientAt`, the version current when a
+    /// version 1 client last subscribed (``Version1ClientMark``): one that followed the watch when
+    /// the daemon stopped, subscribed after the newest saved changeset, resumes from its cursor.
+    func restore(_ version: WatchVersion, changesets: [[UInt8]], version1ClientAt: Cursor? = nil) {
         let subscribers = self.state.withLock { state in
             precondition(state.version == nil, "restoring over a published version")
             state.history = state.history.emptied(epoch: version.epoch)
@@ -154,7 +183,12 @@ final class WatchFeed: Sendable {
             }
             if let newest = changesets.last, ServerMessage.carriedV1Digest(in: newest) != nil {
                 state.v1VersionsLeft = state.history.capacity
+            } else if let mark = version1ClientAt, mark.epoch == version.epoch, mark.seq <= version.seq,
+                version.seq - mark.seq < UInt64(state.history.capacity)
+            {
+                state.v1VersionsLeft = state.history.capacity - Int(version.seq - mark.seq)
             }
+            state.v1NotedCursor = version1ClientAt
             state.version = version
             return Array(state.subscribers.values)
         }
@@ -227,18 +261,21 @@ final class WatchFeed: Sendable {
     func subscribe(
         _ subscriber: any WatchFeedSubscriber, since: Cursor?, digestVersion: DigestVersion = .v2
     ) -> (start: SubscriptionStart, version: WatchVersion?) {
-        let (start, version, count) = self.state.withLock { state in
+        let (start, version, count, v1Noted) = self.state.withLock { state in
             state.subscribers[ObjectIdentifier(subscriber)] = subscriber
+            var v1Noted: Cursor?
             if digestVersion == .v1 {
                 state.v1Subscribers.insert(ObjectIdentifier(subscriber))
+                v1Noted = state.noteV1Client()
             } else {
                 state.v1Subscribers.remove(ObjectIdentifier(subscriber))
             }
             let start = SubscriptionStart.plan(
                 since: since, epoch: state.version?.epoch ?? self.epoch, currentSeq: state.version?.seq, history: state.history,
                 digestVersion: digestVersion)
-            return (start, state.version, state.subscribers.count)
+            return (start, state.version, state.subscribers.count, v1Noted)
         }
+        if let v1Noted { self.onVersion1Client(v1Noted) }
         self.metrics?.subscribers.set(to: Double(count))
         return (start, version)
     }

@@ -79,13 +79,19 @@ final class RunningDaemon: Sendable {
         // state on disk, memory holds the whole (byte-bounded) history.
         let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
         store.restoredBytes = cacheBytes
+        let pool = self.pool
+        let version1Clients = store.isPersistent ? store.version1Clients : nil
         let feed = WatchFeed(
             watch: watch, epoch: epoch, historyLength: historyLength, cacheBytes: cacheBytes, archive: store.isPersistent ? store.archive : nil,
             metrics: self.metrics.watch(named: watch.name, stateDirectory: store.isPersistent ? store.directory : nil),
-            onStatusChange: { [status = self.status] in status.report() })
+            onStatusChange: { [status = self.status] in status.report() },
+            onVersion1Client: { cursor in
+                // A small file written off the event loop; see ``Version1ClientMark``.
+                guard let version1Clients else { return }
+                Task { try? await pool.runIfActive { version1Clients.note(cursor) } }
+            })
         let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
         self.trackers.add(tracker, watchedPath: watchedPath)
-        let pool = self.pool
         group.addTask { await tracker.run(pool: pool) }
         group.addTask {
             await tracker.waitUntilRestored()

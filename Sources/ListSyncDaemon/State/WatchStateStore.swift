@@ -59,6 +59,8 @@ struct WatchStateStore: Sendable {
     /// The log's changesets as the watch's feed reads them back for clients that resume from a
     /// cursor older than what memory holds; kept up to date with the log.
     let archive = ChangesetArchive()
+    /// At which version a protocol version 1 client last subscribed (``Version1ClientMark``).
+    let version1Clients: Version1ClientMark
     /// The most bytes of the newest changesets ``restore(for:)`` returns (the newest always):
     /// the feed keeps no more in memory, and reads older ones from ``archive``.
     var restoredBytes = Int.max
@@ -89,6 +91,7 @@ struct WatchStateStore: Sendable {
         self.historyLength = max(1, historyLength)
         self.historyMaxBytes = max(1, historyMaxBytes)
         self.crashPoints = crashPoints
+        self.version1Clients = Version1ClientMark(directory: self.directory, crashPoints: crashPoints)
     }
 
     /// The file of checkpoint slot `slot` (0 or 1).

@@ -1,3 +1,4 @@
+import ListSyncProtocol
 import NIOPosix
 
 extension FileTracker {
@@ -7,6 +8,8 @@ extension FileTracker {
         var store: WatchStateStore
         var restoration: WatchStateStore.Restoration
         var setAside: [DamagedStateFile]
+        /// The version current when a version 1 client last subscribed (``Version1ClientMark``).
+        var version1ClientAt: Cursor?
     }
 
     /// Reads the watch's state back: the machine carries on from the restored version, or starts
@@ -20,7 +23,9 @@ extension FileTracker {
             outcome = try await pool.runIfActive {
                 var store = store
                 let (restoration, setAside) = store.restore(for: watch)
-                return StateReadBack(store: store, restoration: restoration, setAside: setAside)
+                return StateReadBack(
+                    store: store, restoration: restoration, setAside: setAside,
+                    version1ClientAt: store.isPersistent ? store.version1Clients.read() : nil)
             }
         } catch {
             return nil
@@ -37,7 +42,7 @@ extension FileTracker {
         let fresh = StateMachine(watch: self.feed.name, epoch: self.feed.epoch)
         switch outcome.restoration {
         case .restored(let version, let stored, let changesets):
-            self.feed.restore(version, changesets: changesets)
+            self.feed.restore(version, changesets: changesets, version1ClientAt: outcome.version1ClientAt)
             self.logger.info("state restored", metadata: ["cursor": "\(version.cursor)", "changesets": "\(changesets.count)"])
             return Tracking(machine: StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions), store: restored)
         case .none:

@@ -87,3 +87,40 @@ extension EndToEndTests.Persistence {
         #expect(try await harness.stopDaemon() == 0)
     }
 }
+
+/// A version 1 client (a sink) that subscribed after the newest saved version, and followed the
+/// watch when the daemon stopped, resumes from its cursor after the restart across the versions
+/// saved before it came back: the daemon remembers it on disk (`v1-client`) and goes on computing
+/// version 1 digests, as if the client had left at the stop.
+extension EndToEndTests.Persistence {
+    @Test func aVersion1ClientThatSubscribedAfterTheLastVersionResumesAcrossARestart() async throws {
+        let harness = try await Self.started()
+        let v2 = try await harness.subscribe("list", protocols: [1, 2])
+        #expect(try await v2.receiveUntil { $0.mirror != nil })
+        for version in 1...2 {
+            try await Self.saved(version, harness, v2)
+        }
+        // Versions 1 and 2 were published with no version 1 client: their lines carry no
+        // `digest_v1`. The version 1 client subscribes at 2 and follows until the daemon stops.
+        let v1 = try await harness.subscribe("list", protocols: [1])
+        #expect(v1.digestVersion == .v1)
+        #expect(try await v1.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        let atTwo = try #require(v1.mirror)
+        #expect(atTwo.cursor.seq == 2)
+        #expect(try await harness.stopDaemon() == 0)
+
+        // Two versions are published after the restart before the version 1 client is back.
+        try await harness.startDaemon()
+        let watcher = try await harness.subscribe("list", protocols: [1, 2])
+        #expect(try await watcher.receiveUntil { $0.mirror != nil })
+        for version in 3...4 {
+            try await Self.saved(version, harness, watcher)
+        }
+        let resumed = try await harness.subscribe("list", mirror: atTwo, protocols: [1])
+        #expect(resumed.reply?.mode == .resume, "the changesets after its cursor, not a snapshot")
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(resumed.snapshots == 0 && resumed.changesets.map(\.seq) == [3, 4])
+        #expect(resumed.changesetMessages.last?.digest == ListDigest(of: try Self.list(harness), version: .v1))
+        #expect(try await harness.stopDaemon() == 0)
+    }
+}
