@@ -108,7 +108,7 @@ extension EndToEndTests {
             #expect(movedOnTheWire >= 1)
 
             let metrics = try await Self.scrape(port)
-            let expected: [String: Double] = [
+            var expected: [String: Double] = [
                 #"listsync_watch_versions_total{watch="list"}"#: 4,
                 #"listsync_watch_records_changed_total{watch="list",op="inserted"}"#: 1,
                 #"listsync_watch_records_changed_total{watch="list",op="deleted"}"#: 1,
@@ -130,14 +130,19 @@ extension EndToEndTests {
                 "listsync_client_buffer_bytes": 0,
                 "listsync_inotify_overflows_total": 0,
                 #"listsync_disconnects_total{reason="slow_consumer"}"#: 0,
-                // Seqs 1 to 3 came from saves the watcher announced; version 0 from the first read.
-                #"listsync_publish_duration_seconds_count{watch="list"}"#: 3,
                 // Seqs 0 to 3 and the invalid version were parsed; the four versions saved.
                 #"listsync_diff_duration_seconds_count{watch="list"}"#: 5,
                 #"listsync_state_sync_duration_seconds_count{watch="list"}"#: 4,
                 #"listsync_disconnects_total{reason="shutdown"}"#: 0,
                 #"listsync_disconnects_total{reason="error"}"#: 0,
             ]
+            // Seqs 1 to 3 came from saves the watcher announced, each timed once; version 0 from
+            // the first read — timed too when that read could not be confirmed at once (a loaded
+            // machine) and came from the watcher's announcement of the file. Never more than the
+            // versions published.
+            let timed = #"listsync_publish_duration_seconds_count{watch="list"}"#
+            #expect(metrics[timed] == 3 || metrics[timed] == 4, "\(timed): \(String(describing: metrics[timed]))")
+            expected[timed] = metrics[timed]
             for (series, value) in expected.sorted(by: { $0.key < $1.key }) {
                 #expect(metrics[series] == value, "\(series)")
             }
