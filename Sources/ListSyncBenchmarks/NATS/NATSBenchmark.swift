@@ -25,11 +25,17 @@ struct NATSBenchmark {
     /// `listsync sink nats products` into `stream` (R3) from `daemon`, its log in the daemon's
     /// directory.
     private func startSink(_ daemon: LatencyDaemon, stream: String) throws -> Process {
+        try self.listsync(
+            ["sink", "nats", "products", "--socket", daemon.socketPath, "--stream", stream, "--subject", Self.subject(of: stream), "--replicas", "3"]
+                + self.cluster.urls.flatMap { ["--server", $0] },
+            log: daemon.directory.appendingPathComponent("sink.log"))
+    }
+
+    /// Starts `listsync ARGUMENTS`, its output and errors in `log`.
+    private func listsync(_ arguments: [String], log: URL) throws -> Process {
         let process = Process()
         process.executableURL = self.binaries.appendingPathComponent("listsync")
-        process.arguments = ["sink", "nats", "products", "--socket", daemon.socketPath, "--stream", stream, "--subject", Self.subject(of: stream), "--replicas", "3"]
-            + self.cluster.urls.flatMap { ["--server", $0] }
-        let log = daemon.directory.appendingPathComponent("sink.log")
+        process.arguments = arguments
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
@@ -118,16 +124,9 @@ struct NATSBenchmark {
     /// `listsync mirror products --from … --output FILE` reading `stream`, its log next to the
     /// file.
     private func startMirror(stream: String, output: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = self.binaries.appendingPathComponent("listsync")
-        process.arguments = ["mirror", "products", "--from", self.cluster.urls.joined(separator: ","), "--stream", stream, "--subject", Self.subject(of: stream), "--output", output.path]
-        let log = output.deletingLastPathComponent().appendingPathComponent("mirror.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        try self.listsync(
+            ["mirror", "products", "--from", self.cluster.urls.joined(separator: ","), "--stream", stream, "--subject", Self.subject(of: stream), "--output", output.path],
+            log: output.deletingLastPathComponent().appendingPathComponent("mirror.log"))
     }
 
     /// How long after a socket subscriber had each changeset a stream follower had applied it,
