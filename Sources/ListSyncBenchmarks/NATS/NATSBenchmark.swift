@@ -25,11 +25,17 @@ struct NATSBenchmark {
     /// `listsync sink nats products` into `stream` (R3) from `daemon`, its log in the daemon's
     /// directory.
     private func startSink(_ daemon: LatencyDaemon, stream: String) throws -> Process {
+        try self.listsync(
+            ["sink", "nats", "products", "--socket", daemon.socketPath, "--stream", stream, "--subject", Self.subject(of: stream), "--replicas", "3"]
+                + self.cluster.urls.flatMap { ["--server", $0] },
+            log: daemon.directory.appendingPathComponent("sink.log"))
+    }
+
+    /// Starts `listsync ARGUMENTS`, its output and errors in `log`.
+    private func listsync(_ arguments: [String], log: URL) throws -> Process {
         let process = Process()
         process.executableURL = self.binaries.appendingPathComponent("listsync")
-        process.arguments = ["sink", "nats", "products", "--socket", daemon.socketPath, "--stream", stream, "--subject", Self.subject(of: stream), "--replicas", "3"]
-            + self.cluster.urls.flatMap { ["--server", $0] }
-        let log = daemon.directory.appendingPathComponent("sink.log")
+        process.arguments = arguments
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
@@ -115,9 +121,25 @@ struct NATSBenchmark {
         var all: [ContinuousClock.Instant] { self.lock.withLock { self.instants } }
     }
 
+    /// `listsync mirror products --from … --output FILE` reading `stream`, its log next to the
+    /// file.
+    private func startMirror(stream: String, output: URL) throws -> Process {
+        try self.listsync(
+            ["mirror", "products", "--from", self.cluster.urls.joined(separator: ","), "--stream", stream, "--subject", Self.subject(of: stream), "--output", output.path],
+            log: output.deletingLastPathComponent().appendingPathComponent("mirror.log"))
+    }
+
+    /// How long after a socket subscriber had each changeset a stream follower had applied it,
+    /// and a `listsync mirror --from` process's file was equal to the saved file.
+    struct Lags {
+        var follower: [Duration] = []
+        var mirrorFile: [Duration] = []
+    }
+
     /// `edits` one-row edits of a 10k-row watch: for each, how long after a socket subscriber
-    /// had the changeset a stream follower had applied it.
-    func mirrorLag(edits: Int) async throws -> [Duration] {
+    /// had the changeset a stream follower in this process had applied it, and a
+    /// `listsync mirror --from` process's file (polled every millisecond) equalled the saved file.
+    func mirrorLag(edits: Int) async throws -> Lags {
         let directory = try self.directory("lag")
         var file = try LatencyFile(url: directory.appendingPathComponent("products.csv"), rows: 10_000)
         let daemon = try await LatencyDaemon(
@@ -159,13 +181,31 @@ struct NATSBenchmark {
             }
         }
         defer { follower.cancel() }
-        try await Self.wait(until: "both have the list") { !ready.0.all.isEmpty && !ready.1.all.isEmpty }
+        let remote = directory.appendingPathComponent("remote.csv")
+        let mirror = try self.startMirror(stream: "LAG", output: remote)
+        defer { mirror.terminate() }
+        var polled = PolledFile(path: remote.path)
+        let first = try Data(contentsOf: file.url)
+        try await Self.wait(until: "both have the list, and the mirror's file equals it (see \(directory.path)/mirror.log)") {
+            polled.refresh()
+            return !ready.0.all.isEmpty && !ready.1.all.isEmpty && polled.contents == first
+        }
+        var equalAt: [ContinuousClock.Instant] = []
         for edit in 0..<edits {
             try file.prepareEdit(edit)
             try file.rename()
-            try await Self.wait(until: "edit \(edit) arrives on both sides") { socket.all.count > edit && stream.all.count > edit }
+            let saved = try Data(contentsOf: file.url)
+            var equal: ContinuousClock.Instant?
+            try await Self.wait(until: "edit \(edit) arrives on every side") {
+                if equal == nil {
+                    polled.refresh()
+                    if polled.contents == saved { equal = ContinuousClock.now }
+                }
+                return socket.all.count > edit && stream.all.count > edit && equal != nil
+            }
+            equalAt.append(equal ?? ContinuousClock.now)
         }
-        return zip(socket.all, stream.all).map { $1 - $0 }
+        return Lags(follower: zip(socket.all, stream.all).map { $1 - $0 }, mirrorFile: zip(socket.all, equalAt).map { $1 - $0 })
     }
 
     private static func wait(until what: String, _ condition: () -> Bool) async throws {
