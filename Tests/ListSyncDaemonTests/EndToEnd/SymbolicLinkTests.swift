@@ -5,8 +5,9 @@ import Testing
 extension EndToEndTests {
     /// Watched paths through symbolic links: edits of what a link points to, and swaps of the
     /// link, reach a subscriber as fast as edits of a regular file — by inotify, not by the
-    /// reconciliation, which these daemons run only once a minute.
-    @Suite struct SymbolicLinks {}
+    /// reconciliation, which these daemons run only once a minute. Alone, as the settling tests
+    /// are: their latencies are timed, and another daemon beside them would slow both.
+    @Suite(.alone) struct SymbolicLinks {}
 }
 
 extension EndToEndTests.SymbolicLinks {
