@@ -38,7 +38,11 @@ extension FileWatcher {
         /// is held up), and a writer's `IN_OPEN` can merge into the reader's own when it lands
         /// just before it — so an empty read may be a writer's truncation not yet reported; the
         /// wait lets its `IN_MODIFY` arrive. Other reads are marked at once: the truncation that
-        /// comes before a writer's bytes is reported before they can be read. Default 50 ms.
+        /// comes before a writer's bytes is reported before they can be read. Default 250 ms, as
+        /// long as the modify settle delay: a writer preempted between its truncation and the
+        /// kernel's report of it was seen to hold the report back past 50 ms on a loaded machine
+        /// (twelve writers on two cores), and an empty CSV read then was published as an
+        /// `invalid` version nobody wrote. Only reads that find the file empty wait.
         public var emptyReadConfirmationDelay: Duration
         /// How often every watched file and directory is `stat`ed to catch what inotify missed
         /// (changes behind a symbolic link, a directory replaced while events were lost) and to
@@ -55,7 +59,7 @@ extension FileWatcher {
             disappearanceSettleDelay: Duration = .milliseconds(100),
             maximumSettleDelay: Duration = .seconds(1),
             maximumWaitForWriter: Duration = .seconds(5),
-            emptyReadConfirmationDelay: Duration = .milliseconds(50),
+            emptyReadConfirmationDelay: Duration = .milliseconds(250),
             reconciliationInterval: Duration = .seconds(5),
             maximumPendingEvents: Int = 16_384
         ) {
