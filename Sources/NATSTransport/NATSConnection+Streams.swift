@@ -9,6 +9,12 @@ public struct NATSStreamState: Sendable, Hashable {
     public var lastSequence: UInt64
     /// How many messages it holds.
     public var messages: UInt64
+    /// How many bytes its messages take, as the server counts them (payload, headers, subject).
+    public var bytes: UInt64
+    /// When its first message was stored, in nanoseconds since 1970 (0 when it holds none).
+    public var firstTimeNanoseconds: Int64
+    /// When its last message was stored, in nanoseconds since 1970 (0 when it holds none).
+    public var lastTimeNanoseconds: Int64
     /// How many servers keep a copy.
     public var replicas: Int
     /// The subjects it stores.
@@ -19,7 +25,7 @@ public struct NATSStreamState: Sendable, Hashable {
 
 extension NATSConnection {
     /// The stream `settings.name`, created with `settings` when it does not exist (file storage,
-    /// limits retention). An existing stream is used as it is: its subjects must include
+    /// limits retention without byte or age limits). An existing stream is used as it is: its subjects must include
     /// `settings.subjects`.
     @discardableResult
     public func ensureStream(_ settings: NATSStreamSettings) throws(NATSError) -> NATSStreamState {
@@ -49,8 +55,8 @@ extension NATSConnection {
                 config.Storage = js_FileStorage
                 config.Retention = js_LimitsPolicy
                 config.Discard = js_DiscardOld
-                config.MaxBytes = settings.maximumBytes ?? -1
-                config.MaxAge = (settings.maximumAgeSeconds ?? 0) * 1_000_000_000
+                config.MaxBytes = -1
+                config.MaxAge = 0
                 config.Duplicates = settings.duplicateWindowSeconds * 1_000_000_000
                 return js_AddStream(&info, self.context, &config, nil, &code)
             }
@@ -75,6 +81,21 @@ extension NATSConnection {
         return Self.state(of: info.pointee)
     }
 
+    /// Removes the messages of `subject` in `stream` whose sequence is below `sequence`; the
+    /// stream's other subjects keep theirs.
+    public func purge(_ stream: String, subject: String, below sequence: UInt64) throws(NATSError) {
+        NATSError.clearLastError()
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        var code = jsErrCode(rawValue: 0)
+        let status = subject.withCString { subjectPointer in
+            options.Stream.Purge.Subject = subjectPointer
+            options.Stream.Purge.Sequence = sequence
+            return js_PurgeStream(self.context, stream, &options, &code)
+        }
+        try NATSError.check(status, "purge \(subject) below sequence \(sequence) in stream \(stream)", code: code)
+    }
+
     private static func state(of info: jsStreamInfo) -> NATSStreamState {
         var subjects: [String] = []
         if let config = info.Config, let list = config.pointee.Subjects {
@@ -84,6 +105,8 @@ extension NATSConnection {
         }
         return NATSStreamState(
             firstSequence: info.State.FirstSeq, lastSequence: info.State.LastSeq, messages: info.State.Msgs,
+            bytes: info.State.Bytes, firstTimeNanoseconds: info.State.FirstTime,
+            lastTimeNanoseconds: info.State.LastTime,
             replicas: Int(info.Config?.pointee.Replicas ?? 1), subjects: subjects,
             leader: info.Cluster?.pointee.Leader.map { String(cString: $0) })
     }

@@ -1,4 +1,6 @@
-/// A JetStream stream as a sink wants it: its name, subjects, replication and limits.
+/// A JetStream stream as a sink wants it: its name, subjects and replication. It has no
+/// server-side byte or age limit: those could drop the latest snapshot, so a sink bounds its own
+/// subject (`JetStreamRetention`).
 public struct NATSStreamSettings: Sendable, Hashable {
     /// The stream's name.
     public var name: String
@@ -6,23 +8,16 @@ public struct NATSStreamSettings: Sendable, Hashable {
     public var subjects: [String]
     /// How many servers of the cluster keep a copy (1, 3 or 5).
     public var replicas: Int
-    /// The most bytes the stream keeps (oldest messages are dropped first); `nil`: no limit.
-    public var maximumBytes: Int64?
-    /// How long a message is kept, in seconds; `nil`: no limit.
-    public var maximumAgeSeconds: Int64?
     /// How long the server remembers a `Nats-Msg-Id` to drop a repeated publish, in seconds.
     public var duplicateWindowSeconds: Int64
 
     /// Settings for the stream `name` over `subjects`.
     public init(
-        name: String, subjects: [String], replicas: Int = 1, maximumBytes: Int64? = nil, maximumAgeSeconds: Int64? = nil,
-        duplicateWindowSeconds: Int64 = 120
+        name: String, subjects: [String], replicas: Int = 1, duplicateWindowSeconds: Int64 = 120
     ) {
         self.name = name
         self.subjects = subjects
         self.replicas = replicas
-        self.maximumBytes = maximumBytes
-        self.maximumAgeSeconds = maximumAgeSeconds
         self.duplicateWindowSeconds = duplicateWindowSeconds
     }
 }

@@ -27,11 +27,13 @@ public struct JetStreamSink {
     public var subject: String
     /// After how many changesets the list is published again as a snapshot (0: never).
     public var snapshotInterval: Int
+    /// The bound on the stream, enforced by purging the subject below its latest snapshot.
+    public var retention: JetStreamRetention
 
     /// A sink of `watch` into `subject` of `stream`.
     public init(
         client: ListSyncClient, watch: String, connection: NATSConnection, stream: NATSStreamSettings, subject: String,
-        snapshotInterval: Int = 1000
+        snapshotInterval: Int = 1000, retention: JetStreamRetention = JetStreamRetention()
     ) {
         self.client = client
         self.watch = watch
@@ -39,6 +41,7 @@ public struct JetStreamSink {
         self.stream = stream
         self.subject = subject
         self.snapshotInterval = snapshotInterval
+        self.retention = retention
     }
 
     /// Why a subscription ended.
@@ -63,6 +66,7 @@ public struct JetStreamSink {
         var failures = 0
         var repositions = 0
         var streamReady = false
+        var retention = self.retention
         while true {
             let position: JetStreamPosition
             let start: (mirror: MirroredList, changesetsSinceSnapshot: Int)
@@ -91,6 +95,7 @@ public struct JetStreamSink {
                 var reason: ReplyResult.Subscription.SnapshotReason?
                 for try await update in updates {
                     do {
+                        let before = current.sequence
                         switch update.event {
                         case .subscribed(let subscription):
                             reason = subscription.reason
@@ -131,6 +136,11 @@ public struct JetStreamSink {
                             report(.disconnected(error, retryIn: retryIn))
                         case .resyncing, .snapshotChunk:
                             break
+                        }
+                        if current.sequence != before, let line = try await retention.enforce(
+                            on: self.connection, stream: self.stream.name, subject: self.subject, latestSnapshot: current.last?.latestSnapshot)
+                        {
+                            report(.warning(line))
                         }
                         failures = 0
                     } catch let error as NATSError {

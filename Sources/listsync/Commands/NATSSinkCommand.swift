@@ -18,8 +18,13 @@ struct NATSSinkCommand: AsyncParsableCommand {
             publishes a gap, a duplicate or a message out of order. A new epoch, or a sink that \
             fell behind the daemon's history, publishes a snapshot marked ListSync-Reset.
 
-            The stream is created when missing (file storage, --replicas copies, limits \
-            retention with --max-bytes and --max-age); an existing one is used as it is. \
+            The stream is created when missing (file storage, --replicas copies, no server-side \
+            byte or age limit); an existing one is used as it is. --max-bytes and --max-age bound \
+            the stream from the sink: after a publish that leaves it over a bound, the watch's \
+            subject is purged below the first part of its latest complete snapshot (other \
+            subjects of a shared stream are left alone), so the latest snapshot and the \
+            changesets after it always stay; when they alone are over the bound the sink says so \
+            once and keeps them. \
             The sink rebuilds the list from the stream at start (from its latest snapshot) and \
             publishes it again as a snapshot every --snapshot-every changesets; every message \
             names the stream sequence of the latest complete snapshot (ListSync-Snapshot), \
@@ -42,10 +47,10 @@ struct NATSSinkCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many servers keep a copy of a stream the sink creates (1, 3 or 5).", valueName: "n"))
     var replicas = 1
 
-    @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes a stream the sink creates keeps (the oldest messages go first). Default: no limit.", valueName: "bytes"))
-    var maximumBytes: Int64?
+    @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes the stream should hold: older messages of the watch than its latest snapshot are purged, never that snapshot or the changesets after it. Default: no limit.", valueName: "bytes"))
+    var maximumBytes: UInt64?
 
-    @Option(name: .customLong("max-age"), help: ArgumentHelp("How long a stream the sink creates keeps a message, in seconds. Default: no limit.", valueName: "seconds"))
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("How old, in seconds, the stream's first message may be: older messages of the watch than its latest snapshot are purged, never that snapshot or the changesets after it. Default: no limit.", valueName: "seconds"))
     var maximumAge: Int64?
 
     @Option(
@@ -58,6 +63,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
         if let problem = NATSStreamOptions.urlProblem(in: self.servers) { throw ValidationError(problem) }
         guard [1, 3, 5].contains(self.replicas) else { throw ValidationError("--replicas must be 1, 3 or 5") }
         guard self.snapshotInterval >= 0 else { throw ValidationError("--snapshot-every must be 0 or more") }
+        guard (self.maximumAge ?? 1) > 0 else { throw ValidationError("--max-age must be 1 or more seconds") }
     }
 
     func run() async throws {
@@ -68,15 +74,15 @@ struct NATSSinkCommand: AsyncParsableCommand {
             }
             let subject = self.nats.subjectName(of: self.name)
             let stream = NATSStreamSettings(
-                name: self.nats.streamName(of: self.name), subjects: [subject], replicas: self.replicas,
-                maximumBytes: self.maximumBytes, maximumAgeSeconds: self.maximumAge)
+                name: self.nats.streamName(of: self.name), subjects: [subject], replicas: self.replicas)
             let connection = try await self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
             let following = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy()))
             let sink = JetStreamSink(
                 client: following, watch: self.name, connection: connection, stream: stream, subject: subject,
-                snapshotInterval: self.snapshotInterval)
+                snapshotInterval: self.snapshotInterval,
+                retention: JetStreamRetention(maximumBytes: self.maximumBytes, maximumAgeSeconds: self.maximumAge))
             do {
                 _ = try await sink.run { event in
                     if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
