@@ -158,7 +158,7 @@ final class StreamedListFile {
             do {
                 try file.commit()
             } catch {
-                throw .data("\(error.described)")
+                throw .data("cannot replace \(self.outputPath): \(error.described); it is left as it was")
             }
         } else if self.spool >= 0 {
             defer { self.closeSpool() }
@@ -200,13 +200,19 @@ final class StreamedListFile {
         }
     }
 
+    /// The output file's path, for messages (standard output has none).
+    private var outputPath: String {
+        if case .file(let writer) = self.destination { return writer.path }
+        return "standard output"
+    }
+
     private func open() throws(ClientFailure) {
         switch self.destination {
         case .file(let writer):
             do {
                 self.file = try PendingReplacement(writer.path, through: writer.temporaryPath, permissions: 0o666)
             } catch {
-                throw .data("\(error.described)")
+                throw .data("cannot write \(writer.path) (through its temporary file): \(error.described); it is left as it was")
             }
         case .standardOutput:
             let directory = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -228,7 +234,7 @@ final class StreamedListFile {
                 try file.write(bytes)
             } catch {
                 self.discard()
-                throw .data("\(error.described)")
+                throw .data("cannot write \(self.outputPath) (through its temporary file): \(error.described); it is left as it was")
             }
         } else if self.spool >= 0 {
             do {
