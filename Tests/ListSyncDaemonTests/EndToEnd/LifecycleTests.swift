@@ -225,7 +225,11 @@ extension EndToEndTests.Lifecycle {
             pings.append(.now)
         }
         let intervals = zip(pings.dropFirst(), pings).map { $0 - $1 }
-        #expect(intervals.allSatisfy { $0 > .milliseconds(100) && $0 < .milliseconds(600) }, "\(intervals)")
+        // Each gap under the watchdog's 400 ms with room; on average not more often than every
+        // 100 ms. The times are the test's receipts: one read late and the next at once make one
+        // short gap (0.02 s seen at load) that says nothing of the daemon's pace.
+        #expect(intervals.allSatisfy { $0 < .milliseconds(600) }, "\(intervals)")
+        #expect(intervals.reduce(.zero, +) / intervals.count > .milliseconds(100), "\(intervals)")
 
         daemon.send(SIGHUP)
         try await harness.notification("RELOADING=1")
