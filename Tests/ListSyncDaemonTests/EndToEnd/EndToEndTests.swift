@@ -2,9 +2,10 @@ import ListSyncTestSupport
 import Testing
 
 /// The real `listsyncd` binary, real files, a real socket and protocol clients over plain sockets.
-/// Two at a time: each test runs a daemon, and the machine has two cores; one chain of them all
-/// (`.serialized`) would take as long as all of them together, longer than the rest of the run.
-@Suite(.atMostAtOnce(2))
+/// One at a time: each test runs a daemon, and the machine has two cores. Two at a time made the
+/// run shorter but, beside the rest of the run, starved timed tests in this and other targets
+/// (a partial-line limit, a rename's announcement) in two full runs of three on an idle machine.
+@Suite(.atMostAtOnce(1))
 struct EndToEndTests {
     @Suite struct SaveStrategies {}
     @Suite struct Subscribers {}
