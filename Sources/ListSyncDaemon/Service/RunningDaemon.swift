@@ -136,6 +136,8 @@ final class RunningDaemon: Sendable {
         while (try? await Task.sleep(for: watchdog.pingInterval)) != nil {
             if FileWatcher.isInotifyThreadResponsive(within: liveness) {
                 self.notify([.watchdog])
+                // A status line the socket could not take when it changed goes now.
+                self.status.report()
             } else {
                 self.logger.error("the watcher thread is not responding; withholding the watchdog ping")
             }

@@ -24,7 +24,10 @@ final class StatusReporter: Sendable {
             writing: states.filter { $0 == .writing }.count, unsaved: feeds.filter { !$0.savesState }.count)
     }
 
-    /// Sends the status line if it changed since the last one sent. Never blocks (see ``SystemdNotifier``).
+    /// Sends the status line if it changed since the last one sent. Never blocks (see
+    /// ``SystemdNotifier``): a line the socket could not take now (its queue full of watchdog
+    /// pings nobody read yet) does not count as sent, so the next call — at the latest the next
+    /// watchdog ping — sends it again rather than leaving systemd with an old line.
     func report() {
         guard let notifier = self.notifier else { return }
         let line = self.current
@@ -32,8 +35,14 @@ final class StatusReporter: Sendable {
             defer { lastSent = line }
             return lastSent != line
         }
-        if changed {
-            try? notifier.notify(.status(line.description))
+        guard changed else { return }
+        do {
+            try notifier.notify(.status(line.description))
+        } catch {
+            // Not sent: forget it, unless a newer line was sent meanwhile.
+            self.lastSent.withLock { lastSent in
+                if lastSent == line { lastSent = nil }
+            }
         }
     }
 
