@@ -52,14 +52,14 @@ extension EndToEndTests.Load {
         let (harness, file, options) = try await Self.started(rows: 30_000, extra: "client_buffer_budget_mib = \(budgetMiB)")
         let daemon = try #require(harness.daemon)
         let subscriber = try await harness.subscribe("products")
-        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(60)))
 
         // Subscribes to a snapshot larger than the socket buffers, and never reads: once the
         // next version is out, it alone holds that snapshot.
         let neverReads = try await harness.connect()
         try neverReads.send(.subscribe(id: RequestID(1), watch: "products", since: nil))
         try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 1), to: file)
-        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(60)))
         // Reads nothing while the others flood the daemon, but what it waits for is the current
         // snapshot, shared with any new subscriber: the budget does not cut it off.
         let slowOnCurrent = try await harness.connect()
@@ -96,7 +96,7 @@ extension EndToEndTests.Load {
         #expect(current.seq == 1)
 
         try EndToEndTests.Subscribers.save(Lists.products(rows: 30_000, version: 2), to: file)
-        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(20)))
+        #expect(try await subscriber.receiveUntilMirroring(file, options: options, timeout: .seconds(60)))
         #expect(subscriber.changesets.map(\.seq) == [1, 2])
         // The slowest go first: the reader that never reads, holding the old snapshot (its
         // goodbye did not fit behind it), and enough of the half-line clients, told why.

@@ -14,8 +14,9 @@ extension EndToEndTests.SymbolicLinks {
     /// The quick tunables with the reconciliation out of the way.
     private static let tunables = DaemonHarness.tunables.replacingOccurrences(of: "reconcile_interval_ms = 1000", with: "reconcile_interval_ms = 60000")
 
-    /// Far below the reconciliation, above a loaded machine's settling (about 20 ms idle).
-    private static let bound = Duration.milliseconds(500)
+    /// Far below the reconciliation (a minute), above a loaded machine's settling (about 20 ms
+    /// idle; over 500 ms seen with every other suite beside it at a load of 16).
+    private static let bound = Duration.seconds(3)
 
     /// Starts a daemon watching `path` (a CSV keyed by `sku`), applies each step and measures how
     /// long the subscriber's mirror takes to equal the file again.
@@ -31,7 +32,7 @@ extension EndToEndTests.SymbolicLinks {
         for (name, step) in steps {
             let started = ContinuousClock.now
             try step()
-            #expect(try await subscriber.receiveUntilMirroring(path, options: options, timeout: .seconds(5)), "\(name)\n\(harness.log)", sourceLocation: sourceLocation)
+            #expect(try await subscriber.receiveUntilMirroring(path, options: options, timeout: .seconds(10)), "\(name)\n\(harness.log)", sourceLocation: sourceLocation)
             latencies[name] = ContinuousClock.now - started
         }
         #expect(latencies.values.allSatisfy { $0 < Self.bound }, "latencies: \(latencies)", sourceLocation: sourceLocation)
