@@ -3,7 +3,8 @@ import ListSyncProtocol
 import NATSTransport
 
 /// Keeps a watch's subject of a JetStream stream equal to the watch's history: each snapshot
-/// and changeset the daemon sends, as the same protocol line, exactly once.
+/// and changeset the daemon sends, as the same protocol lines, exactly once. A snapshot goes
+/// chunk by chunk, each chunk published as it arrives, so no snapshot is ever held whole.
 ///
 /// Exactly once, and in order: every publish expects the subject's last sequence as the sink
 /// last saw it (`Nats-Expected-Last-Subject-Sequence`) and carries a `Nats-Msg-Id` derived from
@@ -12,8 +13,9 @@ import NATSTransport
 /// any moment — or a second sink racing it — can neither skip, repeat nor reorder a cursor.
 ///
 /// The sink holds the list, rebuilt from the stream (from its latest snapshot) at start, so that
-/// every changeset's digest is checked and the list is republished as a snapshot every
-/// ``snapshotInterval`` changesets: a reader never needs more than that tail.
+/// every changeset's digest is checked and the list is republished as a snapshot (chunk by
+/// chunk, as it makes them) every ``snapshotInterval`` changesets: a reader never needs more
+/// than that tail.
 public struct JetStreamSink {
     /// Where the list comes from.
     public var client: ListSyncClient
