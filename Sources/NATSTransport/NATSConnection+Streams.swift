@@ -26,11 +26,12 @@ public struct NATSStreamState: Sendable, Hashable {
 extension NATSConnection {
     /// The stream `settings.name`, created with `settings` when it does not exist (file storage,
     /// limits retention without byte or age limits). An existing stream is used as it is: its subjects must include
-    /// `settings.subjects`.
+    /// `settings.subjects`. `timeoutMilliseconds` bounds the wait for each answer (default: the
+    /// connection's request timeout).
     @discardableResult
-    public func ensureStream(_ settings: NATSStreamSettings) throws(NATSError) -> NATSStreamState {
+    public func ensureStream(_ settings: NATSStreamSettings, timeoutMilliseconds: Int64? = nil) throws(NATSError) -> NATSStreamState {
         NATSError.clearLastError()
-        if let existing = try self.streamState(settings.name) {
+        if let existing = try self.streamState(settings.name, timeoutMilliseconds: timeoutMilliseconds) {
             let missing = settings.subjects.filter { !existing.subjects.contains($0) }
             guard missing.isEmpty else {
                 throw NATSError("use stream \(settings.name)", text: "it does not store the subject \(missing.joined(separator: ", ")) (it stores \(existing.subjects.joined(separator: ", ")))")
@@ -58,22 +59,31 @@ extension NATSConnection {
                 config.MaxBytes = -1
                 config.MaxAge = 0
                 config.Duplicates = settings.duplicateWindowSeconds * 1_000_000_000
-                return js_AddStream(&info, self.context, &config, nil, &code)
+                var options = jsOptions()
+                jsOptions_Init(&options)
+                if let timeoutMilliseconds { options.Wait = timeoutMilliseconds }
+                return js_AddStream(&info, self.context, &config, &options, &code)
             }
         }
         defer { jsStreamInfo_Destroy(info) }
-        if code == JSStreamNameExistErr, let existing = try self.streamState(settings.name) { return existing }
+        if code == JSStreamNameExistErr, let existing = try self.streamState(settings.name, timeoutMilliseconds: timeoutMilliseconds) {
+            return existing
+        }
         try NATSError.check(status, "create stream \(settings.name)", code: code)
         guard let info else { throw NATSError("create stream \(settings.name)", text: "no stream information in the answer") }
         return Self.state(of: info.pointee)
     }
 
-    /// The stream `name`'s state; `nil` when there is no such stream.
-    public func streamState(_ name: String) throws(NATSError) -> NATSStreamState? {
+    /// The stream `name`'s state; `nil` when there is no such stream. `timeoutMilliseconds`
+    /// bounds the wait for the answer (default: the connection's request timeout).
+    public func streamState(_ name: String, timeoutMilliseconds: Int64? = nil) throws(NATSError) -> NATSStreamState? {
         NATSError.clearLastError()
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var code = jsErrCode(rawValue: 0)
-        let status = js_GetStreamInfo(&info, self.context, name, nil, &code)
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        if let timeoutMilliseconds { options.Wait = timeoutMilliseconds }
+        let status = js_GetStreamInfo(&info, self.context, name, &options, &code)
         defer { jsStreamInfo_Destroy(info) }
         if status == NATS_NOT_FOUND || code == JSStreamNotFoundErr { return nil }
         try NATSError.check(status, "look up stream \(name)", code: code)

@@ -34,6 +34,31 @@ import Testing
         }
     }
 
+    /// A snapshot's chunk headers read back as written; a snapshot message without them (a sink
+    /// older than chunks) is a whole snapshot, chunk 0 and last; only the last part of the last
+    /// chunk completes the cursor, and only a snapshot in one message is its own latest snapshot.
+    @Test func chunkHeadersReadBackAndOlderSnapshotsAreWhole() throws {
+        let cursor = Cursor(epoch: Epoch(rawValue: 7), seq: 3)
+        func envelope(chunk: Int, last: Bool, part: Int = 1, parts: Int = 1) -> JetStreamEnvelope {
+            JetStreamEnvelope(
+                watch: "w", cursor: cursor, kind: .snapshot, part: part, parts: parts, chunk: chunk, lastChunk: last, reset: false, after: 12,
+                latestSnapshot: 5)
+        }
+        func read(_ envelope: JetStreamEnvelope, without: Set<String> = []) -> JetStreamEnvelope? {
+            JetStreamEnvelope(headers: Dictionary(envelope.headers.filter { !without.contains($0.0) }, uniquingKeysWith: { first, _ in first }))
+        }
+        let middle = envelope(chunk: 4, last: false, part: 2, parts: 2)
+        let read4 = try #require(read(middle))
+        #expect(read4.chunk == 4 && !read4.lastChunk && read4.completesLine && !read4.completesCursor)
+        #expect(middle.messageID == "w/\(cursor)/snapshot-12/4/2")
+        let final = try #require(read(envelope(chunk: 5, last: true, part: 2, parts: 2)))
+        #expect(final.lastChunk && final.completesCursor && final.latestSnapshot(at: 40) == 5)
+        #expect(envelope(chunk: 0, last: true).latestSnapshot(at: 40) == 40, "a snapshot in one message is its own")
+        #expect(envelope(chunk: 0, last: false).latestSnapshot(at: 40) == 5, "a first chunk is not a snapshot yet")
+        let older = try #require(read(envelope(chunk: 0, last: true, part: 1, parts: 3), without: ["ListSync-Chunk", "ListSync-Last-Chunk"]))
+        #expect(older.chunk == 0 && older.lastChunk && !older.completesCursor, "an older sink's snapshot is one line in parts")
+    }
+
     @Test func theKeyHeaderKeepsCommasAndPercents() {
         let layout = JetStreamWatchLayout(format: "json", sectioned: false, key: ["/a,b", "100%", "c"])
         let headers = Dictionary(layout.headers, uniquingKeysWith: { first, _ in first })

@@ -48,6 +48,13 @@ extension NATSSinkTests {
             try await Task.sleep(for: pause)
         }
         #expect(purged, "older messages were purged")
+        try await Self.expectLateMirrorEqualsTheSnapshot(harness, servers, sink: sink)
+        return readFile(harness.path("sink-0.err"))
+    }
+
+    /// Stops the daemon and `sink`; then a late `mirror --from --once`, fed by the stream alone,
+    /// must equal what `listsync snapshot` printed before.
+    static func expectLateMirrorEqualsTheSnapshot(_ harness: EndToEndHarness, _ servers: NATSServers, sink: ChildProcess) async throws {
         let snapshot = try await harness.run("snapshot", ["products", "--output-format", "csv"])
         #expect(snapshot.status == 0, "\(snapshot.error)")
         try await harness.stopDaemon()
@@ -56,7 +63,6 @@ extension NATSSinkTests {
         let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("late.csv"), "--once"])
         #expect(mirror.status == 0, "\(mirror.error)")
         #expect(readFile(harness.path("late.csv")) == snapshot.output, "a late mirror of the stream is what `listsync snapshot` printed")
-        return readFile(harness.path("sink-0.err"))
     }
 
     /// `--max-bytes` smaller than a snapshot and its tail: the stream keeps the latest snapshot

@@ -91,8 +91,8 @@ struct NATSSinkTests {
         #expect(previous == final, "the stream ends at the daemon's cursor")
         // Every ListSync-Snapshot names the first part of a complete snapshot before it; only the
         // parts of the stream's first snapshot may name one that retention purged before it.
-        let snapshotStarts = Set(messages.filter { JetStreamEnvelope(headers: $0.headers).map { $0.kind == .snapshot && $0.part == 1 } ?? false }.map(\.streamSequence))
-        let firstLineEnd = messages.firstIndex { JetStreamEnvelope(headers: $0.headers)?.completesLine ?? false } ?? 0
+        let snapshotStarts = Set(messages.filter { JetStreamEnvelope(headers: $0.headers).map { $0.kind == .snapshot && $0.chunk == 0 && $0.part == 1 } ?? false }.map(\.streamSequence))
+        let firstLineEnd = messages.firstIndex { JetStreamEnvelope(headers: $0.headers)?.completesCursor ?? false } ?? 0
         let purgedBefore = messages.first?.streamSequence ?? 0
         for (index, message) in messages.enumerated() {
             guard let named = message.headers["ListSync-Snapshot"].flatMap(UInt64.init) else { continue }
@@ -137,7 +137,7 @@ struct NATSSinkTests {
                 guard current != nil else { return false }
                 // A cluster electing a leader answers with timeouts for a while.
                 guard let last = try? await Self.lastEnvelope(servers) else { return false }
-                return last.cursor == current && last.part == last.parts
+                return last.cursor == current && last.completesCursor
             }
         } catch {
             // What the sinks said, for the next reader of a failure.

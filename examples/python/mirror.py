@@ -345,7 +345,8 @@ def follow(connection, watch, mirror, output, once, log):
 
 def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
     """Follows the watch's subject of a JetStream stream with an ordered consumer: the same
-    protocol lines as on the socket, each possibly cut into parts (header ListSync-Part: i/n)."""
+    protocol lines as on the socket (a snapshot as its chunks, header ListSync-Chunk), each
+    possibly cut into parts (header ListSync-Part: i/n)."""
     import asyncio
 
     import nats  # nats-py: imported only in this mode.

@@ -76,7 +76,7 @@ struct NATSBenchmark {
         defer { sink.terminate() }
         let deadline = started + .seconds(600)
         while ContinuousClock.now < deadline {
-            if let last = await Self.last(in: "INITIAL", on: connection), last.kind == .snapshot, last.cursor == cursor, last.completesLine {
+            if let last = await Self.last(in: "INITIAL", on: connection), last.kind == .snapshot, last.cursor == cursor, last.completesCursor {
                 return ContinuousClock.now - started
             }
             try await Task.sleep(for: .milliseconds(10))

@@ -19,6 +19,12 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     public var part: Int
     /// How many parts the line was split into (1 when it fits one message).
     public var parts: Int
+    /// For a snapshot: which of its chunks (lines, about 256 KiB each) the line is, from 0;
+    /// 0 for a changeset, and for a snapshot published whole by an older sink.
+    public var chunk: Int
+    /// For a snapshot: whether the line is its last chunk (the one with the digest); always
+    /// true for a changeset, and for a snapshot published whole by an older sink.
+    public var lastChunk: Bool
     /// A snapshot that replaces what the stream said before (the sink fell behind the daemon's
     /// history, or a new epoch started).
     public var reset: Bool
@@ -33,10 +39,12 @@ public struct JetStreamEnvelope: Sendable, Hashable {
 
     /// An envelope.
     public init(
-        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, reset: Bool, after: UInt64, latestSnapshot: UInt64? = nil,
-        layout: JetStreamWatchLayout? = nil
+        watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, chunk: Int = 0, lastChunk: Bool = true, reset: Bool,
+        after: UInt64, latestSnapshot: UInt64? = nil, layout: JetStreamWatchLayout? = nil
     ) {
         self.layout = layout
+        self.chunk = chunk
+        self.lastChunk = lastChunk
         self.watch = watch
         self.cursor = cursor
         self.kind = kind
@@ -47,16 +55,20 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         self.latestSnapshot = latestSnapshot
     }
 
-    /// Whether this is the last part of its line.
+    /// Whether this is the last part of its line (a changeset, or one chunk of a snapshot).
     public var completesLine: Bool { self.part == self.parts }
+
+    /// Whether this is the last message of its changeset or snapshot (the last part of a
+    /// snapshot's last chunk): with it the stream holds the whole version at its cursor.
+    public var completesCursor: Bool { self.completesLine && self.lastChunk }
 
     /// `Nats-Msg-Id`: unique per message and derived from the cursor, so that the server drops
     /// a message published again after a crash: `WATCH/EPOCH:SEQ/changeset/PART` or
-    /// `WATCH/EPOCH:SEQ/snapshot-AFTER/PART`.
+    /// `WATCH/EPOCH:SEQ/snapshot-AFTER/CHUNK/PART`.
     public var messageID: String {
         switch self.kind {
         case .changeset: return "\(self.watch)/\(self.cursor)/changeset/\(self.part)"
-        case .snapshot: return "\(self.watch)/\(self.cursor)/snapshot-\(self.after)/\(self.part)"
+        case .snapshot: return "\(self.watch)/\(self.cursor)/snapshot-\(self.after)/\(self.chunk)/\(self.part)"
         }
     }
 
@@ -67,6 +79,8 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         public static let cursor = "ListSync-Cursor"
         public static let type = "ListSync-Type"
         public static let part = "ListSync-Part"
+        public static let chunk = "ListSync-Chunk"
+        public static let lastChunk = "ListSync-Last-Chunk"
         public static let reset = "ListSync-Reset"
         public static let latestSnapshot = "ListSync-Snapshot"
         public static let format = "ListSync-Format"
@@ -80,6 +94,10 @@ public struct JetStreamEnvelope: Sendable, Hashable {
             (Header.protocolVersion, "1"), (Header.watch, self.watch), (Header.cursor, self.cursor.description),
             (Header.type, self.kind.rawValue), (Header.part, "\(self.part)/\(self.parts)"),
         ]
+        if self.kind == .snapshot {
+            headers.append((Header.chunk, String(self.chunk)))
+            if self.lastChunk { headers.append((Header.lastChunk, "true")) }
+        }
         if self.reset { headers.append((Header.reset, "true")) }
         if let latestSnapshot = self.latestSnapshot { headers.append((Header.latestSnapshot, String(latestSnapshot))) }
         if let layout = self.layout { headers += layout.headers }
@@ -94,15 +112,24 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         else { return nil }
         let numbers = partText.split(separator: "/")
         guard numbers.count == 2, let part = Int(numbers[0]), let parts = Int(numbers[1]), part >= 1, part <= parts else { return nil }
+        // Without ListSync-Chunk, a snapshot published whole (by a sink older than chunks).
+        let chunk: Int
+        let lastChunk: Bool
+        if kind == .snapshot, let text = headers[Header.chunk] {
+            guard let index = Int(text), index >= 0 else { return nil }
+            (chunk, lastChunk) = (index, headers[Header.lastChunk] == "true")
+        } else {
+            (chunk, lastChunk) = (0, true)
+        }
         self.init(
-            watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts,
+            watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts, chunk: chunk, lastChunk: lastChunk,
             reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init),
             layout: JetStreamWatchLayout(headers: headers))
     }
 
     /// Where the latest complete snapshot up to `message` (of this envelope) starts: the message
-    /// itself for a one-part snapshot, else what its header names.
+    /// itself for a snapshot in one message (one chunk in one part), else what its header names.
     public func latestSnapshot(at sequence: UInt64) -> UInt64? {
-        self.kind == .snapshot && self.parts == 1 ? sequence : self.latestSnapshot
+        self.kind == .snapshot && self.parts == 1 && self.chunk == 0 && self.lastChunk ? sequence : self.latestSnapshot
     }
 }

@@ -104,9 +104,9 @@ public struct JetStreamFollower {
                 let reason = "message \(place) (\(dropped.kind.rawValue) \(dropped.cursor), part \(dropped.part) of \(dropped.parts)) makes a line longer than \(assembly.limit) bytes: dropped"
                 guard try await body(.skipped(reason, streamSequence: place)) else { return }
             }
-            // Caught up at the last message (even one part of a line whose publisher died), or
-            // later at a message that ends a line.
-            if message.pending == 0, place >= end, !assembly.isAssembling || place == end {
+            // Caught up at the last message (even one part of a line, or one chunk of a snapshot,
+            // whose publisher died), or later at a message that ends a changeset or a snapshot.
+            if message.pending == 0, place >= end, (!assembly.isAssembling && envelope.lastChunk) || place == end {
                 guard try await body(.caughtUp(mirror)) else { return }
             }
         }

@@ -6,9 +6,10 @@ import NATSTransport
 /// drop the oldest messages whatever they are, the latest snapshot included, which would leave
 /// a reader without a list to start from.
 ///
-/// After each publish, when the stream holds more than ``maximumBytes`` or its first message is
-/// older than ``maximumAgeSeconds``, the messages of the watch's subject below the first part
-/// of the latest complete snapshot are purged (the subject only: several watches may share a
+/// After each publish (and, for ``maximumAgeSeconds``, on ``JetStreamRetentionKeeper``'s timer
+/// too), when the stream holds more than ``maximumBytes`` or its first message is older than
+/// ``maximumAgeSeconds``, the messages of the watch's subject below the first message of the
+/// latest complete snapshot are purged (the subject only: several watches may share a
 /// stream). When that is not enough — the snapshot and its tail alone are over the bound — they
 /// are kept and the sink says so once, until the stream is within its bound again.
 public struct JetStreamRetention: Sendable, Hashable {

@@ -3,7 +3,8 @@ import ListSyncProtocol
 import NATSTransport
 
 /// Keeps a watch's subject of a JetStream stream equal to the watch's history: each snapshot
-/// and changeset the daemon sends, as the same protocol line, exactly once.
+/// and changeset the daemon sends, as the same protocol lines, exactly once. A snapshot goes
+/// chunk by chunk, each chunk published as it arrives, so no snapshot is ever held whole.
 ///
 /// Exactly once, and in order: every publish expects the subject's last sequence as the sink
 /// last saw it (`Nats-Expected-Last-Subject-Sequence`) and carries a `Nats-Msg-Id` derived from
@@ -12,8 +13,9 @@ import NATSTransport
 /// any moment — or a second sink racing it — can neither skip, repeat nor reorder a cursor.
 ///
 /// The sink holds the list, rebuilt from the stream (from its latest snapshot) at start, so that
-/// every changeset's digest is checked and the list is republished as a snapshot every
-/// ``snapshotInterval`` changesets: a reader never needs more than that tail.
+/// every changeset's digest is checked and the list is republished as a snapshot (chunk by
+/// chunk, as it makes them) every ``snapshotInterval`` changesets: a reader never needs more
+/// than that tail.
 public struct JetStreamSink {
     /// Where the list comes from.
     public var client: ListSyncClient
@@ -52,21 +54,41 @@ public struct JetStreamSink {
         case finished(SinkRunner.Ending)
     }
 
+    /// How long, in milliseconds, the stream lookup at start waits for an answer before it is
+    /// asked again (500 ms later): a cluster that has just started answers no JetStream request
+    /// until it has elected its leader, and waiting the connection's request timeout (5 s) for
+    /// each unanswered lookup delayed the first publication by 5 s.
+    static let startTimeout: Int64 = 1000
+
     /// How many publishes or reads in a row may fail (about a minute of retries) before the sink gives up.
     private static let attempts = 120
 
-    /// The stream was not as the sink expected.
-    private struct Conflict: Error {
-        let reason: String
+    /// Runs until the watch is removed from the daemon's configuration (``SinkRunner/Ending/removed``),
+    /// the subscription fails for good, or NATS keeps failing (throws ``NATSError``). With
+    /// `--max-age`, the bound is also enforced on a timer, so that an idle stream is trimmed too.
+    ///
+    /// The client must deliver snapshots chunk by chunk (``SnapshotDelivery/chunks``): each chunk
+    /// is published as it arrives (with ``SnapshotDelivery/assembled`` nothing of a snapshot is).
+    public func run(reporting report: @escaping @Sendable (SinkEvent) -> Void) async throws -> SinkRunner.Ending {
+        let keeper = JetStreamRetentionKeeper(self.retention, connection: self.connection, stream: self.stream.name, subject: self.subject)
+        let timer = Task { await keeper.runTimer { report(.warning($0)) } }
+        defer { timer.cancel() }
+        return try await self.publishing(retention: keeper, reporting: report)
     }
 
-    /// Runs until the watch is removed from the daemon's configuration (``SinkRunner/Ending/removed``),
-    /// the subscription fails for good, or NATS keeps failing (throws ``NATSError``).
-    public func run(reporting report: (SinkEvent) -> Void) async throws -> SinkRunner.Ending {
+    /// A snapshot whose chunks are being published as the daemon sends them.
+    private struct SnapshotInProgress {
+        var line: JetStreamPublisher.Line
+        /// The sequence of its first message, once published.
+        var start: UInt64?
+    }
+
+    /// ``run(reporting:)`` without the timer.
+    private func publishing(retention: JetStreamRetentionKeeper, reporting report: (SinkEvent) -> Void) async throws -> SinkRunner.Ending {
         var failures = 0
         var repositions = 0
         var streamReady = false
-        var retention = self.retention
+        let publisher = JetStreamPublisher(connection: self.connection, stream: self.stream.name, subject: self.subject, watch: self.watch)
         while true {
             let position: JetStreamPosition
             let start: (mirror: MirroredList, changesetsSinceSnapshot: Int)
@@ -74,7 +96,7 @@ public struct JetStreamSink {
                 // A cluster that just started may have no JetStream leader yet: retried.
                 if !streamReady {
                     let (connection, stream) = (self.connection, self.stream)
-                    _ = try await JetStreamBlocking.run { try connection.ensureStream(stream) }
+                    _ = try await JetStreamBlocking.run { try connection.ensureStream(stream, timeoutMilliseconds: Self.startTimeout) }
                     streamReady = true
                 }
                 position = try await self.readPosition()
@@ -93,53 +115,75 @@ public struct JetStreamSink {
             var layout: JetStreamWatchLayout?
             let outcome = try await self.client.withMirror(resuming: start.mirror) { updates -> Outcome in
                 var reason: ReplyResult.Subscription.SnapshotReason?
+                var snapshot: SnapshotInProgress?
                 for try await update in updates {
                     do {
                         let before = current.sequence
                         switch update.event {
                         case .subscribed(let subscription):
                             reason = subscription.reason
+                            snapshot = nil
                             report(.subscribed(subscription))
                             layout = await self.watchLayout() ?? layout
-                        case .snapshot(let cursor):
-                            guard current.partsPublished(of: .snapshot, at: cursor) != Int.max else { continue }
-                            guard let line = update.mirror.snapshotLine else {
-                                report(.warning("the snapshot at \(cursor) came without its digest: not published"))
+                        case .snapshotChunk(let chunk):
+                            if chunk.chunk == 0 {
+                                snapshot = nil
+                                guard current.partsPublished(of: .snapshot, at: chunk.cursor) != Int.max else { continue }
+                                layout = await self.watchLayout() ?? layout
+                                let line = JetStreamPublisher.Line(
+                                    kind: .snapshot, cursor: chunk.cursor, reset: current.last != nil || reason != nil,
+                                    after: current.sequence, layout: layout)
+                                snapshot = SnapshotInProgress(line: line)
+                            }
+                            // A chunk of a snapshot already in the stream, or of one cut short.
+                            guard var streaming = snapshot, streaming.line.cursor == chunk.cursor, streaming.line.chunk == chunk.chunk else {
                                 continue
                             }
-                            layout = await self.watchLayout() ?? layout
-                            try await self.publish(
-                                line, kind: .snapshot, at: cursor, reset: current.last != nil || reason != nil, layout: layout, position: &current)
+                            streaming.line.lastChunk = chunk.last
+                            try await self.publish(ServerMessage.snapshot(chunk).encoded(), as: streaming.line, with: publisher,
+                                position: &current, snapshotStart: &streaming.start)
+                            streaming.line.chunk += 1
+                            snapshot = streaming
+                        case .snapshot(let cursor):
+                            // Verified, its last chunk published (or already in the stream).
+                            guard let published = snapshot, published.line.cursor == cursor, published.line.lastChunk else { continue }
+                            snapshot = nil
                             sinceSnapshot = 0
                             report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
                         case .changeset(let changeset):
                             let published = current.partsPublished(of: .changeset, at: changeset.cursor)
                             guard published != Int.max else { continue }
-                            if let last = current.last, last.completesLine, last.cursor.epoch == changeset.cursor.epoch,
+                            if let last = current.last, last.completesCursor, last.cursor.epoch == changeset.cursor.epoch,
                                 changeset.prevSeq != last.cursor.seq
                             {
                                 return .reposition("changeset \(changeset.cursor) does not follow the stream's \(last.cursor)")
                             }
-                            try await self.publish(ServerMessage.changeset(changeset).encoded(), kind: .changeset, at: changeset.cursor,
-                                reset: false, layout: layout, position: &current, skipping: published)
+                            var none: UInt64?
+                            let line = JetStreamPublisher.Line(kind: .changeset, cursor: changeset.cursor, after: current.sequence, layout: layout)
+                            try await self.publish(ServerMessage.changeset(changeset).encoded(), as: line, with: publisher,
+                                position: &current, snapshotStart: &none, skipping: published)
                             report(.applied(cursor: changeset.cursor, rows: changeset.stages.count))
                             sinceSnapshot += 1
-                            if self.snapshotInterval > 0, sinceSnapshot >= self.snapshotInterval, let line = update.mirror.snapshotLine {
+                            if self.snapshotInterval > 0, sinceSnapshot >= self.snapshotInterval, update.mirror.hasList {
                                 // The same cursor as the changeset: a reader takes whichever it reaches first.
-                                try await self.publish(line, kind: .snapshot, at: changeset.cursor, reset: false, layout: layout, position: &current)
+                                let (mirror, from) = (update.mirror, current)
+                                current = try await JetStreamBlocking.run { [layout] in
+                                    var position = from
+                                    try publisher.publishSnapshot(of: mirror, reset: false, layout: layout, position: &position)
+                                    return position
+                                }
                                 sinceSnapshot = 0
                             }
                         case .status(let status):
                             report(.status(status))
                             if status.state == .removed { return .finished(.removed) }
                         case .disconnected(let error, let retryIn):
+                            snapshot = nil
                             report(.disconnected(error, retryIn: retryIn))
-                        case .resyncing, .snapshotChunk:
-                            break
+                        case .resyncing:
+                            snapshot = nil
                         }
-                        if current.sequence != before, let line = try await retention.enforce(
-                            on: self.connection, stream: self.stream.name, subject: self.subject, latestSnapshot: current.last?.latestSnapshot)
-                        {
+                        if current.sequence != before, let line = try await retention.enforce(latestSnapshot: current.last?.latestSnapshot) {
                             report(.warning(line))
                         }
                         failures = 0
@@ -148,8 +192,8 @@ public struct JetStreamSink {
                         guard failures < Self.attempts else { throw error }
                         if !(error.isWrongLastSequence) { try await Task.sleep(for: .milliseconds(min(250 * failures, 2000))) }
                         return .reposition("\(error)")
-                    } catch let conflict as Conflict {
-                        return .reposition(conflict.reason)
+                    } catch let duplicate as JetStreamPublisher.Duplicate {
+                        return .reposition("\(duplicate.messageID) is already in the stream (sequence \(duplicate.sequence))")
                     }
                 }
                 return .finished(.ended)
@@ -217,42 +261,17 @@ public struct JetStreamSink {
         return (rebuilt, changesets)
     }
 
-    /// Publishes `line` in parts that fit the server's maximum payload, skipping the first
-    /// `skipping` parts (already in the stream), each expecting the subject's last sequence;
-    /// `position` follows. Each message names the latest complete snapshot; a snapshot becomes
-    /// it once its last part is stored.
+    /// Publishes `bytes` as `line` with `publisher` (``JetStreamPublisher/publish(_:as:position:snapshotStart:skipping:)``),
+    /// off the cooperative pool; `position` and `snapshotStart` follow.
     private func publish(
-        _ line: [UInt8], kind: JetStreamEnvelope.Kind, at cursor: Cursor, reset: Bool, layout: JetStreamWatchLayout?,
-        position: inout JetStreamPosition, skipping: Int = 0
+        _ bytes: [UInt8], as line: JetStreamPublisher.Line, with publisher: JetStreamPublisher, position: inout JetStreamPosition,
+        snapshotStart: inout UInt64?, skipping: Int = 0
     ) async throws {
-        let after = position.sequence
-        let parts = try JetStreamParts.split(line, maximumPayload: self.connection.maximumPayload) { parts in
-            // The largest headers a part can have: the last part's number, the longest sequences.
-            let envelope = JetStreamEnvelope(
-                watch: self.watch, cursor: cursor, kind: kind, part: parts, parts: parts, reset: reset, after: after,
-                latestSnapshot: UInt64.max, layout: layout)
-            return envelope.headers + [("Nats-Msg-Id", envelope.messageID), ("Nats-Expected-Last-Subject-Sequence", String(UInt64.max))]
-        }
-        var firstPart: UInt64?
-        for (index, part) in parts.enumerated() where index >= skipping {
-            // The last part of a snapshot in several names the snapshot's first part.
-            let latest = kind == .snapshot && index + 1 == parts.count && index > 0 ? firstPart : position.last?.latestSnapshot
-            let envelope = JetStreamEnvelope(
-                watch: self.watch, cursor: cursor, kind: kind, part: index + 1, parts: parts.count, reset: reset, after: after,
-                latestSnapshot: latest, layout: layout)
-            let (connection, subject, stream, expected) = (self.connection, self.subject, self.stream.name, position.sequence)
-            let acknowledgement = try await JetStreamBlocking.run {
-                try connection.publish(
-                    part, to: subject, of: stream, messageID: envelope.messageID, expectedLastSubjectSequence: expected,
-                    headers: envelope.headers)
-            }
-            guard !acknowledgement.duplicate else {
-                throw Conflict(reason: "\(envelope.messageID) is already in the stream (sequence \(acknowledgement.sequence))")
-            }
-            if index == 0 { firstPart = acknowledgement.sequence }
-            var stored = envelope
-            stored.latestSnapshot = envelope.latestSnapshot(at: acknowledgement.sequence)
-            position = JetStreamPosition(sequence: acknowledgement.sequence, last: stored)
+        let (from, start) = (position, snapshotStart)
+        (position, snapshotStart) = try await JetStreamBlocking.run {
+            var (position, start) = (from, start)
+            try publisher.publish(bytes, as: line, position: &position, snapshotStart: &start, skipping: skipping)
+            return (position, start)
         }
     }
 }

@@ -9,8 +9,9 @@ struct NATSSinkCommand: AsyncParsableCommand {
         commandName: "nats",
         abstract: "Publish a watch's snapshots and changesets into a NATS JetStream stream.",
         discussion: """
-            Every snapshot and changeset the daemon sends is published as the same protocol line \
-            (split into parts when larger than the server's max_payload) to the watch's subject, \
+            Every snapshot and changeset the daemon sends is published as the same protocol lines \
+            (a snapshot chunk by chunk as it arrives, ListSync-Chunk; a line larger than the \
+            server's max_payload split into parts) to the watch's subject, \
             with the headers Nats-Msg-Id, ListSync-Cursor, ListSync-Type and ListSync-Part \
             (docs/PROTOCOL.md, "The NATS transport"). Each publish expects the subject's last \
             sequence as the sink last saw it, and at start the sink reads the subject's last \
@@ -20,8 +21,9 @@ struct NATSSinkCommand: AsyncParsableCommand {
 
             The stream is created when missing (file storage, --replicas copies, no server-side \
             byte or age limit); an existing one is used as it is. --max-bytes and --max-age bound \
-            the stream from the sink: after a publish that leaves it over a bound, the watch's \
-            subject is purged below the first part of its latest complete snapshot (other \
+            the stream from the sink: after a publish that leaves it over a bound (and for \
+            --max-age on a timer too, so an idle stream is trimmed), the watch's \
+            subject is purged below the first message of its latest complete snapshot (other \
             subjects of a shared stream are left alone), so the latest snapshot and the \
             changesets after it always stay; when they alone are over the bound the sink says so \
             once and keeps them. \
@@ -78,14 +80,18 @@ struct NATSSinkCommand: AsyncParsableCommand {
             let connection = try await self.nats.connect(to: self.servers, as: "listsync sink nats \(self.name)")
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
-            let following = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy()))
+            // Snapshots chunk by chunk: each is published as it arrives, never held whole.
+            var configuration = self.connection.sinkConfiguration(reconnect: ReconnectPolicy())
+            configuration.snapshotDelivery = .chunks
+            let following = ListSyncClient(configuration: configuration)
             let sink = JetStreamSink(
                 client: following, watch: self.name, connection: connection, stream: stream, subject: subject,
                 snapshotInterval: self.snapshotInterval,
                 retention: JetStreamRetention(maximumBytes: self.maximumBytes, maximumAgeSeconds: self.maximumAge))
+            let name = self.name
             do {
                 _ = try await sink.run { event in
-                    if let line = Self.line(for: event, watch: self.name) { OutputWriter.writeStandardError(line) }
+                    if let line = Self.line(for: event, watch: name) { OutputWriter.writeStandardError(line) }
                 }
             } catch let error as NATSError {
                 throw ClientFailure.data("\(error)")
