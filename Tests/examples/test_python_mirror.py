@@ -112,6 +112,56 @@ class SnapshotChunkTest(unittest.TestCase):
         self.assertEqual(mirror.cursor, "e:2")
 
 
+class ChangesetPartsTest(unittest.TestCase):
+    """The Python client puts a changeset sent in parts (protocol version 2) back together, or resynchronizes."""
+
+    records = [{"hash": f"{n:032x}", "value": {"id": str(n)}} for n in range(3)]
+    inserted = [{"at": [1, n], "hash": f"{n + 10:032x}", "value": {"id": str(n + 10)}} for n in range(2)]
+    header = {"type": "changeset", "push": True, "watch": "w", "cursor": "e:2", "prev_seq": 1}
+
+    def section(self, records):
+        return {"index": 0, "model": "a", "hash": "0" * 32, "records": records}
+
+    def parts(self):
+        """A stage cut inside an inserted section's records, and a stage cut between its entries."""
+        return [
+            dict(self.header, part=0, stages=[{"section_inserted": [self.section(self.records[:1])]}], last=False),
+            dict(self.header, part=1, continues=True, last=False,
+                 stages=[{"section_inserted": [self.section(self.records[1:])], "section_moved": [[1, 2]]},
+                         {"element_inserted": self.inserted[:1]}]),
+            dict(self.header, part=2, continues=True, last=True, digest="d" * 64, schema={"columns": ["id"]},
+                 stages=[{"element_inserted": self.inserted[1:]}]),
+        ]
+
+    def test_parts_in_order_make_the_changeset(self):
+        module = load_mirror_module()
+        parts = module.ChangesetParts()
+        results = [parts.add(part, 100) for part in self.parts()]
+        self.assertEqual(results[:2], [None, None])
+        whole = results[2]
+        self.assertEqual(whole["stages"], [{"section_inserted": [self.section(self.records)], "section_moved": [[1, 2]]},
+                                           {"element_inserted": self.inserted}])
+        self.assertEqual((whole["cursor"], whole["prev_seq"], whole["digest"], whole["schema"]), ("e:2", 1, "d" * 64, {"columns": ["id"]}))
+        self.assertIsNone(parts.whole)
+
+    def test_a_lost_part_resynchronizes(self):
+        module = load_mirror_module()
+        first, second, last = self.parts()
+        parts = module.ChangesetParts()
+        parts.add(first, 100)
+        with self.assertRaises(module.Resync):
+            parts.add(last, 100)
+        with self.assertRaises(module.Resync):
+            parts.add(second, 100)  # the changeset was dropped: part 0 is missing now
+        parts.add(first, 100)
+        with self.assertRaises(module.Resync):
+            parts.add(dict(second, cursor="e:3"), 100)
+        bounded = module.ChangesetParts(max_bytes=150)
+        bounded.add(first, 100)
+        with self.assertRaises(module.Resync):
+            bounded.add(second, 100)
+
+
 class MirrorTest(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.mkdtemp(prefix="listsync-example-")

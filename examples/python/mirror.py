@@ -286,6 +286,48 @@ class Connection:
         self.socket.close()
 
 
+class ChangesetParts:
+    """Puts a changeset cut into parts (protocol version 2, docs/PROTOCOL.md, "Changeset parts")
+    back together, part by part, holding at most max_bytes of their JSON."""
+
+    def __init__(self, max_bytes=256 << 20):
+        self.max_bytes = max_bytes
+        self.whole = None
+        self.bytes = 0
+
+    def add(self, part, size):
+        """Takes the next part (its line was size bytes); the whole changeset after the last part, else None."""
+        number = part["part"]
+        expected = 0 if self.whole is None else self.whole["part"] + 1
+        if number != expected or (self.whole and part["cursor"] != self.whole["cursor"]) or self.bytes + size > self.max_bytes:
+            self.whole, self.bytes = None, 0
+            raise Resync(f"changeset {part['cursor']} part {number} does not follow (expected part {expected})")
+        self.bytes += size
+        if self.whole is None:
+            self.whole = dict(part)
+        else:
+            stages = part["stages"]
+            if part.get("continues"):
+                last, first = self.whole["stages"][-1], dict(stages[0])
+                inserted = first.get("section_inserted", [])
+                if inserted and last.get("section_inserted") and inserted[0]["index"] == last["section_inserted"][-1]["index"]:
+                    last["section_inserted"][-1]["records"] += inserted[0]["records"]
+                    first["section_inserted"] = inserted[1:]
+                for member, entries in first.items():
+                    if entries:
+                        last[member] = last.get(member, []) + entries
+                stages = stages[1:]
+            self.whole["stages"] += stages
+            self.whole["part"] = number
+            for member in ("digest", "schema"):
+                if member in part:
+                    self.whole[member] = part[member]
+        if not part["last"]:
+            return None
+        whole, self.whole, self.bytes = self.whole, None, 0
+        return whole
+
+
 def follow(connection, watch, mirror, output, once, log):
     """Subscribes and keeps the mirror up to date until the connection ends (or, with once, is current)."""
     connection.send({"type": "hello", "protocol": sorted(LIST_DIGESTS), "client": "mirror.py"})
@@ -298,6 +340,7 @@ def follow(connection, watch, mirror, output, once, log):
     if watch not in {summary["name"] for summary in hello.get("watches", [])}:
         raise WatchRemoved(f"the daemon has no watch named {watch!r}")
 
+    parts = ChangesetParts()
     since = mirror.cursor
     subscription = connection.request("subscribe", watch=watch, **({"since": since} if since else {}))
     current = None
@@ -319,6 +362,14 @@ def follow(connection, watch, mirror, output, once, log):
                     log(f"snapshot at {mirror.cursor}")
                     write_atomically(output, mirror.document())
             elif kind == "changeset" and message.get("watch") == watch:
+                if "part" in message:
+                    # Version 2 sends a large changeset in parts: apply it once the last is here.
+                    message = parts.add(message, len(json.dumps(message)))
+                    if message is None:
+                        continue
+                elif parts.whole is not None:
+                    parts.whole = None
+                    raise Resync("a changeset came before the last part of the one before")
                 mirror.apply_changeset(message)
                 # Logged before the file changes, so that whoever sees the new file sees the line too.
                 log(f"changeset {mirror.cursor}")
@@ -333,6 +384,7 @@ def follow(connection, watch, mirror, output, once, log):
                 raise ConnectionError(f"the daemon said goodbye ({message.get('reason')})")
         except Resync as reason:
             log(f"resynchronising: {reason}")
+            parts = ChangesetParts()
             mirror.cursor = None
             subscription = connection.request("subscribe", watch=watch)
             current = None

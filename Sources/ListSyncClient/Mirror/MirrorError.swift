@@ -16,7 +16,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure. Switch over it with a `default`, as more may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Kind: Hashable, Sendable {
-            case wrongWatch, noBase, epochMismatch, sequenceGap, invalidStage, digestMismatch, snapshotOutOfOrder, undecodable
+            case wrongWatch, noBase, epochMismatch, sequenceGap, invalidStage, digestMismatch, snapshotOutOfOrder, undecodable, partsOutOfOrder
         }
 
         fileprivate let kind: Kind
@@ -37,6 +37,9 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let snapshotOutOfOrder = Code(kind: .snapshotOutOfOrder)
         /// A line from the daemon that could not be decoded.
         public static let undecodable = Code(kind: .undecodable)
+        /// A changeset part that does not continue the changeset being received (one went
+        /// missing), or parts over the byte bound: resumed from the cursor, like a gap.
+        public static let partsOutOfOrder = Code(kind: .partsOutOfOrder)
 
         /// The code's name, e.g. `sequenceGap`.
         public var description: String { "\(self.kind)" }
@@ -52,6 +55,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
         case digestMismatch(cursor: Cursor, expected: ListDigest, computed: ListDigest)
         case snapshotOutOfOrder(cursor: Cursor, chunk: Int, reason: String)
         case undecodable(ProtocolError)
+        case partsOutOfOrder(cursor: Cursor, part: Int, reason: String)
     }
 
     private let details: Details
@@ -67,6 +71,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
         case .digestMismatch: .digestMismatch
         case .snapshotOutOfOrder: .snapshotOutOfOrder
         case .undecodable: .undecodable
+        case .partsOutOfOrder: .partsOutOfOrder
         }
     }
 
@@ -90,7 +95,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self.details {
         case .noBase(let changeset), .epochMismatch(_, let changeset), .sequenceGap(_, let changeset, _), .invalidStage(let changeset, _, _):
             changeset
-        case .digestMismatch(let cursor, _, _), .snapshotOutOfOrder(let cursor, _, _): cursor
+        case .digestMismatch(let cursor, _, _), .snapshotOutOfOrder(let cursor, _, _), .partsOutOfOrder(let cursor, _, _): cursor
         case .wrongWatch, .undecodable: nil
         }
     }
@@ -116,7 +121,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why (``Code/invalidStage``, ``Code/snapshotOutOfOrder``).
     public var reason: String? {
         switch self.details {
-        case .invalidStage(_, _, let reason), .snapshotOutOfOrder(_, _, let reason): reason
+        case .invalidStage(_, _, let reason), .snapshotOutOfOrder(_, _, let reason), .partsOutOfOrder(_, _, let reason): reason
         default: nil
         }
     }
@@ -168,6 +173,12 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
         MirrorError(details: .snapshotOutOfOrder(cursor: cursor, chunk: chunk, reason: reason))
     }
 
+    /// Part `part` of changeset `cursor` does not continue the changeset being received, for
+    /// `reason`.
+    public static func partsOutOfOrder(cursor: Cursor, part: Int, reason: String) -> MirrorError {
+        MirrorError(details: .partsOutOfOrder(cursor: cursor, part: part, reason: reason))
+    }
+
     /// A line from the daemon did not decode: `error`.
     public static func undecodable(_ error: ProtocolError) -> MirrorError {
         MirrorError(details: .undecodable(error))
@@ -184,7 +195,7 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
     /// How to recover: only a gap in an otherwise consistent stream can be resumed.
     public var recovery: Recovery {
         switch self.details {
-        case .sequenceGap: return .resume
+        case .sequenceGap, .partsOutOfOrder: return .resume
         case .wrongWatch, .noBase, .epochMismatch, .invalidStage, .digestMismatch, .snapshotOutOfOrder, .undecodable:
             return .freshSnapshot
         }
@@ -209,6 +220,8 @@ public struct MirrorError: Error, Hashable, Sendable, CustomStringConvertible {
             return "snapshot \(cursor) chunk \(chunk): \(reason)"
         case .undecodable(let error):
             return "undecodable message from the daemon: \(error)"
+        case .partsOutOfOrder(let cursor, let part, let reason):
+            return "changeset \(cursor) part \(part): \(reason)"
         }
     }
 }

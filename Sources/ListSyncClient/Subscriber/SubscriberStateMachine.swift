@@ -77,6 +77,9 @@ struct SubscriberStateMachine {
     /// Resubscriptions since the last verified snapshot or changeset.
     private var consecutiveResyncs = 0
     private var lastRequestID = 0
+    /// The parts of a changeset received so far (protocol version 2), bounded by
+    /// ``ClientConfiguration/maximumLineLength``: a partial changeset holds no more than one line may.
+    private var parts: ChangesetPartAssembly
 
     let configuration: ClientConfiguration
     /// A number in `0..<1` for the jitter of each backoff.
@@ -87,6 +90,7 @@ struct SubscriberStateMachine {
         self.mirror = mirror
         self.configuration = configuration
         self.random = random
+        self.parts = ChangesetPartAssembly(maximumBytes: configuration.maximumLineLength)
         self.state = .connecting(failures: 0)
     }
 
@@ -128,6 +132,7 @@ struct SubscriberStateMachine {
     /// A connection is open: say hello.
     mutating func connected() -> [Action] {
         guard case .connecting(let failures) = self.state else { return [] }
+        self.parts.reset()
         self.state = .handshaking(.awaitingHello, failures: failures)
         return [.send(.hello(ClientHello(protocols: self.configuration.protocols, client: self.configuration.clientName)))]
     }
@@ -216,6 +221,8 @@ struct SubscriberStateMachine {
                 return []
             case .changeset(let changeset) where changeset.watch == self.watch:
                 return []
+            case .changesetPart(let part) where part.watch == self.watch:
+                return []
             default:
                 return self.awaitReply(request, message: message)
             }
@@ -242,7 +249,7 @@ struct SubscriberStateMachine {
             return [.disconnect] + self.close(.refused(error))
         case .heartbeat, .goodbye:
             return []
-        case .reply, .snapshot, .changeset, .status:
+        case .reply, .snapshot, .changeset, .changesetPart, .status:
             return [.disconnect] + self.connectionFailed(reason: "the daemon sent \(message.type) before hello")
         }
     }
@@ -289,12 +296,18 @@ struct SubscriberStateMachine {
                 return self.resync(stream, after: error)
             }
         case .changeset(let changeset) where changeset.watch == self.watch:
+            guard self.parts.isEmpty else {
+                self.parts.reset()
+                return self.resync(
+                    stream, after: .partsOutOfOrder(cursor: changeset.cursor, part: 0, reason: "a whole changeset came before the last part"))
+            }
+            return self.applyChangeset(changeset, stream: stream)
+        case .changesetPart(let part) where part.watch == self.watch:
             do {
-                try self.mirror.apply(changeset)
-                self.verified()
-                return [.emit(self.update(.changeset(changeset)))]
+                guard let changeset = try self.parts.add(part) else { return [] }
+                return self.applyChangeset(changeset, stream: stream)
             } catch {
-                return self.resync(stream, after: error)
+                return self.resync(stream, after: .partsOutOfOrder(cursor: error.cursor, part: error.part, reason: error.reason))
             }
         case .status(let status) where status.watch == self.watch:
             return self.applyStatus(status)
@@ -305,9 +318,20 @@ struct SubscriberStateMachine {
             return []
         case .hello:
             return [.disconnect] + self.connectionFailed(reason: "the daemon sent a second hello")
-        case .snapshot, .changeset, .status, .reply, .error, .heartbeat:
+        case .snapshot, .changeset, .changesetPart, .status, .reply, .error, .heartbeat:
             // Another watch's, or an answer to nothing pending.
             return []
+        }
+    }
+
+    /// Applies a whole changeset (one line, or its parts put together).
+    private mutating func applyChangeset(_ changeset: ChangesetMessage, stream: Stream) -> [Action] {
+        do {
+            try self.mirror.apply(changeset)
+            self.verified()
+            return [.emit(self.update(.changeset(changeset)))]
+        } catch {
+            return self.resync(stream, after: error)
         }
     }
 
@@ -326,6 +350,7 @@ struct SubscriberStateMachine {
             return [.disconnect] + self.close(.inconsistentData(error))
         }
         self.mirror.discardPartialSnapshot()
+        self.parts.reset()
         if error.recovery == .freshSnapshot {
             self.nextStart = .freshSnapshot
         }

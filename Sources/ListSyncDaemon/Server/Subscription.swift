@@ -16,6 +16,9 @@ struct Subscription {
         /// falling out of the feed's history); streaming continues from `then` once the last
         /// chunk is out. The snapshot is shared with the other subscriptions sending it.
         case sendingSnapshot(EncodedSnapshot, nextChunk: Int, then: WatchFeed.Position)
+        /// The parts of a changeset too large for one line (protocol version 2), then streaming
+        /// from `then`.
+        case sendingParts(ChangesetPartsInFlight, then: WatchFeed.Position)
     }
 
     let feed: WatchFeed
@@ -70,16 +73,22 @@ struct Subscription {
             }
             self.phase = .sendingSnapshot(snapshot, nextChunk: index + 1, then: then)
             return (chunk, false, false)
+        case .sendingParts(let parts, let then):
+            guard let part = parts.nextPart() else {
+                self.phase = .streaming(then)
+                return self.nextLine()
+            }
+            return (part, false, true)
         case .streaming(var position):
             switch self.feed.next(after: position, digestVersion: self.digestVersion) {
             case .changeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
-                return (line, false, false)
+                return self.inParts(line, then: position) ?? (line, false, false)
             case .archivedChangeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
-                return (line, false, true)
+                return self.inParts(line, then: position) ?? (line, false, true)
             case .snapshot(let version):
                 self.phase = self.snapshot(of: version, statusGeneration: position.statusGeneration)
                 return self.nextLine()
@@ -91,6 +100,17 @@ struct Subscription {
                 return nil
             }
         }
+    }
+
+    /// A changeset line over the chunk size to a version 2 connection: its first part, then the
+    /// rest from ``Phase/sendingParts(_:then:)``; `nil` when the line goes whole (version 1, or
+    /// within the bound).
+    private mutating func inParts(_ line: ByteBuffer, then: WatchFeed.Position) -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
+        guard self.digestVersion == .v2, let parts = ChangesetPartsInFlight(line: line, bound: self.chunkSize, budget: self.budget) else {
+            return nil
+        }
+        self.phase = .sendingParts(parts, then: then)
+        return self.nextLine()
     }
 
     /// Sending the feed's shared snapshot of `version`, then streaming what follows it.

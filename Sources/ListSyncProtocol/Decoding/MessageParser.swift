@@ -37,7 +37,13 @@ public enum MessageParser {
     /// - Throws: ``ProtocolError``, see ``value(ofLine:)`` and ``ServerMessage/init(decoding:)``.
     public static func serverMessage(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ServerMessage? {
         guard let value = try Self.value(ofLine: line) else { return nil }
-        return try ServerMessage(decoding: value)
+        var message = try ServerMessage(decoding: value)
+        if case .changesetPart(var part) = message {
+            // What a client holding parts counts against its bound.
+            part.lineLength = line.count
+            message = .changesetPart(part)
+        }
+        return message
     }
 
     /// How much deeper a record's value sits in a message than in a watched file, at most: in a

@@ -32,6 +32,20 @@ extension ServerMessage {
                 ))
         case "snapshot":
             self = .snapshot(try SnapshotChunk(decoding: fields))
+        case "changeset" where fields.optional("part") != nil:
+            let last = try fields.bool("last")
+            self = .changesetPart(
+                ChangesetPartMessage(
+                    watch: try fields.string("watch"),
+                    cursor: try fields.parsed("cursor", as: "a cursor", Cursor.init),
+                    prevSeq: try fields.integer("prev_seq", as: UInt64.self),
+                    part: try fields.integer("part"),
+                    last: last,
+                    continues: fields.optional("continues") == nil ? false : try fields.bool("continues"),
+                    stages: try fields.stages("stages"),
+                    digest: last ? try fields.parsed("digest", as: "a digest (64 hex digits)", ListDigest.init) : nil,
+                    schema: fields.optional("schema") == nil ? nil : try SchemaUpdate(decoding: fields.object("schema"))
+                ))
         case "changeset":
             let cursor = try fields.parsed("cursor", as: "a cursor", Cursor.init)
             self = .changeset(

@@ -61,6 +61,25 @@ extension ServerMessage {
                 watch: changeset.watch, cursor: changeset.cursor, digest: changeset.digest, schema: changeset.schema,
                 stagesJSON: ChangesetEncoder.encode(changeset.stages)
             )
+        case .changesetPart(let part):
+            // Laid out as ``ChangesetParts`` cuts a line.
+            var writer = JSONLineWriter(type: self.type, push: true)
+            writer.member("watch", part.watch)
+            writer.member("cursor", part.cursor.description)
+            writer.member("prev_seq", part.prevSeq)
+            writer.member("part", part.part)
+            if part.continues {
+                writer.member("continues", true)
+            }
+            writer.rawMember("stages", ChangesetEncoder.encode(part.stages))
+            writer.member("last", part.last)
+            if let digest = part.digest {
+                writer.member("digest", digest.description)
+            }
+            if let schema = part.schema {
+                writer.schemaUpdate(schema)
+            }
+            return writer.finish()
         case .status(let status):
             var writer = JSONLineWriter(type: self.type, push: true)
             writer.member("watch", status.watch)

@@ -15,6 +15,9 @@ public enum ServerMessage: Hashable, Sendable {
     case snapshot(SnapshotChunk)
     /// A new version (pushed).
     case changeset(ChangesetMessage)
+    /// One part of a changeset too large for one line (pushed; protocol version 2): a `changeset`
+    /// message with `part`, which ``ChangesetPartAssembly`` puts back together.
+    case changesetPart(ChangesetPartMessage)
     /// A watch's state (pushed).
     case status(StatusMessage)
     /// The server is alive (pushed): milliseconds since the Unix epoch.
@@ -29,7 +32,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .reply: return "reply"
         case .error: return "error"
         case .snapshot: return "snapshot"
-        case .changeset: return "changeset"
+        case .changeset, .changesetPart: return "changeset"
         case .status: return "status"
         case .heartbeat: return "heartbeat"
         case .goodbye: return "goodbye"
@@ -40,7 +43,7 @@ public enum ServerMessage: Hashable, Sendable {
     public var isPush: Bool {
         switch self {
         case .hello, .reply, .error: return false
-        case .snapshot, .changeset, .status, .heartbeat, .goodbye: return true
+        case .snapshot, .changeset, .changesetPart, .status, .heartbeat, .goodbye: return true
         }
     }
 }

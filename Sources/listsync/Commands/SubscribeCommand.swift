@@ -15,7 +15,9 @@ struct SubscribeCommand: AsyncParsableCommand {
             the changeset encoding and digest; a "status"; and for a snapshot the list as the \
             "snapshot" chunks the daemon sends, one line each (chunk 0 is fresh: replace what you \
             hold; a chunk ends after the record that brings it to 256 KiB, so no line is larger \
-            but for a single larger record; the last one, "last": true, carries the digest). --format human prints one line per change, \
+            but for a single larger record; the last one, "last": true, carries the digest); with \
+            protocol version 2, a changeset over 256 KiB as its parts, one line each, cut the same \
+            way ("part" from 0, "last": true with the digest; docs/PROTOCOL.md, *Changeset parts*). --format human prints one line per change, \
             colored on a terminal. --format json-patch prints each snapshot and changeset as one \
             RFC 6902 JSON Patch document that turns the previous JSON rendering of the list \
             (`snapshot --output-format json`) into the next (a snapshot replaces the whole \
@@ -109,6 +111,16 @@ struct SubscribeCommand: AsyncParsableCommand {
                         output.write(bytes: line)
                         output.flush()
                     }
+                    return
+                }
+                if format == .ndjson, case .changeset(let changeset) = update.event, update.mirror.digestVersion == .v2 {
+                    // Protocol version 2: a changeset over 256 KiB as the parts the daemon sends,
+                    // one line each, once it has verified (docs/PROTOCOL.md, *Changeset parts*).
+                    let line = ServerMessage.changeset(changeset).encoded()
+                    for part in ChangesetParts.split(line) ?? [line] {
+                        output.write(bytes: part)
+                    }
+                    output.flush()
                     return
                 }
                 switch format {

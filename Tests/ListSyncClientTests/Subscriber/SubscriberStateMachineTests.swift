@@ -127,6 +127,45 @@ import ListSyncTestSupport
         #expect(machine.isCurrent && machine.mirror.document == self.v2.document)
     }
 
+    /// The parts of changeset v0 → v1 (seq 4), cut at every entry, as a version 2 daemon sends them.
+    func parts() throws -> [ChangesetPartMessage] {
+        let line = ServerMessage.changeset(try Versions.changeset(from: self.v0, to: self.v1, seq: 4)).encoded()
+        return try #require(ChangesetParts.split(line, targetSize: 1)).map { bytes throws in
+            guard case .changesetPart(let part) = try MessageParser.serverMessage(ofLine: bytes.dropLast()) else { throw TestFailure("not a part") }
+            return part
+        }
+    }
+
+    /// A changeset in parts is applied, and handed over whole, once its last part arrived.
+    @Test func changesetPartsAreAppliedWhole() throws {
+        var machine = try self.streamingMachine()
+        let parts = try self.parts()
+        #expect(parts.count >= 3)
+        for part in parts.dropLast() {
+            #expect(machine.received(.changesetPart(part)).isEmpty)
+            #expect(machine.mirror.document == self.v0.document)
+        }
+        let actions = machine.received(.changesetPart(try #require(parts.last)))
+        guard case .changeset(let changeset) = emitted(actions).first?.event else { throw TestFailure("no changeset update") }
+        #expect(changeset == (try Versions.changeset(from: self.v0, to: self.v1, seq: 4)))
+        #expect(machine.mirror.document == self.v1.document)
+    }
+
+    /// A lost part is a gap: the subscriber resumes from its cursor, and applies the changeset
+    /// when it comes again.
+    @Test func aLostPartResumesFromTheCursor() throws {
+        var machine = try self.streamingMachine()
+        let parts = try self.parts()
+        #expect(machine.received(.changesetPart(parts[0])).isEmpty)
+        let actions = machine.received(.changesetPart(parts[2]))
+        #expect(sent(actions) == [.subscribe(id: RequestID(2), watch: Versions.watch, since: Cursor(epoch: Versions.epoch, seq: 3))])
+        guard case .resyncing(let error) = emitted(actions).first?.event, error.code == .partsOutOfOrder else { throw TestFailure("no resync update") }
+        #expect(machine.mirror.document == self.v0.document)
+        _ = machine.received(self.reply(2, mode: .resume, seq: 4))
+        for part in parts { _ = machine.received(.changesetPart(part)) }
+        #expect(machine.isCurrent && machine.mirror.document == self.v1.document)
+    }
+
     @Test func aLostConnectionBacksOffAndResumesFromTheCursor() throws {
         var machine = try self.streamingMachine()
         let lost = machine.connectionFailed(reason: "the daemon closed the connection")

@@ -20,6 +20,10 @@ final class MirrorSubscriber {
     /// Every snapshot completed.
     private(set) var snapshots = 0
     private var chunks: [SnapshotChunk] = []
+    /// Every changeset part received (protocol version 2), in order; their changesets, once
+    /// whole, are applied and kept in ``changesetMessages`` like any other.
+    private(set) var changesetParts: [ChangesetPartMessage] = []
+    private var assembly = ChangesetPartAssembly(maximumBytes: 1 << 30)
 
     /// The digest definition the connection agreed on in `hello`.
     private(set) var digestVersion = DigestVersion.v1
@@ -69,18 +73,27 @@ final class MirrorSubscriber {
                 if self.recordsDocuments { self.documents.append(mirror.document) }
             }
         case .changeset(let changeset) where changeset.watch == self.watch:
-            guard var mirror = self.mirror else { throw ProtocolClient.Failure(description: "a changeset before any snapshot") }
-            try mirror.apply(changeset)
-            self.mirror = mirror
-            self.changesets.append(changeset.cursor)
-            self.changesetMessages.append(changeset)
-            if self.recordsDocuments { self.documents.append(mirror.document) }
+            try self.apply(changeset)
+        case .changesetPart(let part) where part.watch == self.watch:
+            self.changesetParts.append(part)
+            if let changeset = try self.assembly.add(part) {
+                try self.apply(changeset)
+            }
         case .status(let status) where status.watch == self.watch:
             self.status = status
             self.statuses.append(status)
         default:
             break
         }
+    }
+
+    private func apply(_ changeset: ChangesetMessage) throws {
+        guard var mirror = self.mirror else { throw ProtocolClient.Failure(description: "a changeset before any snapshot") }
+        try mirror.apply(changeset)
+        self.mirror = mirror
+        self.changesets.append(changeset.cursor)
+        self.changesetMessages.append(changeset)
+        if self.recordsDocuments { self.documents.append(mirror.document) }
     }
 
     /// Handles messages until `condition` holds; `false` when it still does not after `timeout`.
