@@ -104,6 +104,17 @@ package final class ChildProcess {
         return value
     }
 
+    /// A counter of the running process from `/proc/PID/io`, in bytes: e.g. `write_bytes` (what
+    /// it caused to be written to storage: the pages it dirtied) or `wchar` (what it passed to
+    /// `write` and the like).
+    package func ioBytes(_ field: String) throws -> Int {
+        let io = try FileContent.read("/proc/\(self.pid)/io")
+        guard let line = io.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { throw TestFailure("no \(field) in /proc/\(self.pid)/io") }
+        return value
+    }
+
     /// Sends `signal` while the process runs.
     package func send(_ signal: Int32) {
         if self.exitStatus == nil { kill(self.pid, signal) }
