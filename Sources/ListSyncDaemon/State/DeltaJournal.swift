@@ -15,7 +15,7 @@ import ListSyncProtocol
 /// replaced atomically: started afresh at a checkpoint slot, or rebased on the newer slot before
 /// the older one is overwritten, so that it always starts at or before the version of every
 /// slot of its epoch and either slot with the journal leads to the newest version.
-struct DeltaJournal: Sendable {
+struct DeltaJournal: SequencedRecordFile {
     static let magic = Array("LSYNCDJ1".utf8)
     static let fileName = "deltas"
     /// The most records after the newest checkpoint before a new checkpoint is written: bounds
@@ -24,57 +24,34 @@ struct DeltaJournal: Sendable {
 
     /// One recorded version.
     struct Entry: Sendable {
-        var seq: UInt64
+        var version: SavedVersion
         /// The length of the version's bytes.
         var byteCount: Int
+        /// How they differ from the version before's.
         var delta: ByteDelta
-        var digest: ListDigest
-        var changeset: [UInt8]?
-        var watch: WatchConfiguration
     }
 
     /// The history the journal belongs to.
     let epoch: Epoch
     /// The `seq` of the version the first record applies to.
     let baseSeq: UInt64
-    /// Each record's `seq` and where its frame ends in the file, in order.
-    private(set) var records: [(seq: UInt64, end: Int)]
-    /// Where the header ends and the first record starts.
-    private let headerEnd: Int
-
-    /// The `seq` of the newest version the journal leads to.
-    var lastSeq: UInt64 { self.records.last?.seq ?? self.baseSeq }
-    /// The length of the file.
-    var size: Int { self.records.last?.end ?? self.headerEnd }
-
-    /// An empty journal of history `epoch` starting at version `baseSeq`, and its file.
-    static func empty(epoch: Epoch, baseSeq: UInt64) -> (journal: DeltaJournal, file: [UInt8]) {
-        var header = StateWriter(capacity: 16)
-        header.integer(epoch.rawValue)
-        header.integer(baseSeq)
-        let file = Self.magic + StateWriter.frame(header.bytes)
-        return (DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: file.count), file)
-    }
+    var records: [(seq: UInt64, end: Int)]
+    let headerEnd: Int
 
     /// The record of `entry`.
     static func record(_ entry: Entry) -> [UInt8] {
-        var payload = StateWriter(capacity: entry.delta.inserted.count + (entry.changeset?.count ?? 0) + 256)
-        payload.integer(entry.seq)
+        let version = entry.version
+        var payload = StateWriter(capacity: entry.delta.inserted.count + (version.changeset?.count ?? 0) + 256)
+        payload.integer(version.cursor.seq)
         payload.integer(UInt64(entry.byteCount))
         payload.integer(UInt64(entry.delta.prefix))
         payload.integer(UInt64(entry.delta.removed))
         payload.byteString(Array(entry.delta.inserted))
-        payload.byteString(entry.digest.bytes)
-        payload.integer(entry.changeset == nil ? 0 : 1)
-        if let changeset = entry.changeset { payload.byteString(changeset) }
-        Checkpoint.encode(entry.watch, into: &payload)
+        payload.byteString(version.digest.bytes)
+        payload.integer(version.changeset == nil ? 0 : 1)
+        if let changeset = version.changeset { payload.byteString(changeset) }
+        Checkpoint.encode(version.watch, into: &payload)
         return StateWriter.frame(payload.bytes)
-    }
-
-    /// Notes that a record of `seq`, `count` bytes long, was appended.
-    mutating func appended(seq: UInt64, count: Int) {
-        precondition(seq == self.lastSeq + 1, "version \(seq) does not follow \(self.lastSeq)")
-        self.records.append((seq, self.size + count))
     }
 
     /// How many records follow version `seq`, and the bytes they take.
@@ -88,12 +65,7 @@ struct DeltaJournal: Sendable {
     /// file's header: the file is that header followed by this journal's file from `from` to its
     /// end, which the caller copies file to file.
     func rebased(on seq: UInt64) -> (journal: DeltaJournal, header: [UInt8], from: Int) {
-        let dropped = self.records.prefix { $0.seq <= seq }.count
-        let start = dropped == 0 ? self.headerEnd : self.records[dropped - 1].end
-        var (journal, header) = Self.empty(epoch: self.epoch, baseSeq: seq)
-        for record in self.records[dropped...] {
-            journal.records.append((record.seq, record.end - start + journal.headerEnd))
-        }
+        let (journal, header, start) = self.dropping(first: self.records.prefix { $0.seq <= seq }.count)
         return (journal, header, start)
     }
 
@@ -104,13 +76,9 @@ struct DeltaJournal: Sendable {
     ///
     /// - Returns: The journal and its entries, oldest first (their inserted bytes are slices of `file`).
     static func decode(_ file: [UInt8], name: String) throws(StateDamage.Reason) -> (journal: DeltaJournal, entries: [Entry]) {
-        guard file.starts(with: Self.magic) else { throw .malformed("not a delta journal (no LSYNCDJ1)", at: 0) }
-        var reader = StateReader(file, offset: Self.magic.count)
-        var header = StateReader(Array(try reader.record()))
-        let epoch = Epoch(rawValue: try header.integer())
-        let baseSeq = try header.integer()
-        guard header.isAtEnd else { throw .malformed("bytes after the journal's header", at: Self.magic.count) }
-        var journal = DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: reader.offset)
+        let (epoch, baseSeq, headerEnd) = try Self.header(of: file, kind: "delta journal")
+        var reader = StateReader(file, offset: headerEnd)
+        var journal = DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd)
         var entries: [Entry] = []
         while !reader.isAtEnd {
             let start = reader.offset
@@ -143,7 +111,8 @@ struct DeltaJournal: Sendable {
             default: throw .malformed("a flag is neither 0 nor 1", at: start)
             }
             let watch = try Checkpoint.watch(from: &record, name: name, at: start)
-            entries.append(Entry(seq: seq, byteCount: byteCount, delta: delta, digest: digest, changeset: changeset, watch: watch))
+            let version = SavedVersion(cursor: Cursor(epoch: epoch, seq: seq), digest: digest, changeset: changeset, watch: watch)
+            entries.append(Entry(version: version, byteCount: byteCount, delta: delta))
             journal.records.append((seq, reader.offset))
         }
         return (journal, entries)

@@ -383,11 +383,11 @@ struct WatchStateStore: Sendable {
             }
             var replay = DeltaReplay(base: bytes)
             var saved = slot
-            for entry in entries where entry.seq > slot.cursor.seq {
+            for entry in entries where entry.version.cursor.seq > slot.cursor.seq {
                 guard replay.apply(entry.delta), replay.count == entry.byteCount else {
-                    throw .inconsistent("the journal's version \(entry.seq) does not apply to the version before it")
+                    throw .inconsistent("the journal's version \(entry.version.cursor.seq) does not apply to the version before it")
                 }
-                saved = SavedVersion(cursor: Cursor(epoch: journal.epoch, seq: entry.seq), digest: entry.digest, changeset: entry.changeset, watch: entry.watch)
+                saved = entry.version
             }
             if journal.size < file.count {
                 do throws(StateFileError) {
@@ -462,9 +462,7 @@ struct WatchStateStore: Sendable {
             journal.epoch == saved.cursor.epoch, journal.lastSeq == live.cursor.seq, live.cursor.epoch == saved.cursor.epoch,
             live.cursor.seq + 1 == saved.cursor.seq
         {
-            let entry = DeltaJournal.Entry(
-                seq: saved.cursor.seq, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes), digest: saved.digest,
-                changeset: changeset, watch: watch)
+            let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes))
             let record = DeltaJournal.record(entry)
             // `nil` while the journal on disk is in doubt (a write failed half-way): the next
             // save writes its version whole, and the next settle starts a new journal.
