@@ -12,11 +12,11 @@ import ListSyncProtocol
 /// settings, is appended to the journal and `fsync`ed — a one-row edit writes about a row, not
 /// the file. Only the first version of an epoch (or one after a failed append) is written whole,
 /// over the slot that holds the older version, in place, flushed by one `fdatasync`; its bytes
-/// are written while it is diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog()``
+/// are written while it is diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog(writingCheckpoint:)``
 /// appends the changeset to the log and `fsync`s it; the next version is saved only once that is
 /// done, so the log always holds every changeset but the newest version's own.
 ///
-/// **A full checkpoint now and then, after publishing.** ``settleLog()`` then writes the live
+/// **A full checkpoint now and then, after publishing.** ``settleLog(writingCheckpoint:)`` then writes the live
 /// version whole over the older slot when the journal's records since the newest slot take more
 /// than a quarter of the list's bytes, or number ``DeltaJournal/mostRecords``, or when only one
 /// slot holds a version the journal leads on from. Before the older slot is overwritten the
@@ -75,11 +75,11 @@ struct WatchStateStore: Sendable {
     /// the feed keeps no more in memory, and reads older ones from ``archive``.
     var restoredBytes = Int.max
     private let crashPoints: StateCrashPoints
-    /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
+    /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog(writingCheckpoint:)`` write
     /// a new one.
     private var log: ChangesetLog?
     /// The journal on disk, when it is known to be good and leads to the last saved version;
-    /// `nil` makes the next save write a slot whole, and the next ``settleLog()`` start a new one.
+    /// `nil` makes the next save write a slot whole, and the next ``settleLog(writingCheckpoint:)`` start a new one.
     private var journal: DeltaJournal?
     /// The slot holding the newest whole version; the next full checkpoint overwrites the other one.
     private var newestSlot: Int?
@@ -243,7 +243,8 @@ struct WatchStateStore: Sendable {
         self.live = saved
         self.liveBytes = bytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
-        try? self.settleLog()
+        // A full checkpoint that is due waits for the next settle: the watch is served first.
+        try? self.settleLog(writingCheckpoint: false)
         return (.restored(version, watch: saved.watch, changesets: self.keptInMemory(changesets)), setAside)
     }
 
@@ -435,7 +436,7 @@ struct WatchStateStore: Sendable {
     /// with `changeset`, the line that publishes it, appended to the journal and flushed — or,
     /// for the first version of an epoch (`changeset` `nil`), without a journal, or when `staged`
     /// holds its bytes, its slot (see ``Checkpoint``) written over the older one and flushed.
-    /// Returns once it is on disk. Call ``settleLog()`` once the version is published.
+    /// Returns once it is on disk. Call ``settleLog(writingCheckpoint:)`` once the version is published.
     ///
     /// After a failure the version is not durable and must not be published; saving it again
     /// later (with the same `seq`) writes it again.
@@ -452,7 +453,7 @@ struct WatchStateStore: Sendable {
             staged = nil
         }
         do throws(StateFileError) {
-            try self.settleLog()
+            try self.settleLog(writingCheckpoint: false)
         } catch {
             staged?.abandon()
             throw error
@@ -526,14 +527,16 @@ struct WatchStateStore: Sendable {
     /// calls it first in case it failed.
     ///
     /// When the disk has no room for the changeset, the log starts afresh at the saved version
-    /// (which carries the changeset in its slot), so the next version can still be saved once
+    /// (whose journal record or slot carries the changeset), so the next version can still be saved once
     /// the disk has room for it: the epoch and the history in memory are kept, but the history
     /// on disk now starts at that version (``takeDroppedHistory()`` says so, once).
     ///
-    /// Then it starts a new journal, or writes a full checkpoint when one is due (see
-    /// ``WatchStateStore``); those are only tried: when they fail, saves go on (whole, or to the
+    /// Then it starts a new journal, or — with `writingCheckpoint`, which the tracker's settle
+    /// after publishing passes, and restore and save do not, so the list is never written whole
+    /// on their way to subscribers — writes a full checkpoint when one is due (see
+    /// ``WatchStateStore``). Those are only tried: when they fail, saves go on (whole, or to the
     /// journal) and the next settle tries again.
-    mutating func settleLog() throws(StateFileError) {
+    mutating func settleLog(writingCheckpoint: Bool = true) throws(StateFileError) {
         guard self.isPersistent, let live = self.live else { return }
         if !self.logIsSettled {
             do throws(StateFileError) {
@@ -545,13 +548,13 @@ struct WatchStateStore: Sendable {
                 self.droppedHistory = (seq, error)
             }
         }
-        try? self.settleJournal()
+        try? self.settleJournal(writingCheckpoint: writingCheckpoint)
     }
 
     /// Starts a journal at the newest slot when there is none that leads to the live version
     /// (and the slot holds it), or writes the live version whole over the older slot when a
-    /// checkpoint is due, rebasing the journal on the newer slot first.
-    private mutating func settleJournal() throws(StateFileError) {
+    /// checkpoint is due (and `writingCheckpoint`), rebasing the journal on the newer slot first.
+    private mutating func settleJournal(writingCheckpoint: Bool) throws(StateFileError) {
         guard let live = self.live, let liveBytes = self.liveBytes, let newestSlot = self.newestSlot,
             let newest = self.slotCursors[newestSlot], newest.epoch == live.cursor.epoch
         else { return }
@@ -563,7 +566,7 @@ struct WatchStateStore: Sendable {
             self.journal = empty
             return
         }
-        guard newest != live.cursor, newest.seq >= journal.baseSeq else { return }
+        guard writingCheckpoint, newest != live.cursor, newest.seq >= journal.baseSeq else { return }
         let other = self.slotCursors[1 - newestSlot]
         let twoSlotsLead = other.map { $0.epoch == journal.epoch && $0.seq >= journal.baseSeq } ?? false
         let since = journal.recordsAfter(newest.seq)
@@ -621,7 +624,7 @@ struct WatchStateStore: Sendable {
     mutating func follow(path: String, version: WatchVersion) throws(StateFileError) {
         guard self.isPersistent, var live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
         live.watch.path = path
-        try self.settleLog()
+        try self.settleLog(writingCheckpoint: false)
         try self.writeSlot(live, bytes: version.list.bytes, staged: nil)
     }
 
