@@ -97,10 +97,22 @@ package final class ChildProcess {
     /// A memory figure of the running process from `/proc/PID/status`, in KiB: `VmRSS` (resident
     /// now) or `VmHWM` (the peak resident size since start, or since `clear_refs`).
     package func memoryKiB(_ field: String) throws -> Int {
-        let status = try FileContent.read("/proc/\(self.pid)/status")
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+        try self.figure(field, in: "status")
+    }
+
+    /// A counter of the running process from `/proc/PID/io`, in bytes: e.g. `write_bytes` (what
+    /// it caused to be written to storage: the pages it dirtied) or `wchar` (what it passed to
+    /// `write` and the like).
+    package func ioBytes(_ field: String) throws -> Int {
+        try self.figure(field, in: "io")
+    }
+
+    /// The number after `field:` in `/proc/PID/<file>`.
+    private func figure(_ field: String, in file: String) throws -> Int {
+        let text = try FileContent.read("/proc/\(self.pid)/\(file)")
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
             let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { throw TestFailure("no \(field) in /proc/\(self.pid)/status") }
+        else { throw TestFailure("no \(field) in /proc/\(self.pid)/\(file)") }
         return value
     }
 

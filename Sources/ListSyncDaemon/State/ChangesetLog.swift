@@ -10,31 +10,15 @@ import ListSyncProtocol
 /// the whole log is replaced atomically: when a new epoch starts, or to drop the oldest records.
 /// A changeset is appended once it was published (its checkpoint carries it until then), before
 /// the slot holding the version before it is overwritten.
-struct ChangesetLog: Sendable {
+struct ChangesetLog: SequencedRecordFile {
     static let magic = Array("LSYNCLG1".utf8)
 
     /// The history the log belongs to.
     let epoch: Epoch
     /// The `seq` of the version the first record's changeset applies to.
     let baseSeq: UInt64
-    /// Each record's `seq` and where its frame ends in the file, in order.
-    private(set) var records: [(seq: UInt64, end: Int)]
-    /// Where the header ends and the first record starts.
-    private let headerEnd: Int
-
-    /// The `seq` of the newest version the log leads to.
-    var lastSeq: UInt64 { self.records.last?.seq ?? self.baseSeq }
-    /// The length of the file.
-    var size: Int { self.records.last?.end ?? self.headerEnd }
-
-    /// An empty log of history `epoch`, starting at version `baseSeq`, and its file.
-    static func empty(epoch: Epoch, baseSeq: UInt64) -> (log: ChangesetLog, file: [UInt8]) {
-        var header = StateWriter(capacity: 16)
-        header.integer(epoch.rawValue)
-        header.integer(baseSeq)
-        let file = Self.magic + StateWriter.frame(header.bytes)
-        return (ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: file.count), file)
-    }
+    var records: [(seq: UInt64, end: Int)]
+    let headerEnd: Int
 
     /// The record of the changeset `line` that publishes `seq`.
     static func record(seq: UInt64, line: [UInt8]) -> [UInt8] {
@@ -80,12 +64,6 @@ struct ChangesetLog: Sendable {
         return kept
     }
 
-    /// Notes that `record` (see ``record(seq:line:)``) of `seq` was appended.
-    mutating func appended(seq: UInt64, count: Int) {
-        precondition(seq == self.lastSeq + 1, "changeset \(seq) does not follow \(self.lastSeq)")
-        self.records.append((seq, self.size + count))
-    }
-
     /// Forgets the records after `seq`; returns the file's new length.
     mutating func truncate(after seq: UInt64) -> Int {
         self.records.removeAll { $0.seq > seq }
@@ -102,12 +80,7 @@ struct ChangesetLog: Sendable {
     /// header followed by this log's file from ``start(ofNewest:)`` to its end, which the caller
     /// copies (file to file, never through memory).
     func keepingNewest(_ count: Int) -> (log: ChangesetLog, header: [UInt8]) {
-        let dropped = self.records.count - min(count, self.records.count)
-        let start = self.start(ofNewest: count)
-        var (log, header) = Self.empty(epoch: self.epoch, baseSeq: dropped == 0 ? self.baseSeq : self.records[dropped - 1].seq)
-        for record in self.records[dropped...] {
-            log.records.append((record.seq, record.end - start + log.headerEnd))
-        }
+        let (log, header, _) = self.dropping(first: self.records.count - min(count, self.records.count))
         return (log, header)
     }
 
@@ -122,15 +95,11 @@ struct ChangesetLog: Sendable {
     ///
     /// - Returns: The log and the changeset lines, oldest first.
     static func decode(_ file: [UInt8], epoch: Epoch, leadingTo lastSeq: UInt64) throws(StateDamage.Reason) -> (log: ChangesetLog, lines: [ArraySlice<UInt8>])? {
-        guard file.starts(with: Self.magic) else { throw .malformed("not a changeset log (no LSYNCLG1)", at: 0) }
-        var reader = StateReader(file, offset: Self.magic.count)
-        var header = StateReader(Array(try reader.record()))
-        let logEpoch = Epoch(rawValue: try header.integer())
-        let baseSeq = try header.integer()
-        guard header.isAtEnd else { throw .malformed("bytes after the log's header", at: Self.magic.count) }
+        let (logEpoch, baseSeq, headerEnd) = try Self.header(of: file, kind: "changeset log")
         guard logEpoch == epoch else { return nil }
         guard baseSeq <= lastSeq else { throw .inconsistent("the log starts after the checkpoint's version \(lastSeq)") }
-        var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: reader.offset)
+        var reader = StateReader(file, offset: headerEnd)
+        var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd)
         var lines: [ArraySlice<UInt8>] = []
         while !reader.isAtEnd {
             let start = reader.offset

@@ -42,16 +42,21 @@ struct Checkpoint: Sendable {
         return ([Self.magic + ChecksummedRecord.header(count: bytes.count, checksum: checksum), bytes], checksum)
     }
 
-    /// The header of the slot of `version`, published by `changeset`, whose bytes' checksum
-    /// ``leadingParts(of:)`` computed.
-    init(version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, generation: UInt64, bytesChecksum: UInt64) {
+    /// The header of the slot of `saved`, whose `byteCount` bytes' checksum ``leadingParts(of:)``
+    /// computed.
+    init(_ saved: SavedVersion, byteCount: Int, generation: UInt64, bytesChecksum: UInt64) {
         self.generation = generation
-        self.byteCount = version.list.bytes.count
+        self.byteCount = byteCount
         self.bytesChecksum = bytesChecksum
-        self.cursor = version.cursor
-        self.digest = version.digest
-        self.changeset = changeset
-        self.watch = watch
+        self.cursor = saved.cursor
+        self.digest = saved.digest
+        self.changeset = saved.changeset
+        self.watch = saved.watch
+    }
+
+    /// The version the slot holds, without its bytes.
+    var saved: SavedVersion {
+        SavedVersion(cursor: self.cursor, digest: self.digest, changeset: self.changeset, watch: self.watch)
     }
 
     /// The length and checksum of the bytes, as the slot's start gives them.
@@ -84,14 +89,20 @@ extension Checkpoint {
         header.byteString(self.digest.bytes)
         header.integer(self.changeset == nil ? 0 : 1)
         if let changeset = self.changeset { header.byteString(changeset) }
-        header.string(self.watch.path)
-        header.string(self.watch.format.rawValue)
-        header.strings(self.watch.key)
-        header.optionalString(self.watch.sectionBy)
-        header.strings(self.watch.ignore)
-        header.integer(self.watch.delimiter.map { UInt64($0.rawValue) + 1 } ?? 0)
-        header.integer(Self.code(of: self.watch.raggedRows))
+        Self.encode(self.watch, into: &header)
         return StateWriter.frame(header.bytes)
+    }
+
+    /// Appends the watch's settings that end a checkpoint's header (and a ``DeltaJournal``
+    /// record): path, format, key, section_by, ignore, delimiter, ragged_rows.
+    static func encode(_ watch: WatchConfiguration, into header: inout StateWriter) {
+        header.string(watch.path)
+        header.string(watch.format.rawValue)
+        header.strings(watch.key)
+        header.optionalString(watch.sectionBy)
+        header.strings(watch.ignore)
+        header.integer(watch.delimiter.map { UInt64($0.rawValue) + 1 } ?? 0)
+        header.integer(Self.code(of: watch.raggedRows))
     }
 
     /// Decodes the header of a slot of the watch called `name`, from `trailer` (the slot from

@@ -2,28 +2,38 @@ import ListFormats
 import ListSyncProtocol
 
 /// The durable state of one watch, in `<state_directory>/<watch name>/`: two ``Checkpoint``
-/// slots holding its last two saved versions, and the ``ChangesetLog`` of the changesets that led
-/// to them, so a restarted daemon carries on the watch's history — same epoch, next `seq`, the
-/// ring refilled.
+/// slots holding two versions whole, the ``DeltaJournal`` of how each version since differs from
+/// the one before, and the ``ChangesetLog`` of the changesets that led to them, so a restarted
+/// daemon carries on the watch's history — same epoch, next `seq`, the ring refilled.
 ///
-/// **Durable before visible, with one flush.** The tracker saves each version
-/// (``save(_:changeset:watch:staged:)``) before it hands it to the feed: the version's bytes, its
-/// cursor, digest and changeset are written over the slot that holds the older of the last two
-/// versions, in place, and flushed by one `fdatasync` — no rename, no directory `fsync` (but the
-/// first time a slot file is created). The list's bytes are written while the version is
-/// diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog()`` appends the changeset to
-/// the log and `fsync`s it; the next version's slot is written only once that is done, so the
-/// log always holds every changeset but the newest slot's own.
+/// **Durable before visible, with one flush of what changed.** The tracker saves each version
+/// (``save(_:changeset:watch:staged:)``) before it hands it to the feed: a record of how its
+/// bytes differ from the version before (``ByteDelta``), with its cursor, digest, changeset and
+/// settings, is appended to the journal and `fsync`ed — a one-row edit writes about a row, not
+/// the file. Only the first version of an epoch (or one after a failed append) is written whole,
+/// over the slot that holds the older version, in place, flushed by one `fdatasync`; its bytes
+/// are written while it is diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog(writingCheckpoint:)``
+/// appends the changeset to the log and `fsync`s it; the next version is saved only once that is
+/// done, so the log always holds every changeset but the newest version's own.
 ///
-/// A crash mid-write leaves the slot being written torn (its checksums say so): the other slot
-/// holds the version before, which is the last one published, and the log leads to it. A crash
-/// after the flush leaves a whole new slot, restored whether or not its version was sent. Hence
-/// a cursor never names two different changesets, whenever the daemon dies.
+/// **A full checkpoint now and then, after publishing.** ``settleLog(writingCheckpoint:)`` then writes the live
+/// version whole over the older slot when the journal's records since the newest slot take more
+/// than a quarter of the list's bytes, or number ``DeltaJournal/mostRecords``, or when only one
+/// slot holds a version the journal leads on from. Before the older slot is overwritten the
+/// journal is rebased on the newer one (replaced atomically), so it always starts at or before
+/// both slots' versions: either slot that reads whole, with the journal's records after its
+/// version, rebuilds the newest version (``DeltaReplay``), checked against its digest.
+///
+/// A crash mid-append leaves a torn last record (its checksum says so): dropped, it was never
+/// published. A crash mid-checkpoint leaves the slot being written torn: the other slot and the
+/// journal serve. A record or slot written whole is restored whether or not its version was
+/// sent. Hence a cursor never names two different changesets, whenever the daemon dies.
 ///
 /// **Bounded.** The log holds at most `historyLength` changesets and `historyMaxBytes` of them
 /// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
-/// the newest changeset is kept however large), and the directory two copies of the list (the
-/// slots).
+/// the newest changeset is kept however large), the directory two copies of the list (the
+/// slots) and a journal of about half the list's bytes at most (records since the older slot),
+/// plus the newest record however large.
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
 /// tracker's state machine.
@@ -65,14 +75,22 @@ struct WatchStateStore: Sendable {
     /// the feed keeps no more in memory, and reads older ones from ``archive``.
     var restoredBytes = Int.max
     private let crashPoints: StateCrashPoints
-    /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog()`` write
+    /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog(writingCheckpoint:)`` write
     /// a new one.
     private var log: ChangesetLog?
-    /// The slot holding the newest whole version; the next save overwrites the other one.
+    /// The journal on disk, when it is known to be good and leads to the last saved version;
+    /// `nil` makes the next save write a slot whole, and the next ``settleLog(writingCheckpoint:)`` start a new one.
+    private var journal: DeltaJournal?
+    /// The slot holding the newest whole version; the next full checkpoint overwrites the other one.
     private var newestSlot: Int?
-    /// The checkpoint of the last saved version, which the log must lead to before another slot
-    /// is written; `nil` when nothing was saved in this history.
-    private var live: Checkpoint?
+    /// The version each slot holds whole, as far as this store knows.
+    private var slotCursors: [Cursor?] = [nil, nil]
+    /// The last saved version, which the log must lead to before another version is saved;
+    /// `nil` when nothing was saved in this history.
+    private var live: SavedVersion?
+    /// Its bytes (shared with the version the feed holds, not a copy): what the next version's
+    /// ``ByteDelta`` is computed against, and what a full checkpoint writes.
+    private var liveBytes: [UInt8]?
     /// The generation of the next slot written.
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
@@ -97,6 +115,7 @@ struct WatchStateStore: Sendable {
     /// The file of checkpoint slot `slot` (0 or 1).
     func slotPath(_ slot: Int) -> String { self.directory + "/checkpoint.\(slot)" }
     var logPath: String { self.directory + "/log" }
+    var journalPath: String { self.directory + "/" + DeltaJournal.fileName }
     /// The slot the next save writes.
     private var targetSlot: Int { self.newestSlot.map { 1 - $0 } ?? 0 }
 
@@ -116,12 +135,16 @@ struct WatchStateStore: Sendable {
         self.log = nil
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
+        self.liveBytes = nil
+        self.journal = nil
         self.newestSlot = nil
+        self.slotCursors = [nil, nil]
         self.generation = 1
         self.durableEntries = [false, false]
         guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
         try? StateFile.remove(self.logPath + ".tmp")
+        try? StateFile.remove(self.journalPath + ".tmp")
         var unusable: [StateDamage] = []
         var headers: [(slot: Int, checkpoint: Checkpoint)] = []
         for slot in 0..<2 {
@@ -142,8 +165,9 @@ struct WatchStateStore: Sendable {
             }
         }
         let setAside = unusable.map(DamagedStateFile.setAside)
-        for slot in 0..<2 where headers.contains(where: { $0.slot == slot }) && !unusable.contains(where: { $0.path == self.slotPath(slot) }) {
+        for (slot, checkpoint) in headers where !unusable.contains(where: { $0.path == self.slotPath(slot) }) {
             self.durableEntries[slot] = true
+            self.slotCursors[slot] = checkpoint.cursor
         }
         // Entries found in the directory may not be durable yet (the daemon was killed before
         // it synced them): make them so before anything is served from them.
@@ -170,15 +194,24 @@ struct WatchStateStore: Sendable {
             let found = setAside.isEmpty ? "there is no checkpoint" : "no checkpoint reads"
             return (self.damaged(StateDamage(path: self.logPath, reason: .inconsistent("\(found), so the log leads to no version"))), setAside)
         }
-        let (slot, checkpoint, bytes) = newest
-        let changed = checkpoint.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
+        let (slot, checkpoint, slotBytes) = newest
+        self.slotCursors[slot] = checkpoint.cursor
+        // The versions saved since the slot's, replayed from the journal.
+        let saved: SavedVersion
+        let bytes: [UInt8]
+        do throws(StateDamage) {
+            (saved, bytes) = try self.replayJournal(after: checkpoint.saved, bytes: slotBytes)
+        } catch {
+            return (self.damaged(error), setAside)
+        }
+        let changed = saved.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
         // Slices of the log file read: only the lines kept in memory are copied, at the end.
         var changesets: [ArraySlice<UInt8>] = []
         do throws(StateDamage.Reason) {
-            if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: checkpoint.cursor.epoch, leadingTo: checkpoint.cursor.seq) {
-                guard checkpoint.changeset != nil || decoded.log.lastSeq == checkpoint.cursor.seq else {
-                    throw .inconsistent("the log ends at version \(decoded.log.lastSeq), before the first of its epoch, \(checkpoint.cursor.seq)")
+            if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: saved.cursor.epoch, leadingTo: saved.cursor.seq) {
+                guard saved.changeset != nil || decoded.log.lastSeq == saved.cursor.seq else {
+                    throw .inconsistent("the log ends at version \(decoded.log.lastSeq), before the first of its epoch, \(saved.cursor.seq)")
                 }
                 if decoded.log.size < logFile.count {
                     // A changeset whose append was cut short: its slot still carries it.
@@ -191,7 +224,7 @@ struct WatchStateStore: Sendable {
                 self.log = decoded.log
                 self.archive.replace(with: decoded.log, at: self.logPath)
                 changesets = decoded.lines
-            } else if checkpoint.changeset != nil {
+            } else if saved.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
                 throw logFile == nil ? .missing : .inconsistent("the log is of another epoch than the checkpoint's")
             }
@@ -200,17 +233,19 @@ struct WatchStateStore: Sendable {
         }
         let version: WatchVersion
         do throws(StateDamage.Reason) {
-            version = try Self.version(at: checkpoint.cursor, digest: checkpoint.digest, of: bytes, readWith: checkpoint.watch)
+            version = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
         } catch {
-            return (self.damaged(StateDamage(path: self.slotPath(slot), reason: error)), setAside)
+            return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
-        if let changeset = checkpoint.changeset, self.log?.lastSeq != checkpoint.cursor.seq {
+        if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
             changesets.append(changeset[...])
         }
-        self.live = checkpoint
+        self.live = saved
+        self.liveBytes = bytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
-        try? self.settleLog()
-        return (.restored(version, watch: checkpoint.watch, changesets: self.keptInMemory(changesets)), setAside)
+        // A full checkpoint that is due waits for the next settle: the watch is served first.
+        try? self.settleLog(writingCheckpoint: false)
+        return (.restored(version, watch: saved.watch, changesets: self.keptInMemory(changesets)), setAside)
     }
 
     /// Copies of the newest of `lines` (oldest first) that memory keeps: at most
@@ -292,7 +327,8 @@ struct WatchStateStore: Sendable {
         let slot = self.targetSlot
         let checkpoint: Checkpoint
         do throws(StateFileError) {
-            checkpoint = try self.writeSlot(version, changeset: changeset, watch: legacy.watch, staged: nil)
+            let saved = SavedVersion(cursor: version.cursor, digest: version.digest, changeset: changeset, watch: legacy.watch)
+            checkpoint = try self.writeSlot(saved, bytes: legacy.bytes, staged: nil)
         } catch {
             throw StateDamage(path: self.slotPath(slot), reason: .unreadable(error))
         }
@@ -333,13 +369,49 @@ struct WatchStateStore: Sendable {
         }
     }
 
-    /// Starts saving a version whose file holds `bytes`, writing them over the slot the next
-    /// save writes and asking the kernel to write them out, so that this, the bulk of saving a
-    /// large list, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)`` finishes
-    /// it. `nil` when nothing is saved (benchmarks), or the log does not lead to the last saved
-    /// version yet (the slot must not be touched before it does).
+    /// The version the journal's records after `slot`'s version lead to, and its bytes rebuilt
+    /// from `bytes` (the slot's); the slot's own when the journal holds nothing after it (or is
+    /// of another epoch, or ends before it: left from before the slot was written, and replaced
+    /// at the next settle). A torn last record is cut off (its version was never published).
+    private mutating func replayJournal(after slot: SavedVersion, bytes: [UInt8]) throws(StateDamage) -> (SavedVersion, [UInt8]) {
+        let path = self.journalPath
+        do throws(StateDamage.Reason) {
+            guard let file = try Self.read(path) else { return (slot, bytes) }
+            let (journal, entries) = try DeltaJournal.decode(file, name: self.name)
+            guard journal.epoch == slot.cursor.epoch, journal.lastSeq >= slot.cursor.seq else { return (slot, bytes) }
+            guard journal.baseSeq <= slot.cursor.seq else {
+                throw .inconsistent("the journal starts at version \(journal.baseSeq), after the newest readable checkpoint's \(slot.cursor.seq)")
+            }
+            var replay = DeltaReplay(base: bytes)
+            var saved = slot
+            for entry in entries where entry.version.cursor.seq > slot.cursor.seq {
+                guard replay.apply(entry.delta), replay.count == entry.byteCount else {
+                    throw .inconsistent("the journal's version \(entry.version.cursor.seq) does not apply to the version before it")
+                }
+                saved = entry.version
+            }
+            if journal.size < file.count {
+                do throws(StateFileError) {
+                    try StateFile.truncate(path, to: journal.size)
+                } catch {
+                    throw .unreadable(error)
+                }
+            }
+            self.journal = journal
+            return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes())
+        } catch {
+            throw StateDamage(path: path, reason: error)
+        }
+    }
+
+    /// Starts saving a version whose file holds `bytes` whole, writing them over the slot the
+    /// next full save writes and asking the kernel to write them out, so that this, the bulk of
+    /// saving a large list whole, overlaps reading and diffing it. ``save(_:changeset:watch:staged:)``
+    /// finishes it. `nil` when nothing is saved (benchmarks), when the version goes to the
+    /// journal (there is one: only its changed bytes are written), or when the log does not lead
+    /// to the last saved version yet (the slot must not be touched before it does).
     func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
-        guard self.isPersistent, self.logIsSettled else { return nil }
+        guard self.isPersistent, self.logIsSettled, self.journal == nil else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
         let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
@@ -360,36 +432,59 @@ struct WatchStateStore: Sendable {
         }
     }
 
-    /// Makes `version` durable: its slot (see ``Checkpoint``) is written over the older one,
-    /// finishing `staged` when it holds the version's bytes, with `changeset`, the line that
-    /// publishes it (`nil` for the first version of an epoch), and flushed. Returns once it is on
-    /// disk. Call ``settleLog()`` once the version is published.
+    /// Makes `version` durable: a record of how its bytes differ from the last saved version's,
+    /// with `changeset`, the line that publishes it, appended to the journal and flushed — or,
+    /// for the first version of an epoch (`changeset` `nil`), without a journal, or when `staged`
+    /// holds its bytes, its slot (see ``Checkpoint``) written over the older one and flushed.
+    /// Returns once it is on disk. Call ``settleLog(writingCheckpoint:)`` once the version is published.
     ///
     /// After a failure the version is not durable and must not be published; saving it again
-    /// later (with the same `seq`) writes the same slot again.
+    /// later (with the same `seq`) writes it again.
     mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
         guard self.isPersistent else {
             staged?.abandon()
             return
         }
         var staged = staged
-        if let checkpoint = staged, checkpoint.slot != self.targetSlot || checkpoint.byteCount != version.list.bytes.count {
+        let bytes = version.list.bytes
+        if let checkpoint = staged, checkpoint.slot != self.targetSlot || checkpoint.byteCount != bytes.count {
             checkpoint.abandon()
+            self.forgetSlot(checkpoint.slot)
             staged = nil
         }
         do throws(StateFileError) {
-            try self.settleLog()
+            try self.settleLog(writingCheckpoint: false)
         } catch {
             staged?.abandon()
             throw error
         }
-        try self.writeSlot(version, changeset: changeset, watch: watch, staged: staged)
+        let saved = SavedVersion(cursor: version.cursor, digest: version.digest, changeset: changeset, watch: watch)
+        if staged == nil, changeset != nil, var journal = self.journal, let live = self.live, let liveBytes = self.liveBytes,
+            journal.epoch == saved.cursor.epoch, journal.lastSeq == live.cursor.seq, live.cursor.epoch == saved.cursor.epoch,
+            live.cursor.seq + 1 == saved.cursor.seq
+        {
+            let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes))
+            let record = DeltaJournal.record(entry)
+            // `nil` while the journal on disk is in doubt (a write failed half-way): the next
+            // save writes its version whole, and the next settle starts a new journal.
+            self.journal = nil
+            try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
+            journal.appended(seq: saved.cursor.seq, count: record.count)
+            self.journal = journal
+            self.live = saved
+            self.liveBytes = bytes
+        } else {
+            try self.writeSlot(saved, bytes: bytes, staged: staged)
+            // The journal on disk leads to an older version: a new one starts at this slot.
+            self.journal = nil
+        }
         self.crashPoints.reach("published")
     }
 
-    /// Writes the slot of `version` over the older slot and flushes it; returns its header.
+    /// Writes the slot of `saved`, whose file holds `bytes`, over the older slot and flushes it;
+    /// returns its header.
     @discardableResult
-    private mutating func writeSlot(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint?) throws(StateFileError) -> Checkpoint {
+    private mutating func writeSlot(_ saved: SavedVersion, bytes: [UInt8], staged: StagedCheckpoint?) throws(StateFileError) -> Checkpoint {
         let slot = self.targetSlot
         let overwrite: StateFile.Overwrite
         let checksum: UInt64
@@ -397,16 +492,27 @@ struct WatchStateStore: Sendable {
             (overwrite, checksum) = (staged.overwrite, staged.checksum)
         } else {
             try StateFile.createDirectory(self.directory)
-            let leading = Checkpoint.leadingParts(of: version.list.bytes)
+            let leading = Checkpoint.leadingParts(of: bytes)
+            // Overwriting starts here: the slot no longer holds its version.
+            self.forgetSlot(slot)
             (overwrite, checksum) = (try StateFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
         }
-        let checkpoint = Checkpoint(version: version, changeset: changeset, watch: watch, generation: self.generation, bytesChecksum: checksum)
+        self.forgetSlot(slot)
+        let checkpoint = Checkpoint(saved, byteCount: bytes.count, generation: self.generation, bytesChecksum: checksum)
         try overwrite.finish(writing: [checkpoint.trailer], newEntry: !self.durableEntries[slot], kind: "checkpoint", crashPoints: self.crashPoints)
         self.durableEntries[slot] = true
         self.generation += 1
         self.newestSlot = slot
-        self.live = checkpoint
+        self.slotCursors[slot] = saved.cursor
+        self.live = saved
+        self.liveBytes = bytes
         return checkpoint
+    }
+
+    /// Notes that slot `slot` no longer holds a version (it is being overwritten, or was removed).
+    private mutating func forgetSlot(_ slot: Int) {
+        self.slotCursors[slot] = nil
+        if self.newestSlot == slot { self.newestSlot = nil }
     }
 
     /// Whether the log leads to the last saved version.
@@ -421,19 +527,58 @@ struct WatchStateStore: Sendable {
     /// calls it first in case it failed.
     ///
     /// When the disk has no room for the changeset, the log starts afresh at the saved version
-    /// (which carries the changeset in its slot), so the next version can still be saved once
+    /// (whose journal record or slot carries the changeset), so the next version can still be saved once
     /// the disk has room for it: the epoch and the history in memory are kept, but the history
     /// on disk now starts at that version (``takeDroppedHistory()`` says so, once).
-    mutating func settleLog() throws(StateFileError) {
-        guard self.isPersistent, !self.logIsSettled, let live = self.live else { return }
-        do throws(StateFileError) {
-            try self.extendLog(to: live)
-        } catch where error.isOutOfSpace {
-            let seq = live.cursor.seq
-            let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq)
-            try self.rewriteLog(empty, header: header, appending: nil, seq: seq)
-            self.droppedHistory = (seq, error)
+    ///
+    /// Then it starts a new journal, or — with `writingCheckpoint`, which the tracker's settle
+    /// after publishing passes, and restore and save do not, so the list is never written whole
+    /// on their way to subscribers — writes a full checkpoint when one is due (see
+    /// ``WatchStateStore``). Those are only tried: when they fail, saves go on (whole, or to the
+    /// journal) and the next settle tries again.
+    mutating func settleLog(writingCheckpoint: Bool = true) throws(StateFileError) {
+        guard self.isPersistent, let live = self.live else { return }
+        if !self.logIsSettled {
+            do throws(StateFileError) {
+                try self.extendLog(to: live)
+            } catch where error.isOutOfSpace {
+                let seq = live.cursor.seq
+                let (empty, header) = ChangesetLog.empty(epoch: live.cursor.epoch, baseSeq: seq)
+                try self.rewriteLog(empty, header: header, appending: nil, seq: seq)
+                self.droppedHistory = (seq, error)
+            }
         }
+        try? self.settleJournal(writingCheckpoint: writingCheckpoint)
+    }
+
+    /// Starts a journal at the newest slot when there is none that leads to the live version
+    /// (and the slot holds it), or writes the live version whole over the older slot when a
+    /// checkpoint is due (and `writingCheckpoint`), rebasing the journal on the newer slot first.
+    private mutating func settleJournal(writingCheckpoint: Bool) throws(StateFileError) {
+        guard let live = self.live, let liveBytes = self.liveBytes, let newestSlot = self.newestSlot,
+            let newest = self.slotCursors[newestSlot], newest.epoch == live.cursor.epoch
+        else { return }
+        guard let journal = self.journal, journal.epoch == live.cursor.epoch, journal.lastSeq == live.cursor.seq else {
+            guard newest == live.cursor else { return }
+            let (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
+            self.journal = nil
+            try StateFile.replace(self.journalPath, with: [file], kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            self.journal = empty
+            return
+        }
+        guard writingCheckpoint, newest != live.cursor, newest.seq >= journal.baseSeq else { return }
+        let other = self.slotCursors[1 - newestSlot]
+        let twoSlotsLead = other.map { $0.epoch == journal.epoch && $0.seq >= journal.baseSeq } ?? false
+        let since = journal.recordsAfter(newest.seq)
+        guard !twoSlotsLead || since.count >= DeltaJournal.mostRecords || since.bytes > liveBytes.count / 4 else { return }
+        if journal.baseSeq < newest.seq {
+            let (rebased, header, from) = journal.rebased(on: newest.seq)
+            self.journal = nil
+            try StateFile.replace(
+                self.journalPath, with: [header], copying: from..<journal.size, kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            self.journal = rebased
+        }
+        try self.writeSlot(live, bytes: liveBytes, staged: nil)
     }
 
     /// The version at which the log last started afresh for want of space, and the error that
@@ -444,7 +589,7 @@ struct WatchStateStore: Sendable {
     }
 
     /// Appends the changeset of `live` to the log, or rewrites the log to make room or for a new epoch.
-    private mutating func extendLog(to live: Checkpoint) throws(StateFileError) {
+    private mutating func extendLog(to live: SavedVersion) throws(StateFileError) {
         let seq = live.cursor.seq
         let record = live.changeset.map { ChangesetLog.record(seq: seq, line: $0) }
         if let record, var log = self.log, log.epoch == live.cursor.epoch, log.lastSeq + 1 == seq {
@@ -477,11 +622,10 @@ struct WatchStateStore: Sendable {
     /// stays live: the file there has the same content. Otherwise the next start would take the
     /// state for another file's. Nothing to do when a version was published since.
     mutating func follow(path: String, version: WatchVersion) throws(StateFileError) {
-        guard self.isPersistent, let live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
-        var watch = live.watch
-        watch.path = path
-        try self.settleLog()
-        try self.writeSlot(version, changeset: live.changeset, watch: watch, staged: nil)
+        guard self.isPersistent, var live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
+        live.watch.path = path
+        try self.settleLog(writingCheckpoint: false)
+        try self.writeSlot(live, bytes: version.list.bytes, staged: nil)
     }
 
     /// Deletes the watch's state: the watch left the configuration. The archive lets go of the
@@ -512,8 +656,11 @@ struct WatchStateStore: Sendable {
         self.log = nil
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
+        self.liveBytes = nil
+        self.journal = nil
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false
+            self.forgetSlot(slot)
         }
         return .damaged(DamagedStateFile.setAside(damage))
     }

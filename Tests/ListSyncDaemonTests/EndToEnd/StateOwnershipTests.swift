@@ -38,7 +38,16 @@ extension EndToEndTests.Persistence {
         // Wait until the log holds version 1 (it is appended after publication): nothing of the
         // first daemon's is still to be written when the tree is taken.
         _ = try await Self.log(at: harness.path("state/list/log"), epoch: atOne.cursor.epoch, reaching: 1)
-        let before = try Self.tree(harness.path("state"))
+        // Then version 1 is written whole to the second slot (one slot is one copy): wait until
+        // it is there and the tree no longer changes.
+        var before = try Self.tree(harness.path("state"))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(300))
+            let now = try Self.tree(harness.path("state"))
+            if now == before && access(harness.path("state/list/checkpoint.1"), F_OK) == 0 { break }
+            before = now
+        }
 
         var config = harness.configPath
         if copyWithAnotherSocket {

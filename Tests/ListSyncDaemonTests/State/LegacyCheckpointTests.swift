@@ -65,7 +65,7 @@ struct LegacyCheckpointTests {
         #expect(version.digest == expected.digest)
         #expect(watch == Store.watch)
         #expect(changesets == Array(Self.changesets[1..<Int(seq + 1)]))
-        #expect(try Store.files(in: store.directory) == ["checkpoint.0", "log"])
+        #expect(try Store.files(in: store.directory) == ["checkpoint.0", "deltas", "log"])
         #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == publishedLog)
 
         // The converted state restores alike, and the history goes on from it.
@@ -104,7 +104,7 @@ struct LegacyCheckpointTests {
         }
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2) && version.digest == expected.digest)
         #expect(changesets == Array(Self.changesets[1...2]))
-        #expect(try Store.files(in: store.directory) == (slotIsWhole ? ["checkpoint.0", "log"] : ["checkpoint.0", "checkpoint.0.damaged", "log"]))
+        #expect(try Store.files(in: store.directory) == (slotIsWhole ? ["checkpoint.0", "deltas", "log"] : ["checkpoint.0", "checkpoint.0.damaged", "deltas", "log"]))
     }
 
     /// A damaged old checkpoint (here: one byte of its list changed) is moved aside like any

@@ -42,7 +42,7 @@ struct StateUpgradeTests {
         for (index, line) in changesets.enumerated() {
             #expect(String(decoding: line, as: UTF8.self).contains(#""cursor":"3c8e56221aaa2b3c:\#(index + 1)""#), "changeset \(index + 1)")
         }
-        #expect(try WatchStateStoreTests.files(in: store.directory).sorted() == ["checkpoint.0", "checkpoint.1", "log"], "nothing set aside")
+        #expect(try WatchStateStoreTests.files(in: store.directory).sorted() == ["checkpoint.0", "checkpoint.1", "deltas", "log"], "nothing set aside; a journal started")
         #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == oldLog, "the log is kept as it is")
 
         // Its records read with the one reader, each whole, up to the end.

@@ -37,8 +37,8 @@ struct WatchStateStoreTests {
         #expect(watch == Self.watch)
         #expect((3...4).contains(changesets.count))
         #expect(changesets == (11 - changesets.count...10).map { Array("changeset \($0)".utf8) })
-        // Two copies of the list at most, the slots, and no temporary file left behind.
-        #expect(try Self.files(in: store.directory) == ["checkpoint.0", "checkpoint.1", "log"])
+        // Two copies of the list at most, the slots, the journal, and no temporary file left behind.
+        #expect(try Self.files(in: store.directory) == ["checkpoint.0", "checkpoint.1", "deltas", "log"])
     }
 
     @Test func aNewEpochStartsANewLog() throws {
@@ -76,20 +76,20 @@ struct WatchStateStoreTests {
         #expect(stored.ignore.isEmpty, "the list is restored with the settings it was read with")
     }
 
-    /// A save whose slot cannot be written fails and leaves the last saved version restorable;
-    /// saving that seq again (with another changeset: the file changed meanwhile) works, and the
-    /// history before it is kept.
+    /// A save whose journal record cannot be written fails and leaves the last saved version
+    /// restorable; saving that seq again (with another changeset: the file changed meanwhile)
+    /// works — whole, into a slot, as the journal is in doubt — and the history before it is kept.
     @Test func savingASeqAgainReplacesAFailedAttempt() throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 3)
         var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
-        // A directory where the slot to write goes: it cannot be written.
-        try FileOperations.remove(store.slotPath(0))
-        try FileOperations.makeDirectory(store.slotPath(0))
+        // A directory where the journal goes: it cannot be appended to.
+        try FileOperations.remove(store.journalPath)
+        try FileOperations.makeDirectory(store.journalPath)
         #expect(throws: StateFileError.self) {
             try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
         }
-        try FileOperations.removeDirectory(store.slotPath(0))
+        try FileOperations.removeDirectory(store.journalPath)
         #expect(try Self.restored(from: scratch).version.cursor == Cursor(epoch: epoch, seq: 1))
         try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
         try store.settleLog()
@@ -128,9 +128,11 @@ struct WatchStateStoreTests {
         #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == log, "the record is appended again")
     }
 
-    /// A slot torn by a crash while it was written (here: one byte of its list changed) is moved
-    /// aside and the other slot serves — unless the log shows that the torn slot's version was
-    /// published: then the state is damaged and nothing of it is served.
+    /// The newest slot torn (here: one byte of its list changed) is moved aside and never
+    /// served: the other slot and the journal's records after its version lead to the newest
+    /// version. Before the log has version 2's changeset, version 2 is in the journal only and
+    /// the newest slot is slot 1 (version 1; slot 0 holds version 0); after it, the settle wrote
+    /// version 2 whole over slot 0 (this list is small: its journal soon outweighs a quarter of it).
     @Test(arguments: [false, true])
     func aTornSlotIsSetAsideAndNeverServed(logHasItsChangeset: Bool) throws {
         let scratch = try ScratchDirectory()
@@ -138,25 +140,22 @@ struct WatchStateStoreTests {
         var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
         try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
         if logHasItsChangeset { try store.settleLog() }
-        // Version 2 went to slot 0 (version 0's), version 1 is in slot 1.
-        var slot = try EndToEndTests.Persistence.contents(of: store.slotPath(0))
+        let torn = logHasItsChangeset ? 0 : 1
+        var slot = try EndToEndTests.Persistence.contents(of: store.slotPath(torn))
         slot[Checkpoint.bytesOffset + 10] ^= 0x20
-        try EndToEndTests.Persistence.write(slot, to: store.slotPath(0))
+        try EndToEndTests.Persistence.write(slot, to: store.slotPath(torn))
 
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         let (restoration, setAside) = restarted.restore(for: Self.watch)
-        #expect(setAside.map(\.damage.path) == [store.slotPath(0)])
-        #expect(access(store.slotPath(0) + ".damaged", F_OK) == 0, "moved aside")
-        switch restoration {
-        case .restored(let version, _, let changesets) where !logHasItsChangeset:
-            #expect(version.cursor == Cursor(epoch: epoch, seq: 1))
-            #expect(version.digest == (try Self.version(1, seq: 1, epoch: epoch)).digest)
-            #expect(changesets == [Array("one".utf8)])
-        case .damaged(let file) where logHasItsChangeset:
-            #expect(file.damage.path == store.logPath)
-        default:
+        #expect(setAside.map(\.damage.path) == [store.slotPath(torn)])
+        #expect(access(store.slotPath(torn) + ".damaged", F_OK) == 0, "moved aside")
+        guard case .restored(let version, _, let changesets) = restoration else {
             Issue.record("unexpected: \(restoration)")
+            return
         }
+        #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
+        #expect(version.digest == (try Self.version(2, seq: 2, epoch: epoch)).digest)
+        #expect(changesets == [Array("one".utf8), Array("two".utf8)])
     }
 
     /// A store that saved versions 0 through `last` of history `epoch`, each published.
@@ -226,5 +225,63 @@ extension WatchStateStoreTests {
         let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: UInt64(sizes.count)))
         #expect(!changesets.isEmpty && changesets.last == line(UInt64(sizes.count)))
+    }
+}
+
+extension WatchStateStoreTests {
+    /// Many one-row edits of a list of some size: each goes to the journal, a full checkpoint now
+    /// and then keeps the journal under about half the list (far fewer checkpoints than
+    /// versions), and a restart at any point rebuilds the newest version, digest and all.
+    @Test func manyVersionsGoToTheJournalWithAFullCheckpointNowAndThen() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 13)
+        func version(_ number: Int) throws -> WatchVersion {
+            let bytes = Array(Lists.products(rows: 400, version: number).utf8)
+            return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
+        }
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
+        try store.save(try version(0), changeset: nil, watch: Self.watch)
+        try store.settleLog()
+        var slots = try (0..<2).map { try? EndToEndTests.Persistence.contents(of: store.slotPath($0)) }
+        var checkpoints = 0
+        let versions = 120
+        for number in 1...versions {
+            let saved = try version(number)
+            try store.save(saved, changeset: Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.settleLog()
+            let now = try (0..<2).map { try? EndToEndTests.Persistence.contents(of: store.slotPath($0)) }
+            checkpoints += zip(slots, now).filter { $0 != $1 }.count
+            slots = now
+            let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
+            #expect(journal.count <= saved.list.bytes.count / 2 + 1024, "after \(number): a journal of \(journal.count) bytes")
+            if number % 20 == 0 || number == 1 {
+                let (restored, changesets) = try Self.restored(from: scratch)
+                #expect(restored.cursor == saved.cursor && restored.digest == saved.digest && restored.list.bytes == saved.list.bytes)
+                #expect(changesets.last == Array("changeset \(number)".utf8))
+            }
+        }
+        #expect((2...versions / 5).contains(checkpoints), "\(checkpoints) full checkpoints for \(versions) versions")
+    }
+
+    /// A journal record cut short whose changeset the log already holds was published: the
+    /// state is damaged (never served as the version before), not silently rolled back.
+    @Test func aTornJournalRecordOfAPublishedVersionIsDamage() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 14)
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 100, crashPoints: .none)
+        for number in 0...3 {
+            let bytes = Array(Lists.products(rows: 2000, version: number).utf8)
+            let saved = WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
+            try store.save(saved, changeset: number == 0 ? nil : Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.settleLog()
+        }
+        let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
+        try EndToEndTests.Persistence.write(Array(journal.dropLast(3)), to: store.journalPath)
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
+        guard case .damaged(let file) = restarted.restore(for: Self.watch).restoration else {
+            Issue.record("a rolled-back version was served")
+            return
+        }
+        #expect(file.damage.path == store.logPath)
     }
 }

@@ -1,0 +1,120 @@
+import DurableFiles
+import ListSyncProtocol
+
+/// The versions of one watch saved since a checkpoint, as kept in `<state>/<watch>/deltas`: per
+/// version only how its bytes differ from the version before (``ByteDelta``), with its cursor,
+/// digest, changeset line and settings. Saving a version appends one record and syncs it;
+/// restoring reads a checkpoint slot and replays the records after its version
+/// (``DeltaReplay``).
+///
+/// On disk: the magic `LSYNCDJ1`, a framed header (the epoch, and the `seq` of the version the
+/// first record applies to — the version of a checkpoint slot), then one framed record per
+/// version: its `seq`, the length of its bytes, the delta (prefix, removed, inserted bytes), its
+/// digest, its changeset line or none, then the watch's settings as a checkpoint's header ends
+/// with them. Records are only ever appended (and `fdatasync`ed), or the whole journal is
+/// replaced atomically: started afresh at a checkpoint slot, or rebased on the newer slot before
+/// the older one is overwritten, so that it always starts at or before the version of every
+/// slot of its epoch and either slot with the journal leads to the newest version.
+struct DeltaJournal: SequencedRecordFile {
+    static let magic = Array("LSYNCDJ1".utf8)
+    static let fileName = "deltas"
+    /// The most records after the newest checkpoint before a new checkpoint is written: bounds
+    /// the replay at a restart (``DeltaReplay`` is quadratic in them).
+    static let mostRecords = 256
+
+    /// One recorded version.
+    struct Entry: Sendable {
+        var version: SavedVersion
+        /// The length of the version's bytes.
+        var byteCount: Int
+        /// How they differ from the version before's.
+        var delta: ByteDelta
+    }
+
+    /// The history the journal belongs to.
+    let epoch: Epoch
+    /// The `seq` of the version the first record applies to.
+    let baseSeq: UInt64
+    var records: [(seq: UInt64, end: Int)]
+    let headerEnd: Int
+
+    /// The record of `entry`.
+    static func record(_ entry: Entry) -> [UInt8] {
+        let version = entry.version
+        var payload = StateWriter(capacity: entry.delta.inserted.count + (version.changeset?.count ?? 0) + 256)
+        payload.integer(version.cursor.seq)
+        payload.integer(UInt64(entry.byteCount))
+        payload.integer(UInt64(entry.delta.prefix))
+        payload.integer(UInt64(entry.delta.removed))
+        payload.byteString(Array(entry.delta.inserted))
+        payload.byteString(version.digest.bytes)
+        payload.integer(version.changeset == nil ? 0 : 1)
+        if let changeset = version.changeset { payload.byteString(changeset) }
+        Checkpoint.encode(version.watch, into: &payload)
+        return StateWriter.frame(payload.bytes)
+    }
+
+    /// How many records follow version `seq`, and the bytes they take.
+    func recordsAfter(_ seq: UInt64) -> (count: Int, bytes: Int) {
+        guard let first = self.records.firstIndex(where: { $0.seq > seq }) else { return (0, 0) }
+        let start = first == 0 ? self.headerEnd : self.records[first - 1].end
+        return (self.records.count - first, self.size - start)
+    }
+
+    /// The journal of the records after version `seq` (`baseSeq` ≤ `seq` ≤ `lastSeq`), and its
+    /// file's header: the file is that header followed by this journal's file from `from` to its
+    /// end, which the caller copies file to file.
+    func rebased(on seq: UInt64) -> (journal: DeltaJournal, header: [UInt8], from: Int) {
+        let (journal, header, start) = self.dropping(first: self.records.prefix { $0.seq <= seq }.count)
+        return (journal, header, start)
+    }
+
+    /// Reads the journal of the watch called `name`. A torn or garbled last record is what a
+    /// crash while appending leaves (its version was never published): it is dropped, and
+    /// ``size`` says where the good part ends. A record that does not follow the one before, or
+    /// does not decode, is damage.
+    ///
+    /// - Returns: The journal and its entries, oldest first (their inserted bytes are slices of `file`).
+    static func decode(_ file: [UInt8], name: String) throws(StateDamage.Reason) -> (journal: DeltaJournal, entries: [Entry]) {
+        let (epoch, baseSeq, headerEnd) = try Self.header(of: file, kind: "delta journal")
+        var reader = StateReader(file, offset: headerEnd)
+        var journal = DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd)
+        var entries: [Entry] = []
+        while !reader.isAtEnd {
+            let start = reader.offset
+            let payload: ArraySlice<UInt8>
+            do throws(StateDamage.Reason) {
+                payload = try reader.record()
+            } catch {
+                // Only the last record can be torn: nothing is appended after a failed append.
+                if ChecksummedRecordReader(file, from: start).nextRecordIsLast { break }
+                throw error
+            }
+            var record = StateReader(Array(payload))
+            let seq = try record.integer()
+            guard seq == journal.lastSeq + 1 else { throw .malformed("version \(seq) does not follow \(journal.lastSeq)", at: start) }
+            let byteCount = try record.integer()
+            let prefix = try record.integer()
+            let removed = try record.integer()
+            let inserted = try record.byteString()
+            guard let byteCount = Int(exactly: byteCount), let prefix = Int(exactly: prefix), let removed = Int(exactly: removed) else {
+                throw .malformed("an impossible length", at: start)
+            }
+            // The inserted bytes as a slice of the file, not of the record's copy.
+            let insertedStart = start + ChecksummedRecord.headerSize + 40
+            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: file[insertedStart..<(insertedStart + inserted.count)])
+            guard let digest = ListDigest(bytes: Array(try record.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: start) }
+            let changeset: [UInt8]?
+            switch try record.integer() {
+            case 0: changeset = nil
+            case 1: changeset = Array(try record.byteString())
+            default: throw .malformed("a flag is neither 0 nor 1", at: start)
+            }
+            let watch = try Checkpoint.watch(from: &record, name: name, at: start)
+            let version = SavedVersion(cursor: Cursor(epoch: epoch, seq: seq), digest: digest, changeset: changeset, watch: watch)
+            entries.append(Entry(version: version, byteCount: byteCount, delta: delta))
+            journal.records.append((seq, reader.offset))
+        }
+        return (journal, entries)
+    }
+}

@@ -1,0 +1,75 @@
+/// Rebuilds a version's bytes from a checkpoint's and the ``ByteDelta``s recorded after it,
+/// without moving the file's bytes once per delta: the deltas edit a list of pieces (ranges of
+/// the checkpoint's bytes or of inserted bytes), and the bytes are copied once, at the end.
+///
+/// - Complexity: O(*k*²) in the deltas for the pieces (a journal holds a bounded number of
+///   them, ``DeltaJournal/mostRecords``), plus O(*n*) for the bytes.
+struct DeltaReplay {
+    /// A run of the result: bytes `range` of the base (`insert == nil`) or of an inserted run.
+    private struct Piece {
+        var insert: Int?
+        var range: Range<Int>
+    }
+
+    private let base: [UInt8]
+    private var inserts: [ArraySlice<UInt8>] = []
+    private var pieces: [Piece]
+    /// The length of the bytes so far.
+    private(set) var count: Int
+
+    init(base: [UInt8]) {
+        self.base = base
+        self.pieces = base.isEmpty ? [] : [Piece(insert: nil, range: 0..<base.count)]
+        self.count = base.count
+    }
+
+    /// Applies `delta`; `false` (and nothing applied) when it reaches past the bytes so far.
+    mutating func apply(_ delta: ByteDelta) -> Bool {
+        guard delta.prefix >= 0, delta.removed >= 0, delta.prefix <= self.count - delta.removed else { return false }
+        let end = delta.prefix + delta.removed
+        var result: [Piece] = []
+        result.reserveCapacity(self.pieces.count + 2)
+        var position = 0
+        var placed = false
+        func place() {
+            guard !placed else { return }
+            placed = true
+            guard !delta.inserted.isEmpty else { return }
+            self.inserts.append(delta.inserted)
+            result.append(Piece(insert: self.inserts.count - 1, range: 0..<delta.inserted.count))
+        }
+        for piece in self.pieces {
+            let start = position
+            position += piece.range.count
+            // The part of the piece before the replaced bytes, then after them.
+            if start < delta.prefix {
+                let kept = min(piece.range.count, delta.prefix - start)
+                result.append(Piece(insert: piece.insert, range: piece.range.lowerBound..<(piece.range.lowerBound + kept)))
+            }
+            if position > end {
+                place()
+                let skipped = max(0, end - start)
+                result.append(Piece(insert: piece.insert, range: (piece.range.lowerBound + skipped)..<piece.range.upperBound))
+            }
+        }
+        place()
+        self.pieces = result
+        self.count += delta.inserted.count - delta.removed
+        return true
+    }
+
+    /// The bytes, copied once.
+    func bytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(self.count)
+        for piece in self.pieces {
+            if let insert = piece.insert {
+                let run = self.inserts[insert]
+                bytes.append(contentsOf: run[(run.startIndex + piece.range.lowerBound)..<(run.startIndex + piece.range.upperBound)])
+            } else {
+                bytes.append(contentsOf: self.base[piece.range])
+            }
+        }
+        return bytes
+    }
+}

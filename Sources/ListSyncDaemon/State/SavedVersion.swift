@@ -1,0 +1,11 @@
+import ListSyncProtocol
+
+/// A saved version of a watch without its bytes: what a checkpoint slot's header or a
+/// ``DeltaJournal`` record says of it — its cursor and digest, the changeset line that published
+/// it (`nil` for the first version of an epoch), and the settings its bytes were read with.
+struct SavedVersion: Sendable {
+    var cursor: Cursor
+    var digest: ListDigest
+    var changeset: [UInt8]?
+    var watch: WatchConfiguration
+}
