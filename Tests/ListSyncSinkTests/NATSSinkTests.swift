@@ -28,8 +28,20 @@ struct NATSSinkTests {
     static let subject = "listsync.products"
 
     /// Every message of the watch's subject, read with an ordered consumer through the wrapper
-    /// on a thread of its own (nats.c blocks).
+    /// on a thread of its own (nats.c blocks), read again until its last message completes its
+    /// cursor: a sink may be publishing a snapshot again, chunk by chunk, when the test looks.
     static func messages(_ servers: NATSServers) async throws -> [NATSMessage] {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let messages = try await Self.messagesNow(servers)
+            let complete = messages.last.flatMap { JetStreamEnvelope(headers: $0.headers) }.map(\.completesCursor) ?? true
+            if complete || ContinuousClock.now > deadline { return messages }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Every message of the watch's subject as it stands.
+    private static func messagesNow(_ servers: NATSServers) async throws -> [NATSMessage] {
         try await NATSTransportTests.withConnection(servers) { connection in
             guard let last = try connection.lastMessage(in: Self.stream, subject: Self.subject) else { return [] }
             let subscription = try NATSOrderedSubscription(connection: connection, stream: Self.stream, subject: Self.subject, from: 1)
