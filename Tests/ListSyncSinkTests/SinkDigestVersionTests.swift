@@ -18,8 +18,8 @@ import Testing
     /// The digest and seq of the products table's cursor row.
     static func cursorRow(_ database: any SinkTestDatabase) async throws -> (digest: String, seq: String)? {
         let rows = try await database.query("SELECT digest, seq FROM listsync_cursors WHERE watch = 'products' AND table_name = 'products'")
-        guard let row = rows.first, row.count == 2 else { return nil }
-        return (row[0], row[1])
+        guard let row = rows.first, row.count == 2, let digest = row[0], let seq = row[1] else { return nil }
+        return (digest, seq)
     }
 
     /// A SQLite sink follows several versions (checking every digest, `--verify` too) while the

@@ -55,15 +55,7 @@ public struct DigestChangeSpan: Sendable, Hashable {
 
         init(counts: [Int]) {
             self.counts = counts
-            var starts: [Int] = []
-            starts.reserveCapacity(counts.count)
-            var count = 0
-            for records in counts {
-                starts.append(count)
-                count += 1 + records
-            }
-            self.starts = starts
-            self.count = count
+            (self.starts, self.count) = DigestItemNumbering.sectionStarts(recordCounts: counts)
         }
     }
 

@@ -14,15 +14,7 @@ struct DigestItems<Section: DigestSection> {
     /// The items of `sections`. O(sections).
     init(_ sections: [Section]) {
         self.sections = sections
-        var starts: [Int] = []
-        starts.reserveCapacity(sections.count)
-        var count = 0
-        for section in sections {
-            starts.append(count)
-            count += 1 + section.digestRecordCount
-        }
-        self.starts = starts
-        self.count = count
+        (self.starts, self.count) = DigestItemNumbering.sectionStarts(recordCounts: sections.lazy.map(\.digestRecordCount))
     }
 
     /// Where item `item` is: its section, and its record in it (`nil` for the section's own).
