@@ -12,8 +12,11 @@ import ListSyncTestSupport
 @Suite struct SinkListTests {
     /// Applies each version after the first as a changeset to a sink whose table took the first
     /// as a snapshot, in a real database of `kind`; checks the table against each version and
-    /// returns the rows each wrote.
-    private func sink(_ versions: [ParsedList], sectioned: Bool, _ kind: SinkTestDatabaseKind) async throws -> [Int] {
+    /// returns the rows each wrote. Digests are `digestVersion` ones, as the daemon computes them
+    /// from scratch; at version 2 the list checks them with its tree, updated incrementally.
+    private func sink(
+        _ versions: [ParsedList], sectioned: Bool, _ kind: SinkTestDatabaseKind, digestVersion: DigestVersion = .v1
+    ) async throws -> [Int] {
         let scratch = try ScratchDirectory(prefix: "listsync-sink")
         let layout = SinkTableLayout(table: "my \"list\"", kind: .json, sectioned: sectioned, key: ["id"])
         let store: any SinkStore
@@ -27,23 +30,29 @@ import ListSyncTestSupport
             store = PostgresSinkStore(settings: try PostgresSettings(url: server.url, environment: [:]), watch: Versions.watch, layout: layout)
             database = PostgresTestDatabase(server: server)
         }
-        let mirror = try Versions.mirror(of: versions[0], seq: 0)
+        let mirror = try Versions.mirror(of: versions[0], seq: 0, digestVersion: digestVersion)
         var state = SinkState(list: SinkList(snapshot: mirror, cursor: Cursor(epoch: Versions.epoch, seq: 0)))
         try await store.replace(with: mirror, state: state)
         var written: [Int] = []
         for (seq, (old, new)) in zip(versions, versions.dropFirst()).enumerated() {
-            let changeset = try Versions.changeset(from: old, to: new, seq: UInt64(seq + 1))
+            let changeset = try Versions.changeset(from: old, to: new, seq: UInt64(seq + 1), digestVersion: digestVersion)
             let writes = try state.list.apply(changeset)
+            // At version 2 the digest was checked with the kept tree, equal to the one from scratch.
+            #expect((state.list.tree != nil) == (digestVersion == .v2))
+            if let tree = state.list.tree {
+                #expect(tree.digest == ListDigestTree(schema: state.list.schema, digestSections: state.list.sections).digest)
+            }
             try await store.apply(writes, state: state, digest: changeset.digest)
             written.append(writes.rowCount)
             let select = SinkTables.orderedSelect(["listsync_record"], table: layout.table, watch: Versions.watch, sectioned: sectioned)
             let stored = try SinkTables.jsonRecords(try await database.query(select))
             // Compare canonical forms.
             #expect(stored.map(\.contentHash) == new.document.allRecords.map(\.contentHash), "version \(seq + 1)")
-            #expect(try await store.storedDigest(schema: state.list.schema) == changeset.digest)
+            #expect(try await store.storedDigest(schema: state.list.schema, version: state.list.digestVersion) == changeset.digest)
         }
         // Read back from the database, the list resumes where it was.
-        let loaded = try #require(try await store.load())
+        var loaded = try #require(try await store.load())
+        loaded.list.useDigestVersion(digestVersion)
         #expect(loaded.cursor == state.cursor)
         #expect(loaded.list.digest == state.list.digest)
         return written
@@ -65,6 +74,8 @@ import ListSyncTestSupport
         let deleted = Self.records(moved.filter { $0 != 7 }, value: { $0 == 500 ? -1 : $0 })
         let versions = try [base, atTop, Self.records(moved), updated, deleted].map { try Versions.read(Versions.json($0)) }
         #expect(try await self.sink(versions, sectioned: false, kind) == [1, 2, 1, 1])
+        // At version 2, each digest is checked with the tree, updated around the one change.
+        #expect(try await self.sink(versions, sectioned: false, kind, digestVersion: .v2) == [1, 2, 1, 1])
     }
 
     /// Random versions of a sectioned list — records inserted, deleted, updated, moved within and
@@ -82,6 +93,7 @@ import ListSyncTestSupport
             versions.append(try Versions.read(Versions.json(records), sectioned: true))
         }
         _ = try await self.sink(versions, sectioned: true, kind)
+        _ = try await self.sink(versions, sectioned: true, kind, digestVersion: .v2)
     }
 
     /// Changesets that touch hundreds of rows at once (PostgreSQL writes them in bulk): every

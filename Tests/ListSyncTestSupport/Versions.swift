@@ -20,11 +20,12 @@ package enum Versions {
         "[" + records.map { #"{"id":\#($0.0),"group":"\#($0.1)","v":\#($0.2)}"# }.joined(separator: ",") + "]"
     }
 
-    /// The snapshot of `list` at `seq`, cut into small chunks, as the client decodes it.
-    package static func snapshot(_ list: ParsedList, seq: UInt64, chunkSize: Int = 40) throws -> [SnapshotChunk] {
+    /// The snapshot of `list` at `seq`, cut into small chunks, as the client decodes it, with
+    /// the `digestVersion` digest.
+    package static func snapshot(_ list: ParsedList, seq: UInt64, chunkSize: Int = 40, digestVersion: DigestVersion = .v1) throws -> [SnapshotChunk] {
         var encoder = SnapshotEncoder(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), list: list,
-            digest: ListDigest(of: list), targetChunkSize: chunkSize)
+            digest: ListDigest(of: list, version: digestVersion), targetChunkSize: chunkSize)
         var chunks: [SnapshotChunk] = []
         while let line = encoder.nextChunk() {
             guard case .snapshot(let chunk) = try MessageParser.serverMessage(ofLine: line.dropLast()) else {
@@ -35,15 +36,16 @@ package enum Versions {
         return chunks
     }
 
-    /// The changeset from `old` to `new` that publishes `seq`, through the wire encoding.
-    package static func changeset(from old: ParsedList, to new: ParsedList, seq: UInt64) throws -> ChangesetMessage {
+    /// The changeset from `old` to `new` that publishes `seq`, through the wire encoding, with
+    /// the `digestVersion` digest of `new` computed from scratch.
+    package static func changeset(from old: ParsedList, to new: ParsedList, seq: UInt64, digestVersion: DigestVersion = .v1) throws -> ChangesetMessage {
         let stages =
             new.isSectioned
             ? ChangesetEncoder.stages(of: StagedChangeset(source: old.sections, target: new.sections), source: old, target: new)
             : ChangesetEncoder.stages(of: StagedChangeset(source: old.records, target: new.records), source: old, target: new)
         let message = ChangesetMessage(
             watch: watch, cursor: Cursor(epoch: epoch, seq: seq), prevSeq: seq - 1, stages: stages,
-            digest: ListDigest(of: new), schema: SchemaUpdate(from: old, to: new))
+            digest: ListDigest(of: new, version: digestVersion), schema: SchemaUpdate(from: old, to: new))
         guard case .changeset(let decoded) = try MessageParser.serverMessage(ofLine: ServerMessage.changeset(message).encoded().dropLast())
         else {
             throw TestFailure("not a changeset line")
@@ -51,10 +53,11 @@ package enum Versions {
         return decoded
     }
 
-    /// A mirror that applied the snapshot of `list` at `seq`.
-    package static func mirror(of list: ParsedList, seq: UInt64) throws -> MirroredList {
+    /// A mirror that applied the snapshot of `list` at `seq`, checking `digestVersion` digests.
+    package static func mirror(of list: ParsedList, seq: UInt64, digestVersion: DigestVersion = .v1) throws -> MirroredList {
         var mirror = MirroredList(watch: watch)
-        for chunk in try snapshot(list, seq: seq) {
+        mirror.useDigestVersion(digestVersion)
+        for chunk in try snapshot(list, seq: seq, digestVersion: digestVersion) {
             try mirror.apply(chunk)
         }
         return mirror

@@ -25,7 +25,7 @@ public struct ClientConfiguration: Sendable, Hashable {
     public var snapshotDelivery: SnapshotDelivery
     /// The protocol versions offered in `hello`; the daemon picks the highest it speaks, and
     /// the mirror checks digests as that version defines them. Every version by default; the
-    /// sinks offer `[1]`, so that what they store and publish keeps the version 1 digest.
+    /// NATS sink offers `[1]`, so that the lines it publishes keep the version 1 digest.
     public var protocols: [Int] = ProtocolVersion.supported
 
     /// A configuration for the socket at `socketPath`; the other settings have defaults suited to

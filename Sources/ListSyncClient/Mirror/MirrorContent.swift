@@ -15,6 +15,16 @@ struct MirrorContent: Sendable {
     var digest: ListDigest
     /// The definition ``digest`` follows: the protocol version of the connection.
     var digestVersion: DigestVersion
+    /// The version 2 digest's tree of `schema` and `sections`, kept while ``digestVersion`` is 2
+    /// and the records are held: each changeset's digest is then checked in proportion to what
+    /// it changed (``DigestChangeSpan``), not the whole list.
+    var tree: ListDigestTree?
+
+    /// The tree to keep for a list with `schema` and `sections` checked with `version`: `nil`
+    /// for version 1 (its digest has no tree). O(*n*) for version 2.
+    static func tree(schema: ListSchema, sections: [MirroredSection], version: DigestVersion) -> ListDigestTree? {
+        version == .v2 ? ListDigestTree(schema: schema, digestSections: sections) : nil
+    }
 
     /// The `version` digest of a list with `schema` and `sections`, computed. O(*n*).
     static func digest(schema: ListSchema, sections: [MirroredSection], version: DigestVersion) -> ListDigest {

@@ -22,7 +22,9 @@ import ListSyncProtocol
 /// changes after a known version needs; the first snapshot gives it a list.
 ///
 /// Copies share storage: applying a changeset to a mirror nobody else holds a copy of changes
-/// only what the changeset touches (plus an O(*n*) digest over the records' hashes).
+/// only what the changeset touches; its digest costs what it changed at protocol version 2 (the
+/// mirror keeps the digest's ``ListDigestTree``), an O(*n*) pass over the records' hashes at
+/// version 1.
 public struct MirroredList: Sendable {
     /// The watch this mirror follows.
     public let watch: String
@@ -74,7 +76,8 @@ public struct MirroredList: Sendable {
         guard version != self.digestVersion else { return }
         self.digestVersion = version
         if case .list(var content) = self.basis {
-            content.digest = MirrorContent.digest(schema: content.schema, sections: content.sections, version: version)
+            content.tree = MirrorContent.tree(schema: content.schema, sections: content.sections, version: version)
+            content.digest = content.tree?.digest ?? MirrorContent.digest(schema: content.schema, sections: content.sections, version: version)
             content.digestVersion = version
             self.basis = .list(content)
         }

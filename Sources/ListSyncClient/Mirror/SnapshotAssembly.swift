@@ -75,13 +75,17 @@ struct SnapshotAssembly: Sendable {
                 throw malformed("a linear list must be one section with model null")
             }
         }
+        // Holding the records at version 2, the tree the changesets that follow are checked
+        // with gives the digest.
+        let tree = self.keepsList ? MirrorContent.tree(schema: self.schema, sections: self.sections, version: version) : nil
         let computed =
-            self.keepsList
-            ? MirrorContent.digest(schema: self.schema, sections: self.sections, version: version)
-            : MirrorContent.digest(
-                schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1.joined()) }, version: version)
+            tree?.digest
+            ?? (self.keepsList
+                ? MirrorContent.digest(schema: self.schema, sections: self.sections, version: version)
+                : MirrorContent.digest(
+                    schema: self.schema, sections: zip(self.sections, self.recordHashes).map { ($0.model.hash, $1.joined()) }, version: version))
         guard computed == digest else { throw .digestMismatch(cursor: self.cursor, expected: digest, computed: computed) }
         return MirrorContent(cursor: self.cursor, sectioned: self.sectioned, schema: self.schema, sections: self.sections, digest: digest,
-            digestVersion: version)
+            digestVersion: version, tree: tree)
     }
 }

@@ -2,26 +2,19 @@ import ListDiff
 import ListFormats
 
 /// A list's sections as the items of the version 2 digest (``DigestTreeRules``): for each
-/// section, its own item and then one per record, numbered from 0 across sections.
-struct DigestItems {
-    let sections: [ArraySection<SectionModel, ListRecord>]
+/// section, its own item and then one per record, numbered from 0 across sections. Generic over
+/// how the sections hold their hashes: the daemon's parsed sections, a client's mirrored ones.
+struct DigestItems<Section: DigestSection> {
+    let sections: [Section]
     /// The item number of each section's own item.
     private let starts: [Int]
     /// The number of items.
     let count: Int
 
     /// The items of `sections`. O(sections).
-    init(_ sections: [ArraySection<SectionModel, ListRecord>]) {
+    init(_ sections: [Section]) {
         self.sections = sections
-        var starts: [Int] = []
-        starts.reserveCapacity(sections.count)
-        var count = 0
-        for section in sections {
-            starts.append(count)
-            count += 1 + section.elements.count
-        }
-        self.starts = starts
-        self.count = count
+        (self.starts, self.count) = DigestItemNumbering.sectionStarts(recordCounts: sections.lazy.map(\.digestRecordCount))
     }
 
     /// Where item `item` is: its section, and its record in it (`nil` for the section's own).
@@ -41,10 +34,26 @@ struct DigestItems {
     /// The tag and hash of item `item`.
     func item(_ item: Int) -> (tag: UInt8, hash: ContentHash) {
         let (section, record) = self.location(of: item)
-        guard let record else { return (DigestTreeRules.sectionTag, self.sections[section].model.contentHash) }
-        return (DigestTreeRules.recordTag, self.sections[section].elements[record].contentHash)
+        guard let record else { return (DigestTreeRules.sectionTag, self.sections[section].digestModelHash) }
+        return (DigestTreeRules.recordTag, self.sections[section].digestRecordHash(record))
     }
 
+    /// How many items `old` and `new` share at their start and at their end (not overlapping),
+    /// compared item by item.
+    ///
+    /// - Complexity: O(shared items) comparisons of 16-byte hashes.
+    static func sharedEndsByItem(_ old: DigestItems, _ new: DigestItems) -> (prefix: Int, suffix: Int) {
+        let limit = min(old.count, new.count)
+        var prefix = 0
+        while prefix < limit, old.item(prefix) == new.item(prefix) { prefix += 1 }
+        var suffix = 0
+        while suffix < limit - prefix, old.item(old.count - 1 - suffix) == new.item(new.count - 1 - suffix) { suffix += 1 }
+        return (prefix, suffix)
+    }
+
+}
+
+extension DigestItems where Section == ArraySection<SectionModel, ListRecord> {
     /// How many items `old` and `new` share at their start and at their end (not overlapping).
     ///
     /// - Complexity: O(shared items) comparisons of 16-byte hashes; a list of one section (a
@@ -71,13 +80,11 @@ struct DigestItems {
                 }
             }
         }
-        var prefix = 0
-        while prefix < limit, old.item(prefix) == new.item(prefix) { prefix += 1 }
-        var suffix = 0
-        while suffix < limit - prefix, old.item(old.count - 1 - suffix) == new.item(new.count - 1 - suffix) { suffix += 1 }
-        return (prefix, suffix)
+        return Self.sharedEndsByItem(old, new)
     }
+}
 
+extension DigestItems {
     /// The items cut into leaves.
     struct LeafSource: DigestChunkSource {
         let items: DigestItems
@@ -109,12 +116,12 @@ struct DigestItems {
             while self.position < self.items.count {
                 let section = self.items.sections[self.section]
                 let (tag, hash) = self.record < 0
-                    ? (DigestTreeRules.sectionTag, section.model.contentHash)
-                    : (DigestTreeRules.recordTag, section.elements[self.record].contentHash)
+                    ? (DigestTreeRules.sectionTag, section.digestModelHash)
+                    : (DigestTreeRules.recordTag, section.digestRecordHash(self.record))
                 DigestTreeRules.appendItem(tag: tag, hash: hash, to: &self.leaf)
                 self.position += 1
                 self.record += 1
-                if self.record == section.elements.count {
+                if self.record == section.digestRecordCount {
                     self.section += 1
                     self.record = -1
                 }

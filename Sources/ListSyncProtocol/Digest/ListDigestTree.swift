@@ -35,6 +35,14 @@ public struct ListDigestTree: Sendable {
     ///
     /// - Complexity: O(*n*).
     public init(schema: ListSchema, sections: [ArraySection<SectionModel, ListRecord>]) {
+        self.init(schema: schema, digestSections: sections)
+    }
+
+    /// The tree of a list with `schema` and `sections` (any ``DigestSection``: a client's
+    /// mirrored sections), built from scratch.
+    ///
+    /// - Complexity: O(*n*).
+    public init<Section: DigestSection>(schema: ListSchema, digestSections sections: [Section]) {
         self.schemaBlock = schema.canonicalBytes
         self.digest = DigestTreeRules.top(schemaBlock: self.schemaBlock, nodeDigests: [])
         self.apply(DigestItems(sections), prefix: 0, suffix: 0)
@@ -56,9 +64,32 @@ public struct ListDigestTree: Sendable {
         return tree
     }
 
+    /// Makes this, the tree of a list of `itemCount` items, the tree of `sections`, given that
+    /// the two lists share their first `sharedPrefix` and last `sharedSuffix` items (as the
+    /// digest counts items: one per section, then one per record). A client that applied a
+    /// changeset knows these from the positions its stages touched, without comparing the
+    /// lists: the update then costs what changed.
+    ///
+    /// - Precondition: The shared ends are shared (an item said shared that differs gives a
+    ///   wrong digest, caught by the check against the daemon's).
+    /// - Complexity: O(*c* + *n*/64), *c* the items between the shared ends.
+    public mutating func update<Section: DigestSection>(
+        schema: ListSchema, sections: [Section], sharedPrefix: Int, sharedSuffix: Int
+    ) {
+        let items = DigestItems(sections)
+        let limit = min(items.count, self.itemCount)
+        let prefix = min(max(sharedPrefix, 0), limit)
+        let suffix = min(max(sharedSuffix, 0), limit - prefix)
+        self.schemaBlock = schema.canonicalBytes
+        self.apply(items, prefix: prefix, suffix: suffix)
+    }
+
+    /// The number of items (sections plus records) of the list the tree is of.
+    public var count: Int { self.itemCount }
+
     /// Makes the tree that of `items`, which share their first `prefix` and last `suffix` items
     /// with the list the tree is of.
-    private mutating func apply(_ items: DigestItems, prefix: Int, suffix: Int) {
+    private mutating func apply<Section: DigestSection>(_ items: DigestItems<Section>, prefix: Int, suffix: Int) {
         if prefix + suffix < max(items.count, self.itemCount) {
             var leaves = DigestItems.LeafSource(items: items)
             let changed = Self.recut(

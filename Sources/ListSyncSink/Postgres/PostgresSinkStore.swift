@@ -697,9 +697,9 @@ public final class PostgresSinkStore: SinkStore {
         return nil
     }
 
-    public func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest {
+    public func storedDigest(schema: ListSchema, version: DigestVersion) async throws(SinkError) -> ListDigest {
         try await self.withRetries { connection in
-            SinkList.digest(schema: schema, of: try await self.readSections(verifying: schema, on: connection).sections)
+            SinkList.digest(schema: schema, of: try await self.readSections(verifying: schema, on: connection).sections, version: version)
         }
     }
 }

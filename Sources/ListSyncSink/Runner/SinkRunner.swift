@@ -135,14 +135,16 @@ public struct SinkRunner {
             let rows = try await table.replace(with: update.mirror, at: cursor, streamPlace: place)
             report(.replaced(cursor: cursor, rows: rows))
             guard let digest = update.mirror.digest else { return nil }
-            return try await self.mismatch(expected: digest, schema: table.schema ?? update.mirror.schema).map(Outcome.resynchronize)
+            return try await self.mismatch(expected: digest, schema: table.schema ?? update.mirror.schema, version: update.mirror.digestVersion)
+                .map(Outcome.resynchronize)
         case .changeset(let changeset):
             let result = await Self.applying(changeset, mirror: update.mirror, to: table, from: place)
             switch result {
             case .success(let commit):
                 report(commit.refilled ? .refilled(cursor: changeset.cursor, rows: commit.rows) : .applied(cursor: changeset.cursor, rows: commit.rows))
                 // The table's columns: a mirror resumed from a cursor has none of its own.
-                return try await self.mismatch(expected: changeset.digest, schema: table.schema ?? update.mirror.schema)
+                return try await self.mismatch(
+                    expected: changeset.digest, schema: table.schema ?? update.mirror.schema, version: update.mirror.digestVersion)
                     .map(Outcome.resynchronize)
             case .failure(let error) where error.code == .diverged:
                 return .resynchronize(error.message)
@@ -196,12 +198,12 @@ public struct SinkRunner {
     }
 
     /// With `verify`, why the table's digest — each row's hash recomputed from its values — is
-    /// not `expected`; `nil` when it is (or without).
-    private func mismatch(expected: ListDigest, schema: ListSchema) async throws(SinkError) -> String? {
+    /// not `expected` (a `version` digest); `nil` when it is (or without).
+    private func mismatch(expected: ListDigest, schema: ListSchema, version: DigestVersion) async throws(SinkError) -> String? {
         guard self.verify else { return nil }
         let stored: ListDigest
         do {
-            stored = try await self.store.storedDigest(schema: schema)
+            stored = try await self.store.storedDigest(schema: schema, version: version)
         } catch where error.code == .diverged {
             return error.message
         }

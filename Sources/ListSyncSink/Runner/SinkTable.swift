@@ -101,6 +101,8 @@ public final class SinkTable {
             return Commit(rows: mirror.recordCount, refilled: true)
         }
         let before = current.list.rowCount
+        // The mirror speaks the connection's protocol version: its changesets carry that digest.
+        if let mirror { current.list.useDigestVersion(mirror.digestVersion) }
         let writes = try current.list.apply(changeset)
         current.list.streamPlace = streamPlace
         if Self.refills(touched: changeset.touchedRecords, rows: max(before, current.list.rowCount)) {

@@ -11,24 +11,37 @@ extension SinkList {
     /// - Throws: ``SinkError/diverged(_:)`` when the changeset does not follow the list's cursor,
     ///   names a position the list does not have, or leads to another digest than the daemon's.
     ///   The list is then unusable: the sink reloads it or takes a snapshot.
-    /// - Complexity: O(changes) writes; O(*n*) in memory for the digest and the order keys' scan.
+    /// - Complexity: O(changes) writes; in memory, the order keys' scan and the digest: O(*n*)
+    ///   at protocol version 1, the kept ``ListDigestTree`` updated at version 2 (O(changes +
+    ///   *n*/64), after an O(*n*) build at the first changeset after a load).
     mutating func apply(_ changeset: ChangesetMessage) throws(SinkError) -> SinkWrites {
         guard changeset.cursor.epoch == self.cursor.epoch, changeset.prevSeq == self.cursor.seq else {
             throw .diverged("changeset \(changeset.cursor) does not follow \(self.cursor)")
         }
         var changes = Changes()
         var sectionsChanged = false
+        // At version 2, the tree of the list before (built once after a load) is updated
+        // between the items the stages left alone.
+        var tree = self.digestVersion == .v2 ? self.tree ?? ListDigestTree(schema: self.schema, digestSections: self.sections) : nil
+        self.tree = nil
+        var span = DigestChangeSpan()
         for (number, stage) in changeset.stages.enumerated() {
+            let sourceCounts = tree == nil ? [] : DigestChangeSpan.recordCounts(of: self.sections)
             try self.apply(stage, number: number, to: &changes)
+            if tree != nil {
+                span.note(stage, sourceCounts: sourceCounts, targetCounts: DigestChangeSpan.recordCounts(of: self.sections))
+            }
             sectionsChanged = sectionsChanged || !stage.sectionDeleted.isEmpty || !stage.sectionInserted.isEmpty
                 || !stage.sectionMoved.isEmpty || !stage.sectionUpdated.isEmpty
         }
         // The digest covers the columns: the new schema counts in it.
         let schema = changeset.schema?.schema ?? self.schema
-        let digest = Self.digest(schema: schema, of: self.sections)
+        tree?.update(schema: schema, sections: self.sections, sharedPrefix: span.sharedPrefix, sharedSuffix: span.sharedSuffix)
+        let digest = tree?.digest ?? Self.digest(schema: schema, of: self.sections, version: self.digestVersion)
         guard digest == changeset.digest else {
             throw .diverged("the digest after \(changeset.cursor) is \(digest), the daemon's \(changeset.digest)")
         }
+        self.tree = tree
         var writes = SinkWrites()
         writes.deleted = changes.deleted
         writes.schema = changeset.schema

@@ -24,6 +24,13 @@ struct SinkList {
     /// The place in the stream the version came from, for a sink fed by a stream; written with
     /// the cursor.
     var streamPlace: SinkStreamPlace?
+    /// The digest definition the source's changesets follow: the protocol version the sink's
+    /// connection spoke (a stream's lines are version 1). Version 1 until a snapshot or
+    /// changeset says otherwise.
+    var digestVersion = DigestVersion.v1
+    /// At version 2, the digest's tree of the list (``ListDigestTree``), so that each
+    /// changeset is checked in proportion to what it changed; `nil` until needed.
+    var tree: ListDigestTree?
 
     /// A row for the sink: its identity in place of its value.
     static func tag(_ rowID: Int64, hash: ContentHash) -> ChangesetStage.Record {
@@ -58,6 +65,7 @@ struct SinkList {
             self.sections.append(MirroredSection(model: section.model, records: rows))
         }
         self.nextRowID = next
+        self.digestVersion = mirror.digestVersion
     }
 
     /// A list read back from the table.
@@ -69,18 +77,28 @@ struct SinkList {
         self.nextRowID = (orders.keys.max() ?? 0) + 1
     }
 
+    /// Checks the next changesets with `version`'s digest (the protocol version of the sink's
+    /// connection): a list loaded from the table does not know it until the first changeset.
+    mutating func useDigestVersion(_ version: DigestVersion) {
+        guard version != self.digestVersion else { return }
+        self.digestVersion = version
+        self.tree = nil
+    }
+
     /// How many rows the table has.
     var rowCount: Int { self.sections.reduce(0) { $0 + $1.records.count } }
 
-    /// The digest of the rows, as the daemon computes it for the list (``ListDigest``).
+    /// The digest of the rows in ``digestVersion``, as the daemon computes it for the list
+    /// (``ListDigest``): what the cursor row stores.
     var digest: ListDigest {
-        Self.digest(schema: self.schema, of: self.sections)
+        self.tree?.digest ?? Self.digest(schema: self.schema, of: self.sections, version: self.digestVersion)
     }
 
-    /// The digest of `sections`, computed as a mirror computes it: the one computation of it in
-    /// the sink, for the list in memory and for the table read back by `--verify`.
-    static func digest(schema: ListSchema, of sections: [MirroredSection]) -> ListDigest {
-        ListDigest(schema: schema, sections: sections)
+    /// The `version` digest of `sections`, computed from scratch as a mirror computes it: the
+    /// one computation of it in the sink, for the list in memory and for the table read back
+    /// by `--verify`. O(*n*).
+    static func digest(schema: ListSchema, of sections: [MirroredSection], version: DigestVersion) -> ListDigest {
+        ListDigest(schema: schema, sections: sections, version: version)
     }
 
     /// The value of the `listsync_section` column for rows of a section with `model`: a string

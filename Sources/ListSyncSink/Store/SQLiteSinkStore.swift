@@ -252,7 +252,7 @@ public final class SQLiteSinkStore: SinkStore {
         return SinkStatements.streamPlace(stream: stream, epoch: epoch, seq: row.integer(2), sequence: row.integer(3), at: cursor)
     }
 
-    public func storedDigest(schema: ListSchema) throws(SinkError) -> ListDigest {
-        SinkList.digest(schema: schema, of: try self.readSections(verifying: schema).sections)
+    public func storedDigest(schema: ListSchema, version: DigestVersion) throws(SinkError) -> ListDigest {
+        SinkList.digest(schema: schema, of: try self.readSections(verifying: schema).sections, version: version)
     }
 }

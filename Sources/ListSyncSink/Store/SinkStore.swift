@@ -50,9 +50,10 @@ public protocol SinkStore: AnyObject {
 
     /// The digest of the table as stored: its sections and rows read back in order, each row's
     /// hash recomputed from the values in its columns (``StoredRecordHasher``), under `schema`
-    /// (the columns the cursor's version has).
+    /// (the columns the cursor's version has), in the `version` digest (the one the source's
+    /// changesets carry).
     ///
     /// - Throws: ``SinkError/diverged(_:)`` when the rows cannot be read as the list's (a row in
     ///   a section the sink does not know, a record column that is not JSON).
-    func storedDigest(schema: ListSchema) async throws(SinkError) -> ListDigest
+    func storedDigest(schema: ListSchema, version: DigestVersion) async throws(SinkError) -> ListDigest
 }

@@ -22,9 +22,11 @@ struct ConnectionOptions: ParsableArguments {
         Self.configuration(socket: self.socket, reconnect: reconnect)
     }
 
-    /// The client configuration of a sink (`sqlite`, `postgres`, `nats`): protocol version 1
-    /// only, so the digests it stores in its cursor table or publishes on its stream stay the
-    /// version 1 ones that readers of them check (docs/PROTOCOL.md, *Protocol version 2*).
+    /// The client configuration of the NATS sink (`sink nats`): protocol version 1 only, so the
+    /// lines it publishes on its stream keep the version 1 digests that readers of the stream
+    /// check (docs/PROTOCOL.md, *The NATS transport*). The table sinks (`sqlite`, `postgres`)
+    /// offer every version (``configuration(reconnect:)``) and check version 2 digests
+    /// incrementally.
     func sinkConfiguration(reconnect: ReconnectPolicy) -> ClientConfiguration {
         var configuration = self.configuration(reconnect: reconnect)
         configuration.protocols = [1]

@@ -75,7 +75,7 @@ struct SinkOptions: ParsableArguments {
     /// how to ask how the watch reads its file now.
     private func watchSource() async throws -> (SinkSource, () async throws -> JetStreamWatchLayout) {
         guard let from = self.source.from else {
-            let client = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let client = ListSyncClient(configuration: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))
             return (.daemon(client), {
                 guard let summary = try await client.watches().first(where: { $0.name == self.name }) else {
                     throw ClientFailure.client(.unknownWatch(self.name))
