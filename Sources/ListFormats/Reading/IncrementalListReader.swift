@@ -1,3 +1,4 @@
+import DurableFiles
 import CListFormatsScan
 
 /// Reads the successive versions of one list file, re-parsing only what changed.
