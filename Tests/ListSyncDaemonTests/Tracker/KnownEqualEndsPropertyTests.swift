@@ -14,12 +14,8 @@ import Testing
 /// repeated (duplicates: no uniqueness known), the header changed; chunks of 96 bytes, so that
 /// every file has many.
 @Suite struct KnownEqualEndsPropertyTests {
-    struct Edit: Sendable, CustomStringConvertible {
-        var kind: Int
-        var a: Int
-        var b: Int
-        var description: String { "\(kind):\(a):\(b)" }
-    }
+    /// An edit: its kind, and two picks of rows and values (the published-list tests' edits).
+    typealias Edit = PublishedListPropertyTests.Edit
 
     /// Rows of (id, name, price); the name may hold a line break (quoted in CSV).
     struct Model {
