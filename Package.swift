@@ -130,7 +130,7 @@ let package = Package(
         // CSV/JSON/NDJSON readers and writers: ListDiff only, no Foundation.
         // ListFormats' byte-level hot paths in C: SSE2, and AVX2 chosen at run time.
         .target(name: "CListFormatsScan"),
-        .target(name: "ListFormats", dependencies: ["ListDiff", "CXXHash", "CListFormatsScan"]),
+        .target(name: "ListFormats", dependencies: ["ListDiff", "CXXHash", "CListFormatsScan", "DurableFiles"]),
         .testTarget(
             name: "ListFormatsTests",
             dependencies: [

@@ -83,6 +83,9 @@ public enum FileSnapshot: Hashable, Sendable {
     private static func readAll(_ descriptor: Int32, expectedSize: Int, path: String) throws(FileReadError) -> [UInt8] {
         var outcome: Result<Bool, SystemCallError> = .success(false)
         var bytes = [UInt8](unsafeUninitializedCapacity: expectedSize + 1) { buffer, count in
+            // Huge pages: a 100 MB read faults 50 times instead of 25,000 (issue 19: the faults
+            // of the fresh buffer were a fifth of the daemon's time on a one-row edit).
+            if let base = buffer.baseAddress { HugePages.advise(base, byteCount: buffer.count) }
             (count, outcome) = fill(UnsafeMutableRawBufferPointer(buffer), from: descriptor)
         }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)

@@ -11,6 +11,16 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
     /// that change order; no copy of the list per stage.
     @inlinable
     public init(source: Collection, target: Collection) {
+        self.init(source: source, target: target, knownEqualEnds: .nothing)
+    }
+
+    /// Computes the stages that turn the sections `source` into `target`, as
+    /// ``init(source:target:)`` does, sparing the work of finding what `knownEqualEnds` says
+    /// of the elements of all sections in order (it must be true: debug builds check it). With
+    /// one section on each side, elements at the known ends cost nothing beyond the matching's
+    /// arrays: a change in a long list costs O(*n*) writes but no comparisons at its ends.
+    @inlinable
+    public init(source: Collection, target: Collection, knownEqualEnds: KnownEqualEnds) {
         typealias Section = Collection.Element
         typealias Element = Section.Collection.Element
 
@@ -51,7 +61,8 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             target: targetElements,
             targetBounds: targetBounds,
             sections: sections,
-            sectionUpdated: sectionUpdated
+            sectionUpdated: sectionUpdated,
+            known: knownEqualEnds
         )
         let storage = SectionedDifferenceStorage<Collection>(
             difference: difference,

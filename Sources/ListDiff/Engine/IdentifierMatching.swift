@@ -36,8 +36,13 @@ struct IdentifierMatching {
     /// Matches the elements of `source` and `target` by their ``Differentiable/differenceIdentifier``,
     /// read from the elements as needed rather than copied out first (a million identifiers
     /// are megabytes to write and read back).
+    ///
+    /// `known` ends are paired without comparing their identifiers, and with unique identifiers
+    /// the suffix is paired without hashing it: the matching is the same as without them.
     @inlinable
-    init<Element: Differentiable>(source: ContiguousArray<Element>, target: ContiguousArray<Element>) {
+    init<Element: Differentiable>(
+        source: ContiguousArray<Element>, target: ContiguousArray<Element>, known: KnownEqualEnds = .nothing
+    ) {
         let sourceCount = source.count
         let targetCount = target.count
         sourceToTarget = Array(repeating: -1, count: sourceCount)
@@ -56,9 +61,11 @@ struct IdentifierMatching {
             // suffix does when none of its identifiers occurs in the middle of
             // either list (else the middle holds earlier occurrences).
             let shortest = min(sourceCount, targetCount)
+            prefix = min(known.prefix, shortest)
             while prefix < shortest && source[prefix].differenceIdentifier == target[prefix].differenceIdentifier {
                 prefix &+= 1
             }
+            suffix = min(known.suffix, shortest &- prefix)
             while suffix < shortest &- prefix
                 && source[sourceCount &- 1 &- suffix].differenceIdentifier
                     == target[targetCount &- 1 &- suffix].differenceIdentifier {
@@ -71,7 +78,9 @@ struct IdentifierMatching {
             if suffix > 0 {
                 if suffix <= sourceMiddle.count &+ targetMiddle.count {
                     suffix = 0
-                } else {
+                } else if !known.identifiersAreUnique {
+                    // (Unique identifiers: a suffix identifier is in neither middle, as it occurs
+                    // once in each list, in the suffix.)
                     var middle = Set<Element.DifferenceIdentifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
                     middle.formUnion(source[sourceMiddle].lazy.map(\.differenceIdentifier))
                     middle.formUnion(target[targetMiddle].lazy.map(\.differenceIdentifier))

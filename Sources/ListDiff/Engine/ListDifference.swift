@@ -51,7 +51,8 @@ struct ListDifference {
         target: ContiguousArray<Element>,
         targetBounds: [Int],
         sections: IdentifierMatching,
-        sectionUpdated: [Int]
+        sectionUpdated: [Int],
+        known: KnownEqualEnds = .nothing
     ) {
         self.sourceBounds = sourceBounds
         self.targetBounds = targetBounds
@@ -93,7 +94,8 @@ struct ListDifference {
         }
 
         // Elements: match identifiers across the whole list.
-        var elements = IdentifierMatching(source: source, target: target)
+        known._check(source: source, target: target)
+        var elements = IdentifierMatching(source: source, target: target, known: known)
         let isSectioned = sourceSectionCount != 1 || targetSectionCount != 1
         var sourceSectionOfElement = [Int](repeating: 0, count: isSectioned ? source.count : 0)
         if isSectioned {
@@ -129,6 +131,9 @@ struct ListDifference {
         let prefix = isTrimmed ? elements.pairedPrefix : 0
         let suffix = isTrimmed ? elements.pairedSuffix : 0
         let sourceMiddle = prefix..<(source.count &- suffix)
+        // Of those, the ends the caller knows equal need not even have their content compared.
+        let knownPrefix = isTrimmed ? min(known.prefix, prefix) : 0
+        let knownSuffix = isTrimmed ? min(known.suffix, suffix) : 0
 
         var deleted: [ElementPath] = []
         var inserted: [ElementPath] = []
@@ -178,7 +183,7 @@ struct ListDifference {
                 markLongestIncreasingSubsequence(order, into: &kept, scratch: &scratch)
 
                 var rank = 0
-                for targetIndex in start..<end {
+                for targetIndex in (start &+ knownPrefix)..<(end &- knownSuffix) {
                     let sourceIndex = targetToSource[targetIndex]
                     guard sourceIndex >= 0 else {
                         inserted.append(ElementPath(element: targetIndex &- start, section: section))

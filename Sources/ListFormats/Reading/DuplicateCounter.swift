@@ -1,3 +1,4 @@
+import DurableFiles
 /// Counts records whose identity equals an earlier record's.
 ///
 /// While a file is read, the low 64 bits of each record's identity hash go into one of

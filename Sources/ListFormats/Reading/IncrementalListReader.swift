@@ -1,3 +1,4 @@
+import DurableFiles
 import CListFormatsScan
 
 /// Reads the successive versions of one list file, re-parsing only what changed.
@@ -67,6 +68,12 @@ public struct IncrementalListReader: Sendable {
         public var chunkCount = 0
         /// Whether it parsed in two halves at once (false: in order on one thread).
         public var wasSplit = false
+        /// The records, in file order, at the start of the file that it kept from the previous
+        /// version's chunks: the same bytes, so the same identities and contents, as the
+        /// previous list's first ones (0 when it parsed every chunk).
+        public var keptPrefixRecordCount = 0
+        /// Likewise the records at the end of the file, kept from the previous version's last chunks.
+        public var keptSuffixRecordCount = 0
     }
 
     /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
@@ -429,7 +436,9 @@ public struct IncrementalListReader: Sendable {
             sectionOfRecord: sectionOfRecord, sectionValues: sectionValues)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
-            keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1)
+            keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1,
+            keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
+            keptSuffixRecordCount: previous == nil ? 0 : old.records.count - suffixRecords)
         return (list, memory, statistics)
     }
 

@@ -45,10 +45,19 @@ struct LatencyBenchmark {
         var fileSize: Int
     }
 
+    /// How each timed version of the file is made.
+    enum Edit {
+        /// One row changed, the whole file written to a temporary file and renamed over.
+        case oneRow
+        /// `rows` rows appended in place (`O_APPEND`, one write, close).
+        case append(rows: Int)
+    }
+
     // MARK: Workloads
 
-    /// `edits` one-row edits of a `rows`-row file, each timed at a raw subscriber and at a mirror.
-    func measure(rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool) async throws -> [Result] {
+    /// `edits` edits of a `rows`-row file (one row changed, or rows appended), each timed at a raw
+    /// subscriber and at a mirror.
+    func measure(rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool, edit kind: Edit = .oneRow) async throws -> [Result] {
         let scratch = try self.scratchDirectory("rows-\(rows)")
         var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
         let daemon = try await LatencyDaemon(
@@ -67,9 +76,17 @@ struct LatencyBenchmark {
         let cpuBefore = try daemon.cpuTime
         for edit in 0..<edits {
             let seq = UInt64(edit + 1)
-            try file.prepareEdit(edit)
-            let start = ContinuousClock.now
-            try file.rename()
+            let start: ContinuousClock.Instant
+            switch kind {
+            case .oneRow:
+                try file.prepareEdit(edit)
+                start = .now
+                try file.rename()
+            case .append(let count):
+                let bytes = file.prepareAppend(rows: count)
+                start = .now
+                try file.append(bytes)
+            }
             rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
             if mirror != nil {
                 while let arrival = await mirrorArrivals.next() {

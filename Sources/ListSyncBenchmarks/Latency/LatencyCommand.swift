@@ -15,7 +15,10 @@ extension ListSyncBenchmarks {
                 file timed in the same run (issue 19's baseline: reading the file once) and p50 over it. \
                 A daemon that reads a complete file renamed over the watched one at once (issue 19 item 5) \
                 waits no settle delay for these renames: its "− settle" columns go below zero. The restart workload \
-                times a daemon start with a large watch, first and with its state saved. The fan-out \
+                times a daemon start with a large watch, first and with its state saved. The append workload \
+                appends --appended-rows rows to the --large-rows file in place (O_APPEND, one write, close; \
+                the clock starts before the open) --large-edits times: the daemon waits its settle delay \
+                after the close. The fan-out \
                 workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
                 the open-file limit for itself and the daemon), waits for every snapshot, then times \
                 --fan-out-edits edits to the last subscriber. The whole-list workload (issue 17 item 4; \
@@ -45,8 +48,11 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the 1M-row file.")
         var largeEdits = 10
 
-        @Option(help: "Rows of the large file.")
+        @Option(help: "Rows of the large file (10000000 for issue 19's 10M-row workload: about 520 MB).")
         var largeRows = 1_000_000
+
+        @Option(help: "Rows appended per edit in the append workload (to the large file, in place).")
+        var appendedRows = 1_000
 
         @Option(help: "Subscribers of the fan-out workload; repeat for several runs.")
         var subscribers: [Int] = [1_000, 10_000]
@@ -57,8 +63,8 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, fan-out, restart, snapshot-client; whole-list, metrics (not by default).")
-        var workload: [String] = ["small", "large", "fan-out", "restart", "snapshot-client"]
+        @Option(help: "Workloads: small, large, append, fan-out, restart, snapshot-client; whole-list, metrics (not by default).")
+        var workload: [String] = ["small", "large", "append", "fan-out", "restart", "snapshot-client"]
 
         @Option(help: "Runs of `listsync snapshot` of the large list (the snapshot-client workload).")
         var snapshotRuns = 5
@@ -107,6 +113,13 @@ extension ListSyncBenchmarks {
                     results += try await benchmark.measure(
                         rows: self.largeRows, edits: self.largeEdits, workload: "\(self.largeRows / 1000)k rows, one row changed" + label,
                         bar: "≤ 300 ms", withMirror: true)
+                }
+                if self.workload.contains("append") {
+                    print("- \(self.largeRows) rows, state \(state): \(self.largeEdits) appends of \(self.appendedRows) rows")
+                    results += try await benchmark.measure(
+                        rows: self.largeRows, edits: self.largeEdits,
+                        workload: "\(self.largeRows / 1000)k rows, \(self.appendedRows) rows appended" + label,
+                        bar: "p50 − settle ≤ 15 ms", withMirror: true, edit: .append(rows: self.appendedRows))
                 }
                 if self.workload.contains("restart") {
                     print("- restart, \(self.largeRows) rows, state \(state): \(self.restarts) restarts")

@@ -68,6 +68,34 @@ struct LatencyFile {
         try self.write(to: self.temporary)
     }
 
+    /// The bytes of `count` new rows after the last one (the rows the file will have once they
+    /// are appended with ``append(_:)``), as a program that logs rows writes them.
+    mutating func prepareAppend(rows count: Int) -> [UInt8] {
+        var text = ""
+        for index in self.lines.count..<(self.lines.count + count) {
+            let line = Self.row(index, version: 0, layout: self.layout)
+            self.lines.append(line)
+            text += line
+            text += "\n"
+        }
+        self.size += text.utf8.count
+        return Array(text.utf8)
+    }
+
+    /// Appends `bytes` to the file in place: opened with `O_APPEND`, one `write(2)`, closed (the
+    /// daemon waits its settle delay after the close). The benchmark's clock starts before the open.
+    func append(_ bytes: [UInt8]) throws {
+        let descriptor = Glibc.open(self.url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw LatencySubscribers.Failure(description: "open \(self.url.path): \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(descriptor) }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else {
+            throw LatencySubscribers.Failure(description: "write \(self.url.path): \(written < 0 ? String(cString: strerror(errno)) : "short write")")
+        }
+    }
+
     /// Renames the prepared version over the file: the instant the benchmark's clock starts.
     func rename() throws {
         guard Glibc.rename(self.temporary.path, self.url.path) == 0 else {

@@ -33,13 +33,14 @@ final class WatchVersion: Sendable {
     }
 
     /// Version `seq` of `list` in history `epoch`, which follows `previous`: its digest is
-    /// `previous`'s tree updated (see ``ListDigestTree``), O(changed records) hashing.
-    init(epoch: Epoch, seq: UInt64, list: ParsedList, following previous: WatchVersion) {
+    /// `previous`'s tree updated (see ``ListDigestTree``), O(changed records) hashing; the
+    /// records `known` equal at both ends are not compared.
+    init(epoch: Epoch, seq: UInt64, list: ParsedList, following previous: WatchVersion, known: KnownEqualEnds = .nothing) {
         self.epoch = epoch
         self.seq = seq
         self.list = list
         self.sections = list.sections
-        self.tree = previous.tree.updated(schema: list.schema, from: previous.sections, to: self.sections)
+        self.tree = previous.tree.updated(schema: list.schema, from: previous.sections, to: self.sections, known: known)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
     }
 

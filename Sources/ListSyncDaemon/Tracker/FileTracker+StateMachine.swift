@@ -61,16 +61,21 @@ extension FileTracker {
         /// table of about 100 bytes per 64 KiB, and the records of the last list it read — the
         /// live version's, but for a save whose content equalled the live one.
         private var reader: IncrementalListReader?
+        /// The size of the reader's chunks: ``IncrementalListReader/defaultChunkSize``, smaller in
+        /// tests so that small files have many chunks.
+        private let chunkSize: Int
 
-        init(watch: String, epoch: Epoch) {
+        init(watch: String, epoch: Epoch, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
             self.watch = watch
             self.epoch = epoch
+            self.chunkSize = chunkSize
         }
 
         /// A machine that carries on from `version`, the last one published before a restart,
         /// which was read with `options`: the next read is diffed against it.
-        init(watch: String, restoring version: WatchVersion, options: ReadOptions) {
+        init(watch: String, restoring version: WatchVersion, options: ReadOptions, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
             self.watch = watch
+            self.chunkSize = chunkSize
             self.epoch = version.epoch
             self.state = .live(version)
             self.liveOptions = options
@@ -101,6 +106,9 @@ extension FileTracker {
             self._checkInvariants()
             return status
         }
+
+        /// What the reader's last read did (tests: whether it kept chunks at the ends).
+        var lastRead: IncrementalListReader.Statistics? { self.reader?.lastRead }
 
         /// Whether the last news of the file is that a writer holds it.
         var isWriting: Bool {
@@ -152,7 +160,8 @@ extension FileTracker {
                     self.lastOptions = options
                     do {
                         let list = try self.read(bytes, options: options)
-                        publication = self.publish(list, after: lastGood, withV1Digest: withV1Digest)
+                        publication = self.publish(
+                            list, after: lastGood, withV1Digest: withV1Digest, known: self.knownEqualEnds(of: list, after: lastGood))
                         self.liveOptions = options
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
@@ -173,13 +182,30 @@ extension FileTracker {
         /// `bytes` read with `options`: exactly ``ListReader``'s list or error, re-parsing only what
         /// changed since the last read with the same options.
         private mutating func read(_ bytes: [UInt8], options: ReadOptions) throws(ListFormatError) -> ParsedList {
-            var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options)
+            var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options, chunkSize: self.chunkSize)
             defer { self.reader = reader }
             return try reader.read(bytes: bytes)
         }
 
-        /// Makes `list` the live version and returns what publishes it.
-        private mutating func publish(_ list: ParsedList, after lastGood: WatchVersion?, withV1Digest: Bool) -> WatchPublication {
+        /// What the reader's last read knows of `list` against `lastGood`: the records it kept
+        /// from the previous version's chunks at both ends. The reader's previous list is always
+        /// `lastGood`'s or one content-equal to it (an equal version publishes nothing and leaves
+        /// `lastGood` live; a failed read makes the reader forget, and a new reader, for new
+        /// options or after a restore, reads everything). Only for lists without sections, whose
+        /// records the diff takes in file order.
+        private func knownEqualEnds(of list: ParsedList, after lastGood: WatchVersion?) -> KnownEqualEnds {
+            guard let lastGood, let read = self.reader?.lastRead, read.wasIncremental, !list.isSectioned, !lastGood.list.isSectioned
+            else { return .nothing }
+            return KnownEqualEnds(
+                prefix: read.keptPrefixRecordCount, suffix: read.keptSuffixRecordCount,
+                identifiersAreUnique: list.report.duplicateCount == 0 && lastGood.list.report.duplicateCount == 0)
+        }
+
+        /// Makes `list` the live version and returns what publishes it; `known` is what the
+        /// reader knows of its records against `lastGood`'s (the diff need not find it again).
+        private mutating func publish(
+            _ list: ParsedList, after lastGood: WatchVersion?, withV1Digest: Bool, known: KnownEqualEnds = .nothing
+        ) -> WatchPublication {
             if let epoch = self.pendingEpoch {
                 // A new history: its first version follows the last good one's `seq`, so a
                 // subscriber's position lands on it and finds no changeset: it gets a snapshot.
@@ -195,7 +221,7 @@ extension FileTracker {
                 return WatchPublication(version: version)
             }
             let sections = list.sections
-            let changeset = StagedChangeset(source: lastGood.sections, target: sections)
+            let changeset = StagedChangeset(source: lastGood.sections, target: sections, knownEqualEnds: known)
             let schema = SchemaUpdate(from: lastGood.list, to: list)
             guard !changeset.isEmpty || schema != nil else {
                 // Content-equal (ignored fields, JSON spacing or member order, CSV quoting): what
@@ -203,7 +229,7 @@ extension FileTracker {
                 self.state = .live(lastGood)
                 return WatchPublication()
             }
-            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood)
+            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood, known: known)
             self.state = .live(version)
             // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
             // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``), which

@@ -57,8 +57,9 @@ extension DigestItems where Section == ArraySection<SectionModel, ListRecord> {
     /// How many items `old` and `new` share at their start and at their end (not overlapping).
     ///
     /// - Complexity: O(shared items) comparisons of 16-byte hashes; a list of one section (a
-    ///   linear list) compares its records' hashes in place.
-    static func sharedEnds(_ old: DigestItems, _ new: DigestItems) -> (prefix: Int, suffix: Int) {
+    ///   linear list) compares its records' hashes in place, but for the records `known` at
+    ///   its ends.
+    static func sharedEnds(_ old: DigestItems, _ new: DigestItems, known: KnownEqualEnds = .nothing) -> (prefix: Int, suffix: Int) {
         let limit = min(old.count, new.count)
         if old.sections.count == 1, new.sections.count == 1 {
             let sameModel = old.sections[0].model.contentHash == new.sections[0].model.contentHash
@@ -67,10 +68,11 @@ extension DigestItems where Section == ArraySection<SectionModel, ListRecord> {
                     let recordLimit = min(oldRecords.count, newRecords.count)
                     var prefix = 0
                     if sameModel {
+                        prefix = min(known.prefix, recordLimit)
                         while prefix < recordLimit, oldRecords[prefix].contentHash == newRecords[prefix].contentHash { prefix += 1 }
                         prefix += 1
                     }
-                    var suffix = 0
+                    var suffix = min(known.suffix, limit - prefix, recordLimit)
                     while suffix < min(limit - prefix, recordLimit),
                         oldRecords[oldRecords.count - 1 - suffix].contentHash == newRecords[newRecords.count - 1 - suffix].contentHash
                     {

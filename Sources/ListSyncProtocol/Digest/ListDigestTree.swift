@@ -48,18 +48,21 @@ public struct ListDigestTree: Sendable {
         self.apply(DigestItems(sections), prefix: 0, suffix: 0)
     }
 
-    /// The tree of `new`, given that this is the tree of `old`.
+    /// The tree of `new`, given that this is the tree of `old`; `known` says how many records at
+    /// both ends of the two (all sections in order) are known to be the same (a reader that kept
+    /// them): their hashes are not compared again.
     ///
     /// - Complexity: see the type.
     public func updated(
-        schema: ListSchema, from old: [ArraySection<SectionModel, ListRecord>], to new: [ArraySection<SectionModel, ListRecord>]
+        schema: ListSchema, from old: [ArraySection<SectionModel, ListRecord>], to new: [ArraySection<SectionModel, ListRecord>],
+        known: KnownEqualEnds = .nothing
     ) -> ListDigestTree {
         var tree = self
         let oldItems = DigestItems(old)
         let newItems = DigestItems(new)
         precondition(oldItems.count == self.itemCount, "the tree is not the old list's")
         tree.schemaBlock = schema.canonicalBytes
-        let (prefix, suffix) = DigestItems.sharedEnds(oldItems, newItems)
+        let (prefix, suffix) = DigestItems.sharedEnds(oldItems, newItems, known: known)
         tree.apply(newItems, prefix: prefix, suffix: suffix)
         return tree
     }

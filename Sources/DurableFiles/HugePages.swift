@@ -9,12 +9,13 @@ import Glibc
 /// — takes 25 000 page faults with 4 KiB pages, 50 with huge pages; the
 /// kernel still zeroes the same bytes, but the faults cost as much again.
 /// Only the 2 MiB-aligned inside of the buffer is advised; elsewhere, and
-/// on other systems, this does nothing.
-enum HugePages {
+/// on other systems, this does nothing. Shared by the readers of ListFormats and the
+/// daemon's file reads (`FileWatching`'s `FileSnapshot`).
+public enum HugePages {
     private static let size = 1 << 21
 
     /// Advises the `byteCount` bytes at `start` (not yet touched).
-    static func advise(_ start: UnsafeRawPointer, byteCount: Int) {
+    public static func advise(_ start: UnsafeRawPointer, byteCount: Int) {
         #if os(Linux)
         guard byteCount >= 2 * size else { return }
         let first = (Int(bitPattern: start) + size - 1) & ~(size - 1)
