@@ -310,6 +310,10 @@ final class WatchFeed: Sendable {
         /// The changesets after the subscriber's position are gone from the ring: send a fresh
         /// snapshot of this version.
         case snapshot(WatchVersion)
+        /// The changeset line publishing the `seq` asked for goes to a version 1 client with the
+        /// version 1 digest of this version, the current one, not computed yet: the subscriber
+        /// holds its position until ``computeV1Digest(of:)`` ran (off the event loop), then asks again.
+        case awaitingV1Digest(WatchVersion)
         /// The current status, of this generation.
         case status(ByteBuffer, generation: UInt64, removed: Bool)
         /// The subscriber is up to date.
@@ -361,42 +365,54 @@ final class WatchFeed: Sendable {
     /// ``next(after:digestVersion:)`` for a subscriber that speaks version 1: each changeset line
     /// copied with its version 1 digest in place of the version 2 one (its own copy, counted
     /// against the client-buffer budget). The digest is the one the line carries (`digest_v1`) or
-    /// kept beside it, or the current version's, computed now if no version 1 client needed it
-    /// before (O(*n*), once per version); a version published while no version 1 client was
-    /// subscribed has none, and the subscriber resynchronises with a snapshot, as when history
-    /// was trimmed.
+    /// kept beside it, or the current version's once computed; if no version 1 client needed it
+    /// before, the answer is ``Next/awaitingV1Digest(_:)``: it is computed off the event loop
+    /// (``computeV1Digest(of:)``, O(*n*), once per version). A version published while no
+    /// version 1 client was subscribed has none, and the subscriber resynchronises with a
+    /// snapshot, as when history was trimmed.
     private func nextForVersion1(after position: Position) -> Next {
         let next = self.next(after: position)
         let line: ByteBuffer
         switch next {
         case .changeset(let kept), .archivedChangeset(let kept): line = kept
-        case .snapshot, .status, .upToDate: return next
+        case .snapshot, .awaitingV1Digest, .status, .upToDate: return next
         }
         let (kept, current) = self.state.withLock { state in
             (state.history.v1Digest(publishing: position.nextSeq), state.version)
         }
+        guard let current else { return .upToDate }
         var v1Digest = kept
-        if v1Digest == nil, let current, current.seq == position.nextSeq {
-            let computed = current.v1Digest
+        if v1Digest == nil, current.seq == position.nextSeq {
+            guard let computed = current.computedV1Digest else { return .awaitingV1Digest(current) }
             self.state.withLock { $0.history.noteV1Digest(computed, seq: position.nextSeq) }
             v1Digest = computed
         }
-        guard let current else { return .upToDate }
         guard let copy = ServerMessage.version1Line(of: Array(line.readableBytesView), v1Digest: v1Digest) else { return .snapshot(current) }
         return .archivedChangeset(ByteBuffer(bytes: copy))
     }
 
+    /// Computes `version`'s version 1 digest (O(*n*), once per version, shared by every version 1
+    /// subscriber) and keeps it beside the changeset publishing it, for those that come later.
+    /// Blocks: run it on the server's thread pool, never on an event loop.
+    func computeV1Digest(of version: WatchVersion) {
+        let digest = version.v1Digest
+        self.state.withLock { state in
+            guard state.history.epoch == version.epoch else { return }
+            state.history.noteV1Digest(digest, seq: version.seq)
+        }
+    }
+
     /// The snapshot of `version` with its `digestVersion` digest, shared with every subscription
     /// sending it: the one being sent if there is one, otherwise a new one (encoded as subscribers
-    /// read it).
+    /// read it); `nil` while the version 1 digest of `version` is not computed
+    /// (``computeV1Digest(of:)`` computes it, off the event loop).
     ///
     /// - Parameters:
     ///   - chunkSize: The size at which a new snapshot's chunks are cut.
     ///   - budget: Where a new snapshot's bytes are counted.
-    /// - Complexity: O(1), but for a version 1 digest never computed for `version` (O(*n*)).
-    func snapshot(of version: WatchVersion, digestVersion: DigestVersion = .v2, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot {
-        // Outside the lock: the version 1 digest may have to be computed.
-        let digest = version.digest(digestVersion)
+    /// - Complexity: O(1).
+    func snapshot(of version: WatchVersion, digestVersion: DigestVersion = .v2, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot? {
+        guard let digest = version.digest(digestVersion) else { return nil }
         return self.state.withLock { state in
             let shared = digestVersion == .v1 ? state.v1Snapshot : state.snapshot
             if let shared, shared.version === version {

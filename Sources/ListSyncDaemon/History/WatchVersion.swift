@@ -1,6 +1,7 @@
 import ListDiff
 import ListFormats
 import ListSyncProtocol
+import NIOPosix
 import Synchronization
 
 /// One valid version of a watched file's list, as subscribers see it: immutable and shared by
@@ -21,6 +22,9 @@ final class WatchVersion: Sendable {
     let rowCount: Int
     /// The version 1 digest, once a version 1 client needed it.
     private let v1DigestCache = Mutex<ListDigest?>(nil)
+    /// Held while the version 1 digest is computed, so that it is computed once: whoever asks
+    /// meanwhile waits here (off the event loops) and reads it. ``computedV1Digest`` never waits.
+    private let v1DigestComputation = Mutex<Void>(())
 
     /// Version `seq` of `list` in history `epoch`, its digest computed from scratch. O(*n*).
     init(epoch: Epoch, seq: UInt64, list: ParsedList) {
@@ -48,22 +52,32 @@ final class WatchVersion: Sendable {
     /// stored and sent to version 2 clients, and what its checkpoint holds.
     var digest: ListDigest { self.tree.digest }
 
-    /// The version 1 digest, computed the first time a version 1 client needs it (O(*n*)), then kept.
+    /// The version 1 digest, computed the first time it is needed (O(*n*)), then kept; computed
+    /// once even when several threads ask at the same time.
+    ///
+    /// Never on an event loop: at a million rows it takes tens of milliseconds, which would hold
+    /// up every connection of the loop. The tracker and the state store ask from their tasks;
+    /// a connection asks on the server's thread pool (``WatchFeed/computeV1Digest(of:)``) and
+    /// reads it with ``computedV1Digest``.
     var v1Digest: ListDigest {
-        if let digest = self.v1DigestCache.withLock({ $0 }) { return digest }
-        let digest = ListDigest(of: self.list, version: .v1)
-        self.v1DigestCache.withLock { $0 = digest }
-        return digest
+        assert(MultiThreadedEventLoopGroup.currentEventLoop == nil, "the version 1 digest is computed on an event loop")
+        if let digest = self.computedV1Digest { return digest }
+        return self.v1DigestComputation.withLock { _ in
+            if let digest = self.computedV1Digest { return digest }
+            let digest = ListDigest(of: self.list, version: .v1)
+            self.v1DigestCache.withLock { $0 = digest }
+            return digest
+        }
     }
 
-    /// The version 1 digest if it was computed, without computing it.
+    /// The version 1 digest if it was computed, without computing it. O(1), never waits.
     var computedV1Digest: ListDigest? {
         self.v1DigestCache.withLock { $0 }
     }
 
-    /// The digest in `version`.
-    func digest(_ version: DigestVersion) -> ListDigest {
-        version == .v1 ? self.v1Digest : self.digest
+    /// The digest in `version`; `nil` for a version 1 digest not computed yet (see ``v1Digest``).
+    func digest(_ version: DigestVersion) -> ListDigest? {
+        version == .v1 ? self.computedV1Digest : self.digest
     }
 
     /// The cursor that names the version.

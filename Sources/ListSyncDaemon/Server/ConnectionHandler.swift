@@ -187,6 +187,18 @@ final class ConnectionHandler: ChannelInboundHandler {
                 guard let context = self.context else { return }
                 self.write(.reply(Reply(id: id, result: .metrics(exposition: String(decoding: bytes, as: UTF8.self)))), context: context)
             }
+        case .computeV1Digest(let feed, let version):
+            // On the thread pool (see ``ServerContext/runOffLoop(on:_:)``); the subscriptions
+            // waiting for it hold their place meanwhile, and the others write on.
+            self.server.runOffLoop(on: context.eventLoop) { feed.computeV1Digest(of: version) }.assumeIsolated().whenComplete { result in
+                if case .failure(let error) = result {
+                    self.logger.notice(
+                        "cannot compute a version 1 digest: the thread pool refused the work", metadata: ["watch": "\(feed.name)", "error": "\(error)"])
+                    return
+                }
+                guard let context = self.context else { return }
+                self.run(self.machine.v1DigestComputed(version), context: context)
+            }
         }
     }
 
@@ -257,7 +269,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Writes lines while the channel is writable and the budget lasts; returns the bytes written.
     /// The machine's state is updated before each write, so whatever a write triggers sees it current.
     private func writePendingLines(context: ChannelHandlerContext, budget: Int) -> Int {
-        defer { self.run(self.machine.snapshotsBeingSent(), context: context) }
+        defer { self.run(self.machine.snapshotsBeingSent() + self.machine.v1DigestsToCompute(), context: context) }
         var written = 0
         var progressed = true
         while progressed, written < budget, context.channel.isWritable {

@@ -60,6 +60,10 @@ struct ConnectionStateMachine {
         case log(Logger.Level, Logger.Message, Logger.Metadata = [:])
         /// Answer `metrics` request `id` with the daemon's exposition, sampled now.
         case answerMetrics(RequestID)
+        /// Compute `version`'s version 1 digest for a subscription to `feed` that waits for it
+        /// (``WatchFeed/computeV1Digest(of:)``), off the event loop — O(*n*), it would hold up
+        /// every connection of the loop — then call ``v1DigestComputed(_:)``.
+        case computeV1Digest(WatchFeed, WatchVersion)
     }
 
     /// A line a subscription has to send, taken from the round.
@@ -99,6 +103,8 @@ struct ConnectionStateMachine {
     private var turn = 0
     /// The snapshots last reported as being sent.
     private var notedSnapshots: [ObjectIdentifier] = []
+    /// The versions whose version 1 digest is being computed for this connection.
+    private var computingV1Digests: Set<ObjectIdentifier> = []
     /// Why the daemon closed the connection, once it decided to; still `nil` when the channel
     /// closes, the client closed it.
     private(set) var disconnectReason: DisconnectReason?
@@ -336,6 +342,8 @@ struct ConnectionStateMachine {
     mutating func nextLine() -> OutgoingLine? {
         while case .open(var subscriptions, let pending) = self.state, self.turn < subscriptions.count {
             guard let (line, ends, isOwnCopy) = subscriptions[self.turn].nextLine() else {
+                // Nothing now, but the subscription may have moved on (to wait for a version 1 digest).
+                self.state = .open(subscriptions: subscriptions, pending: pending)
                 self.turn += 1
                 continue
             }
@@ -358,6 +366,24 @@ struct ConnectionStateMachine {
         guard identifiers != self.notedSnapshots else { return [] }
         self.notedSnapshots = identifiers
         return [.noteSnapshotsBeingSent(snapshots)]
+    }
+
+    /// The version 1 digests the subscriptions wait for and that are not being computed yet: one
+    /// computation per version, however many subscriptions wait for it.
+    mutating func v1DigestsToCompute() -> [Action] {
+        guard case .open(let subscriptions, _) = self.state else { return [] }
+        var actions: [Action] = []
+        for subscription in subscriptions {
+            guard let version = subscription.awaitedV1Digest, self.computingV1Digests.insert(ObjectIdentifier(version)).inserted else { continue }
+            actions.append(.computeV1Digest(subscription.feed, version))
+        }
+        return actions
+    }
+
+    /// `version`'s version 1 digest is computed: the subscriptions waiting for it go on.
+    mutating func v1DigestComputed(_ version: WatchVersion) -> [Action] {
+        self.computingV1Digests.remove(ObjectIdentifier(version))
+        return self.isOpen ? [.pump] : []
     }
 
     /// The channel became writable (write again) or unwritable (the slow-consumer deadline runs).

@@ -18,14 +18,21 @@ final class ServerContext: Sendable {
     let pool: NIOThreadPool
     let logger: Logger
     private let onConnectionsChange: @Sendable () -> Void
+    /// Runs work too slow for an event loop and completes on the loop given: `nil` for ``pool``;
+    /// a test on an `EmbeddedEventLoop`, which only its own thread may touch, runs it there later.
+    private let offLoop: OffLoop?
+
+    /// Runs `work` off the event loops, then completes the future on the loop given.
+    typealias OffLoop = @Sendable (_ eventLoop: any EventLoop, _ work: @escaping @Sendable () -> Void) -> EventLoopFuture<Void>
 
     /// - Parameter onConnectionsChange: Called after a connection opens or closes, or a
     ///   subscription starts or ends (the daemon updates its systemd status line).
     init(
         configuration: ServerConfiguration, epoch: Epoch, watches: WatchFeeds, connections: ConnectionRegistry = ConnectionRegistry(),
-        metrics: DaemonMetrics? = nil, pool: NIOThreadPool = .singleton, logger: Logger,
+        metrics: DaemonMetrics? = nil, pool: NIOThreadPool = .singleton, offLoop: OffLoop? = nil, logger: Logger,
         onConnectionsChange: @escaping @Sendable () -> Void = {}
     ) {
+        self.offLoop = offLoop
         self.configuration = configuration
         self.epoch = epoch
         self.watches = watches
@@ -47,6 +54,14 @@ final class ServerContext: Sendable {
             let kept = self.watches.feeds.compactMap { feed in feed.metrics.map { (watch: $0, count: feed.keptChangesets) } }
             return self.metrics.exposition(keptChangesets: kept, clientBufferBytes: self.budget.usedBytes)
         }
+    }
+
+    /// Runs `work` — a version 1 digest to compute, which takes tens of milliseconds at a million
+    /// rows and would hold up every connection of the loop — on ``pool``, not on `eventLoop`; the
+    /// future completes on `eventLoop` (fails only once the pool is shut down).
+    func runOffLoop(on eventLoop: any EventLoop, _ work: @escaping @Sendable () -> Void) -> EventLoopFuture<Void> {
+        guard let offLoop = self.offLoop else { return self.pool.runIfActive(eventLoop: eventLoop, work) }
+        return offLoop(eventLoop, work)
     }
 
     func connectionsDidChange() {

@@ -19,6 +19,18 @@ struct Subscription {
         /// The parts of a changeset too large for one line (protocol version 2), then streaming
         /// from `then`.
         case sendingParts(ChangesetPartsInFlight, then: WatchFeed.Position)
+        /// Holding its place until `version`'s version 1 digest is computed (off the event loop,
+        /// see ``awaitedV1Digest``), then going on as `then` says: nothing after it overtakes it.
+        case awaitingV1Digest(WatchVersion, then: AfterV1Digest)
+    }
+
+    /// What a subscription waiting for a version 1 digest does once it is there.
+    enum AfterV1Digest {
+        /// Send the snapshot of the version, then stream from the version after it, with the
+        /// status generation last sent.
+        case snapshot(statusGeneration: UInt64?)
+        /// Ask the feed again from this position (whose changeset carries the digest).
+        case streaming(WatchFeed.Position)
     }
 
     let feed: WatchFeed
@@ -31,6 +43,13 @@ struct Subscription {
     /// The snapshot being sent, if one is.
     var snapshot: EncodedSnapshot? {
         if case .sendingSnapshot(let snapshot, _, _) = self.phase { return snapshot }
+        return nil
+    }
+
+    /// The version whose version 1 digest the subscription waits for, if it does: the connection
+    /// has it computed on the thread pool (``WatchFeed/computeV1Digest(of:)``), then writes again.
+    var awaitedV1Digest: WatchVersion? {
+        if case .awaitingV1Digest(let version, _) = self.phase { return version }
         return nil
     }
 
@@ -66,6 +85,13 @@ struct Subscription {
     /// against the client-buffer budget until written; `nil` when there is nothing to send now.
     mutating func nextLine() -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
         switch self.phase {
+        case .awaitingV1Digest(let version, let then):
+            guard version.computedV1Digest != nil else { return nil }
+            switch then {
+            case .snapshot(let statusGeneration): self.phase = self.snapshot(of: version, statusGeneration: statusGeneration)
+            case .streaming(let position): self.phase = .streaming(position)
+            }
+            return self.nextLine()
         case .sendingSnapshot(let snapshot, let index, let then):
             guard let chunk = snapshot.chunk(index) else {
                 self.phase = .streaming(then)
@@ -92,6 +118,9 @@ struct Subscription {
             case .snapshot(let version):
                 self.phase = self.snapshot(of: version, statusGeneration: position.statusGeneration)
                 return self.nextLine()
+            case .awaitingV1Digest(let version):
+                self.phase = .awaitingV1Digest(version, then: .streaming(position))
+                return nil
             case .status(let line, let generation, let removed):
                 position.statusGeneration = generation
                 self.phase = .streaming(position)
@@ -113,10 +142,12 @@ struct Subscription {
         return self.nextLine()
     }
 
-    /// Sending the feed's shared snapshot of `version`, then streaming what follows it.
+    /// Sending the feed's shared snapshot of `version`, then streaming what follows it; first
+    /// waiting for the version's version 1 digest if the connection needs it and it is not computed.
     private func snapshot(of version: WatchVersion, statusGeneration: UInt64?) -> Phase {
-        .sendingSnapshot(
-            self.feed.snapshot(of: version, digestVersion: self.digestVersion, chunkSize: self.chunkSize, budget: self.budget), nextChunk: 0,
-            then: WatchFeed.Position(nextSeq: version.seq + 1, statusGeneration: statusGeneration))
+        guard let snapshot = self.feed.snapshot(of: version, digestVersion: self.digestVersion, chunkSize: self.chunkSize, budget: self.budget) else {
+            return .awaitingV1Digest(version, then: .snapshot(statusGeneration: statusGeneration))
+        }
+        return .sendingSnapshot(snapshot, nextChunk: 0, then: WatchFeed.Position(nextSeq: version.seq + 1, statusGeneration: statusGeneration))
     }
 }

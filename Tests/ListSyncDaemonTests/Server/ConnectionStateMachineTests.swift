@@ -18,6 +18,7 @@ import Testing
         case startSlowConsumerTimer, cancelSlowConsumerTimer, startUnfinishedLineTimer, cancelUnfinishedLineTimer
         case log(Logger.Level)
         case answerMetrics(RequestID)
+        case computeV1Digest(seq: UInt64)
 
         init(_ action: ConnectionStateMachine.Action) {
             switch action {
@@ -32,6 +33,7 @@ import Testing
             case .cancelUnfinishedLineTimer: self = .cancelUnfinishedLineTimer
             case .log(let level, _, _): self = .log(level)
             case .answerMetrics(let id): self = .answerMetrics(id)
+            case .computeV1Digest(_, let version): self = .computeV1Digest(seq: version.seq)
             }
         }
     }

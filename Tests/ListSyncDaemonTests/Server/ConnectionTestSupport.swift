@@ -23,7 +23,11 @@ final class EmbeddedConnection {
             access: PeerAccess(daemonUserID: 1, allowedUserIDs: [], allowedGroups: []),
             heartbeatInterval: .seconds(15))
         configure(&configuration)
-        self.context = ServerContext(configuration: configuration, epoch: Self.epoch, watches: self.watches, logger: Logger(label: "test"))
+        // Work the server runs off its event loops (a version 1 digest) runs on the test's thread
+        // too, the next time the test runs the loop: only that thread may touch an embedded loop.
+        self.context = ServerContext(
+            configuration: configuration, epoch: Self.epoch, watches: self.watches, offLoop: { eventLoop, work in eventLoop.submit(work) },
+            logger: Logger(label: "test"))
         let mailbox = ConnectionMailbox(eventLoop: self.channel.eventLoop, budget: self.context.budget)
         try self.channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LineFrameDecoder(limit: lineLimit, mailbox: mailbox)),

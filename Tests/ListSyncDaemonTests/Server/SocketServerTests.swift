@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import ListFormats
 import ListSyncProtocol
@@ -10,14 +11,17 @@ import Testing
 
 @Suite struct SocketServerTests {
     /// An in-process server on `path` serving one watch `w`, with `configure` applied to its
-    /// settings; runs `body`, then shuts the event loops and the pool down.
+    /// settings, on `eventLoops` event loops and `pool` (a fresh one-thread pool by default);
+    /// runs `body`, then shuts the event loops and the pool down.
     private func withServer(
         at path: String,
+        eventLoops: Int = 2,
+        pool: NIOThreadPool? = nil,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (SocketServer, ServerContext, WatchFeed) async throws -> Void
     ) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let pool = NIOThreadPool(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: eventLoops)
+        let pool = pool ?? NIOThreadPool(numberOfThreads: 1)
         pool.start()
         let watches = WatchFeeds()
         let feed = WatchFeed(watch: WatchConfiguration(name: "w", path: "/w.csv", format: .csv, key: ["id"]), epoch: EmbeddedConnection.epoch, historyLength: 1000)
@@ -27,7 +31,8 @@ import Testing
             access: PeerAccess(daemonUserID: getuid(), allowedUserIDs: [], allowedGroups: []),
             heartbeatInterval: .seconds(60))
         configure(&configuration)
-        let context = ServerContext(configuration: configuration, epoch: EmbeddedConnection.epoch, watches: watches, logger: Logger(label: "test"))
+        let context = ServerContext(
+            configuration: configuration, epoch: EmbeddedConnection.epoch, watches: watches, pool: pool, logger: Logger(label: "test"))
         let server = try await SocketServer.start(listener: .path(path, mode: 0o600), context: context, group: group, pool: pool)
         try await body(server, context, feed)
         try await pool.shutdownGracefully()
@@ -109,6 +114,45 @@ import Testing
             #expect(messages.last == .goodbye(reason: .shutdown))
             // Well before the child's 30 s; an inherited socket keeps it open until then.
             #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    /// A version 1 client subscribing to a large list whose version 1 digest no one computed: the
+    /// digest is computed on the thread pool, not on the event loop, so a version 2 client on the
+    /// same loop is answered meanwhile; the version 1 client then gets its snapshot and what
+    /// follows, in order, with version 1 digests.
+    @Test func aPingIsAnsweredOnTheSameLoopWhileAVersion1DigestIsComputed() async throws {
+        let directory = try ScratchDirectory()
+        let path = directory.path + "/s.sock"
+        // The pool's one thread is held until the test lets it go: until then the digest is
+        // still to be computed, whatever the machine's load.
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        let gate = DispatchSemaphore(value: 0)
+        try await withServer(at: path, eventLoops: 1, pool: pool) { _, _, feed in
+            pool.submit { _ in gate.wait() }
+            defer { gate.signal() }
+            var publisher = Publisher(feed: feed)
+            publisher.publish(ids: Array(0..<50_000))
+            let version = try #require(feed.currentVersion)
+            let v2 = try await ProtocolClient.connect(to: path)
+            #expect(try await v2.hello(protocols: [1, 2]).protocolVersion == 2)
+            let v1 = try await MirrorSubscriber.connect(socketPath: path, watch: "w", protocols: [1])
+            #expect(v1.reply?.mode == .snapshot)
+
+            // Both connections are on the one event loop: the ping is answered while the digest waits.
+            guard case .pong = try await v2.call({ .ping(id: $0) }) else { throw ProtocolClient.Failure(description: "no pong") }
+            #expect(version.computedV1Digest == nil)
+            let early = try await v1.receiveUntil(timeout: .milliseconds(300)) { $0.snapshots > 0 }
+            #expect(!early, "the snapshot went out before its digest was computed")
+
+            gate.signal()
+            // The mirror checks the snapshot's digest as the version 1 definition says.
+            #expect(try await v1.receiveUntil(timeout: .seconds(60)) { $0.snapshots == 1 })
+            #expect(v1.mirror?.digest == ListDigest(of: version.list, version: .v1))
+            publisher.publish(ids: Array(1..<50_001))
+            #expect(try await v1.receiveUntil(timeout: .seconds(60)) { $0.changesets.count == 1 })
+            #expect(v1.changesets.map(\.seq) == [1] && v1.snapshots == 1)
+            #expect(v1.changesetMessages.last?.digest == ListDigest(of: try #require(feed.currentVersion).list, version: .v1))
         }
     }
 }
