@@ -14,7 +14,8 @@ final class ServerContext: Sendable {
     let budget: ClientBufferBudget
     /// The daemon's metrics: connections count their ends here, and `metrics` requests read it.
     let metrics: DaemonMetrics
-    /// Where the metrics are sampled: off the event loops, which a slow disk must not hold up.
+    /// Where the metrics are sampled and version 1 digests computed: off the event loops, which a
+    /// slow disk or an O(*n*) digest must not hold up.
     let pool: NIOThreadPool
     let logger: Logger
     private let onConnectionsChange: @Sendable () -> Void
