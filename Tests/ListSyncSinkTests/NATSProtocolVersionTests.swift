@@ -119,12 +119,7 @@ extension NATSSinkTests {
         #expect(zip(parts, lines).allSatisfy { $0.0.0.payload == $0.1 }, "the parts the subscriber printed")
         #expect(!readFile(harness.path("sink-1.err")).contains("already in the stream"), "no part published again")
         try Self.audit(messages, endingAt: final)
-        try await harness.stopDaemon()
-        sink.send(SIGKILL)
-        _ = try await sink.waitForExit()
-        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
-        #expect(mirror.status == 0, "\(mirror.error)")
-        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        try await Self.stopAndMirrorTheStream(harness, servers, sink: sink)
     }
 
     /// A stream written at protocol version 1 (`sink nats --protocol 1`, as every sink before
@@ -152,12 +147,7 @@ extension NATSSinkTests {
         let large = Self.changesetMessages(messages, at: Cursor(epoch: final.epoch, seq: first.seq + 1))
         #expect(large.count > 1 && large.allSatisfy { $0.1.parts == large.count && $0.0.headers["ListSync-Chunk"] == nil },
                 "at version 1 the large changeset is one line in byte parts: \(large.map(\.1))")
-        try await harness.stopDaemon()
-        sink.send(SIGKILL)
-        _ = try await sink.waitForExit()
-        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
-        #expect(mirror.status == 0, "\(mirror.error)")
-        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        try await Self.stopAndMirrorTheStream(harness, servers, sink: sink)
         let nats = try harness.client("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--since", "\(first)"])
         #expect(try await Self.lines(of: nats, reaching: final, "subscribe --from") == expected, "\(nats.errorOutput)")
         nats.send(SIGTERM)

@@ -118,6 +118,16 @@ struct NATSSinkTests {
         return mirror
     }
 
+    /// Stops the daemon and kills `sink`; then `mirror --from` (the stream alone) equals the file.
+    static func stopAndMirrorTheStream(_ harness: EndToEndHarness, _ servers: NATSServers, sink: ChildProcess) async throws {
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+        _ = try await sink.waitForExit()
+        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
+        #expect(mirror.status == 0, "\(mirror.error)")
+        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+    }
+
     /// Starts `listsync sink nats products` on `servers`, its output in `sink-NUMBER.err`.
     static func startSink(_ harness: EndToEndHarness, _ servers: NATSServers, number: Int, extra: [String] = []) throws -> ChildProcess {
         try ChildProcess(

@@ -59,12 +59,7 @@ extension NATSSinkTests {
             "publishing the snapshot again grew the sink's peak from \(before) KiB to \(peak) KiB, for a snapshot of \(size / 1024) KiB")
         try Self.audit(messages, endingAt: final)
 
-        try await harness.stopDaemon()
-        sink.send(SIGKILL)
-        _ = try await sink.waitForExit()
-        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
-        #expect(mirror.status == 0, "\(mirror.error)")
-        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        try await Self.stopAndMirrorTheStream(harness, servers, sink: sink)
     }
 
     /// `--max-age 1` on a stream nothing more is published to: once its first message is older
