@@ -150,6 +150,9 @@ public struct JetStreamFollower {
         if let current = mirror.cursor, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
             return nil
         }
+        guard ProtocolVersion.supported.contains(envelope.protocolVersion) else {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) is at protocol version \(envelope.protocolVersion), which this reader does not speak", streamSequence: place)
+        }
         mirror.useDigestVersion(DigestVersion(protocol: envelope.protocolVersion))
         do {
             switch message {
