@@ -59,6 +59,38 @@ import Testing
         #expect(older.chunk == 0 && older.lastChunk && !older.completesCursor, "an older sink's snapshot is one line in parts")
     }
 
+    /// A changeset's messages at protocol version 2 name their part in `ListSync-Chunk` (the last
+    /// with `ListSync-Last-Chunk`) and in their ID; at version 1 they have neither, as before. A
+    /// changeset cut short after some parts resumes from the cursor before it and skips exactly
+    /// the messages the stream has, of its own version only.
+    @Test func changesetPartsAtVersion2ReadBackAndAreTakenUpFromTheNextOne() throws {
+        let cursor = Cursor(epoch: Epoch(rawValue: 7), seq: 3)
+        func headers(_ envelope: JetStreamEnvelope) -> [String: String] {
+            Dictionary(envelope.headers, uniquingKeysWith: { first, _ in first })
+        }
+        let part = JetStreamEnvelope(
+            watch: "w", cursor: cursor, kind: .changeset, part: 1, parts: 2, chunk: 2, lastChunk: false, reset: false, after: 0, protocolVersion: 2)
+        #expect(headers(part)["ListSync-Protocol"] == "2" && headers(part)["ListSync-Chunk"] == "2" && headers(part)["ListSync-Last-Chunk"] == nil)
+        #expect(part.messageID == "w/\(cursor)/changeset/2/1")
+        let read = try #require(JetStreamEnvelope(headers: headers(part)))
+        #expect(read.protocolVersion == 2 && read.chunk == 2 && !read.lastChunk && !read.completesCursor)
+        let version1 = JetStreamEnvelope(watch: "w", cursor: cursor, kind: .changeset, part: 1, parts: 2, reset: false, after: 0)
+        #expect(headers(version1)["ListSync-Protocol"] == "1" && headers(version1)["ListSync-Chunk"] == nil)
+        #expect(version1.messageID == "w/\(cursor)/changeset/1")
+        var unknown = headers(part)
+        unknown["ListSync-Protocol"] = "two"
+        #expect(JetStreamEnvelope(headers: unknown) == nil, "a version that is not a number")
+
+        let position = JetStreamPosition(sequence: 9, last: read)
+        #expect(position.resumeCursor == Cursor(epoch: cursor.epoch, seq: 2))
+        let published = position.published(of: .changeset, at: cursor, version: 2)
+        #expect(published == JetStreamPosition.Published(line: 2, part: 1))
+        #expect(published.contains(line: 1, part: 5) && published.contains(line: 2, part: 1))
+        #expect(!published.contains(line: 2, part: 2) && !published.contains(line: 3, part: 1))
+        #expect(position.published(of: .changeset, at: cursor, version: 1) == .nothing, "another version's parts are not taken up")
+        #expect(position.published(of: .changeset, at: Cursor(epoch: cursor.epoch, seq: 2), version: 2) == .everything)
+    }
+
     @Test func theKeyHeaderKeepsCommasAndPercents() {
         let layout = JetStreamWatchLayout(format: "json", sectioned: false, key: ["/a,b", "100%", "c"])
         let headers = Dictionary(layout.headers, uniquingKeysWith: { first, _ in first })

@@ -21,12 +21,12 @@ extension NATSSinkTests {
         return versions()
     }
 
-    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber started
-    /// with `--protocol 1` printed for the same cursors (snapshot and changesets, byte for byte:
-    /// the stream carries version 1 lines), and with --since the changesets after that cursor,
-    /// as the socket's `--since` printed them. A socket subscriber without `--protocol` speaks
-    /// version 2: its lines differ from the stream's in their `digest` alone. `--protocol 2`
-    /// with `--from`, and a version no one speaks, are usage errors.
+    /// `subscribe --from` with the daemon stopped prints the lines a socket subscriber (version
+    /// 2, the sink's) printed for the same cursors (snapshot and changesets, byte for byte: the
+    /// stream carries version 2 lines), and with --since the changesets after that cursor, as
+    /// the socket's `--since` printed them. A socket subscriber with `--protocol 1` gets version
+    /// 1 lines: they differ from the stream's in their `digest` alone. `--protocol` with
+    /// `--from`, and a version no one speaks, are usage errors.
     @Test func subscribeFromTheStreamPrintsTheSocketsLines() async throws {
         let servers = try await NATSServers()
         let harness = try await EndToEndHarness.running()
@@ -43,9 +43,9 @@ extension NATSSinkTests {
         }
         let final = try await Self.waitUntilPublished(harness, servers, "four versions")
         let since = Cursor(epoch: final.epoch, seq: 1)
-        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--protocol", "1", "--since", "\(since)"])
-        let expected = try await Self.lines(of: socket, reaching: final, "the socket subscriber")
-        let version2 = try await Self.lines(of: newest, reaching: final, "the socket subscriber without --protocol")
+        let socketSince = try harness.client("subscribe", ["products", "--format", "ndjson", "--since", "\(since)"])
+        let version1 = try await Self.lines(of: socket, reaching: final, "the socket subscriber with --protocol 1")
+        let expected = try await Self.lines(of: newest, reaching: final, "the socket subscriber without --protocol")
         let expectedSince = try await Self.lines(of: socketSince, reaching: final, "the socket subscriber --since")
         try await harness.stopDaemon()
         sink.send(SIGKILL)
@@ -58,24 +58,26 @@ extension NATSSinkTests {
         #expect(expectedSince.count == 3, "the changesets after \(since): \(expectedSince)")
         #expect(nats.exitStatus == nil && natsSince.exitStatus == nil, "subscribe --from goes on following")
 
-        // Without --protocol: version 2, the same lines but for the digest (which it verified).
+        // With --protocol 1: version 1, the same lines but for the digest.
         let digest = /"digest":"([0-9a-f]{64})"/
-        #expect(version2.map { $0.replacing(digest, with: "") } == expected.map { $0.replacing(digest, with: "") })
-        let digests = (version1: expected.compactMap { $0.firstMatch(of: digest)?.1 }, version2: version2.compactMap { $0.firstMatch(of: digest)?.1 })
+        #expect(version1.map { $0.replacing(digest, with: "") } == expected.map { $0.replacing(digest, with: "") })
+        let digests = (version1: version1.compactMap { $0.firstMatch(of: digest)?.1 }, version2: expected.compactMap { $0.firstMatch(of: digest)?.1 })
         #expect(digests.version1.count == 5 && digests.version2.count == 5, "a digest on the snapshot's last chunk and on each changeset")
         #expect(zip(digests.version1, digests.version2).allSatisfy { $0 != $1 }, "version 2 digests, not version 1's: \(digests)")
         #expect(newest.exitStatus == nil, "\(newest.errorOutput)")
 
-        let mismatch = try await harness.run("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--protocol", "2"])
-        #expect(mismatch.status == 1 && mismatch.error.contains("protocol version 1"), "\(mismatch.error)")
+        for version in ["1", "2"] {
+            let refused = try await harness.run("subscribe", ["products", "--format", "ndjson", "--from", servers.urls, "--protocol", version])
+            #expect(refused.status == 1 && refused.error.contains("--protocol \(version) with --from"), "\(refused.error)")
+        }
         let unknown = try await harness.run("subscribe", ["products", "--protocol", "3"])
         #expect(unknown.status == 1 && unknown.error.contains("--protocol 3"), "\(unknown.error)")
     }
 
-    /// `exec --protocol 1` over the socket feeds its command the changeset line a version 1
-    /// client gets, with the stream's (version 1) digest; `exec` without `--protocol` gets the
-    /// version 2 line, which differs in its digest alone. `exec` and `mirror` refuse
-    /// `--protocol 2` with `--from` (the stream carries version 1 lines); `mirror --protocol 1`
+    /// `exec` without `--protocol` over the socket feeds its command the version 2 changeset
+    /// line, with the stream's (version 2) digest; `exec --protocol 1` gets the line a version 1
+    /// client gets, which differs in its digest alone. `exec` and `mirror` refuse `--protocol`
+    /// with `--from` (the stream's lines are at its sink's version); `mirror --protocol 1`
     /// mirrors the list.
     @Test func execAndMirrorOfferTheProtocolVersionGiven() async throws {
         let servers = try await NATSServers()
@@ -103,16 +105,16 @@ extension NATSSinkTests {
         let digest = /"digest":"([0-9a-f]{64})"/
         let (oldest, newest) = (readFile(harness.path("v1-\(cursor)")), readFile(harness.path("v2-\(cursor)")))
         let stream = try #require(line.firstMatch(of: digest)?.1)
-        #expect(oldest.firstMatch(of: digest)?.1 == stream, "exec --protocol 1 runs with the stream's digest: \(oldest)")
-        #expect(newest.replacing(digest, with: "") == oldest.replacing(digest, with: ""), "without --protocol, the same line but for its digest")
-        #expect(newest.firstMatch(of: digest).map { $0.1 != stream } == true, "a version 2 digest: \(newest)")
+        #expect(newest.firstMatch(of: digest)?.1 == stream, "exec without --protocol runs with the stream's digest: \(newest)")
+        #expect(newest.replacing(digest, with: "") == oldest.replacing(digest, with: ""), "with --protocol 1, the same line but for its digest")
+        #expect(oldest.firstMatch(of: digest).map { $0.1 != stream } == true, "a version 1 digest: \(oldest)")
 
         let mirror = try await harness.run("mirror", ["products", "--protocol", "1", "--output", harness.path("local.csv"), "--once"])
         #expect(mirror.status == 0, "\(mirror.error)")
         #expect(harness.document("local.csv") == harness.document(harness.watches[0].file))
         for command in [["mirror", "--output", harness.path("remote.csv")], ["exec", "--", "true"]] {
-            let refused = try await harness.run(command[0], ["products", "--from", servers.urls, "--protocol", "2"] + command.dropFirst())
-            #expect(refused.status == 1 && refused.error.contains("protocol version 1"), "\(command[0]): \(refused.error)")
+            let refused = try await harness.run(command[0], ["products", "--from", servers.urls, "--protocol", "1"] + command.dropFirst())
+            #expect(refused.status == 1 && refused.error.contains("--protocol 1 with --from"), "\(command[0]): \(refused.error)")
         }
         version1.send(SIGTERM)
         version2.send(SIGTERM)

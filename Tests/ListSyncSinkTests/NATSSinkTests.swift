@@ -65,10 +65,11 @@ struct NATSSinkTests {
 
     /// Checks the stream's messages as an independent reader would: unique `Nats-Msg-Id`s, parts
     /// in order, a snapshot first, then every cursor of the epoch once, each changeset
-    /// following the line before it, ending at `final`; every line applies and verifies. The
-    /// list the lines build.
+    /// following the line before it, ending at `final`; every line applies and verifies; every
+    /// message at one of the protocol `versions` (the sink's default, 2, unless it was given
+    /// `--protocol`). The list the lines build.
     @discardableResult
-    static func audit(_ messages: [NATSMessage], endingAt final: Cursor) throws -> MirroredList {
+    static func audit(_ messages: [NATSMessage], endingAt final: Cursor, versions: Set<Int> = [2]) throws -> MirroredList {
         let ids = messages.compactMap { $0.headers["Nats-Msg-Id"] }
         #expect(ids.count == messages.count, "every message has a Nats-Msg-Id")
         #expect(Set(ids).count == ids.count, "no Nats-Msg-Id twice: \(ids.count - Set(ids).count) repeated")
@@ -79,7 +80,7 @@ struct NATSSinkTests {
                 throw TestFailure("message \(message.streamSequence) has no ListSync headers: \(message.headers)")
             }
             #expect(envelope.watch == "products")
-            #expect(message.headers["ListSync-Protocol"] == "1")
+            #expect(versions.contains(envelope.protocolVersion), "message \(message.streamSequence) at protocol \(envelope.protocolVersion)")
             if let (complete, line) = assembly.add(message.payload, envelope: envelope) { lines.append((complete, line, message.streamSequence)) }
         }
         #expect(!assembly.isAssembling, "the last line is complete")
@@ -87,17 +88,19 @@ struct NATSSinkTests {
         #expect(first.0.kind == .snapshot, "the stream starts with a snapshot")
         var seen = Set<Cursor>()
         var mirror = MirroredList(watch: "products")
+        var parts = ChangesetPartAssembly(maximumBytes: 1 << 28)
         var previous: Cursor?
         for (envelope, line, place) in lines {
-            // A snapshot published again is at the cursor of the changeset before it.
-            let republished = envelope.kind == .snapshot && envelope.cursor == previous
+            // A snapshot published again is at the cursor of the changeset before it; a
+            // snapshot's later chunks, and a changeset's later parts, at their first line's.
+            let republished = (envelope.kind == .snapshot || envelope.chunk > 0) && envelope.cursor == previous
             #expect(republished || seen.insert(envelope.cursor).inserted, "cursor \(envelope.cursor) once (message \(place))")
-            if envelope.kind == .changeset, let previous {
+            if envelope.kind == .changeset, envelope.chunk == 0, let previous {
                 #expect(envelope.cursor.epoch == previous.epoch && envelope.cursor.seq == previous.seq + 1,
                         "changeset \(envelope.cursor) follows \(previous) (message \(place))")
             }
             previous = envelope.cursor
-            let update = JetStreamFollower.apply(line, envelope: envelope, to: &mirror, at: place)
+            let update = JetStreamFollower.apply(line, envelope: envelope, to: &mirror, parts: &parts, at: place)
             if case .skipped(let reason, _) = update { Issue.record("\(reason)") }
         }
         #expect(previous == final, "the stream ends at the daemon's cursor")
@@ -113,6 +116,16 @@ struct NATSSinkTests {
         }
         #expect(mirror.cursor == final)
         return mirror
+    }
+
+    /// Stops the daemon and kills `sink`; then `mirror --from` (the stream alone) equals the file.
+    static func stopAndMirrorTheStream(_ harness: EndToEndHarness, _ servers: NATSServers, sink: ChildProcess) async throws {
+        try await harness.stopDaemon()
+        sink.send(SIGKILL)
+        _ = try await sink.waitForExit()
+        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
+        #expect(mirror.status == 0, "\(mirror.error)")
+        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
     }
 
     /// Starts `listsync sink nats products` on `servers`, its output in `sink-NUMBER.err`.

@@ -59,12 +59,7 @@ extension NATSSinkTests {
             "publishing the snapshot again grew the sink's peak from \(before) KiB to \(peak) KiB, for a snapshot of \(size / 1024) KiB")
         try Self.audit(messages, endingAt: final)
 
-        try await harness.stopDaemon()
-        sink.send(SIGKILL)
-        _ = try await sink.waitForExit()
-        let mirror = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("remote.csv"), "--once"])
-        #expect(mirror.status == 0, "\(mirror.error)")
-        #expect(harness.document("remote.csv") == harness.document(harness.watches[0].file))
+        try await Self.stopAndMirrorTheStream(harness, servers, sink: sink)
     }
 
     /// `--max-age 1` on a stream nothing more is published to: once its first message is older
@@ -121,14 +116,17 @@ extension NATSSinkTests {
 extension NATSSinkTests {
     /// A stream written before chunks — each snapshot one line, chunk 0 and last, cut into byte
     /// parts, without `ListSync-Chunk` — is still read (`mirror --from` equals the file),
-    /// resumed and extended by today's sink (its changesets follow the old snapshot).
+    /// resumed and extended by today's sink (its changesets follow the old snapshot, at protocol
+    /// version 2 after the old snapshot's version 1: a reader checks each with its own digest).
     @Test func aStreamOfWholeSnapshotsInBytePartsIsStillRead() async throws {
         let servers = try await NATSServers(maximumPayload: 4096)
         let harness = try EndToEndHarness()
         try FileContent.write(ProductVersions.bulk(rows: 200, nameLength: 30), to: harness.watched)
         try await harness.startDaemon()
-        // Today's sink into a scratch stream, for the list a reader rebuilds from it.
-        let scratch = try Self.startSink(harness, servers, number: 0, extra: ["--stream", "SCRATCH", "--subject", "scratch.products"])
+        // Today's sink into a scratch stream, for the list a reader rebuilds from it: at protocol
+        // version 1, as the older sink published it.
+        let scratch = try Self.startSink(
+            harness, servers, number: 0, extra: ["--stream", "SCRATCH", "--subject", "scratch.products", "--protocol", "1"])
         try await eventually("the scratch stream holds a snapshot", timeout: .seconds(60)) {
             let last = try? await NATSTransportTests.withConnection(servers) { try $0.lastMessage(in: "SCRATCH", subject: "scratch.products") }
             return last.flatMap { $0 }.flatMap { JetStreamEnvelope(headers: $0.headers) }?.completesCursor ?? false
@@ -140,12 +138,13 @@ extension NATSSinkTests {
             let subscription = try NATSOrderedSubscription(connection: connection, stream: "SCRATCH", subject: "scratch.products", from: 1)
             var mirror = MirroredList(watch: "products")
             var assembly = JetStreamLineAssembly()
+            var changesetParts = ChangesetPartAssembly(maximumBytes: assembly.limit)
             var place: UInt64 = 0
             while place < last.streamSequence, let message = try subscription.next(timeoutMilliseconds: 10_000) {
                 place = message.streamSequence
                 let envelope = try #require(JetStreamEnvelope(headers: message.headers))
                 if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
-                    _ = JetStreamFollower.apply(line, envelope: complete, to: &mirror, at: place)
+                    _ = JetStreamFollower.apply(line, envelope: complete, to: &mirror, parts: &changesetParts, at: place)
                 }
             }
             subscription.close()
@@ -185,7 +184,8 @@ extension NATSSinkTests {
         let final = try await Self.waitUntilPublished(harness, servers, "the changeset after the old snapshot")
         let messages = try await Self.messages(servers)
         #expect(Self.envelopes(messages).filter { $0.kind == .snapshot }.allSatisfy { $0.cursor == cursor }, "no new snapshot: resumed")
-        try Self.audit(messages, endingAt: final)
+        try Self.audit(messages, endingAt: final, versions: [1, 2])
+        #expect(messages.last?.headers["ListSync-Protocol"] == "2", "today's sink publishes at version 2")
         sink.send(SIGKILL)
         _ = try await sink.waitForExit()
         let after = try await harness.run("mirror", ["products", "--from", servers.urls, "--output", harness.path("after.csv"), "--once"])

@@ -295,6 +295,10 @@ class ChangesetParts:
         self.whole = None
         self.bytes = 0
 
+    def reset(self):
+        """Drops a changeset partly received."""
+        self.whole, self.bytes = None, 0
+
     def add(self, part, size):
         """Takes the next part (its line was size bytes); the whole changeset after the last part, else None."""
         number = part["part"]
@@ -397,8 +401,9 @@ def follow(connection, watch, mirror, output, once, log):
 
 def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
     """Follows the watch's subject of a JetStream stream with an ordered consumer: the same
-    protocol lines as on the socket (a snapshot as its chunks, header ListSync-Chunk), each
-    possibly cut into parts (header ListSync-Part: i/n)."""
+    protocol lines as on the socket (a snapshot as its chunks, header ListSync-Chunk; at
+    protocol version 2 a large changeset as its parts), each possibly cut into byte parts
+    (header ListSync-Part: i/n), at the version header ListSync-Protocol names."""
     import asyncio
 
     import nats  # nats-py: imported only in this mode.
@@ -416,6 +421,7 @@ def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
                 raise Resync(f"the stream {stream} holds nothing for {watch}")
             subscription = await jetstream.subscribe(subject, stream=stream, ordered_consumer=True)
             line, key = None, None
+            changeset_parts = ChangesetParts()
             while True:
                 message = await subscription.next_msg(timeout=None)
                 headers = message.headers or {}
@@ -428,7 +434,9 @@ def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
                 else:
                     line, key = None, None  # the rest of a line whose publisher died
                 if line is not None and part == parts:
-                    apply_stream_line(json.loads(line), watch, mirror, output, log)
+                    # The digests are the version's the message names (1 in streams of older sinks).
+                    mirror.protocol = int(headers.get("ListSync-Protocol", "1"))
+                    apply_stream_line(json.loads(line), len(line), changeset_parts, watch, mirror, output, log)
                     line, key = None, None
                 if once and message.metadata.sequence.stream >= end and mirror.cursor and line is None:
                     return
@@ -438,11 +446,24 @@ def follow_nats(servers, watch, stream, subject, mirror, output, once, log):
     asyncio.run(run())
 
 
-def apply_stream_line(message, watch, mirror, output, log):
-    """Applies one complete line of the stream: snapshots replace the list; changesets at or
-    before the mirror's cursor are passed over, the others must follow it."""
+def apply_stream_line(message, size, changeset_parts, watch, mirror, output, log):
+    """Applies one complete line of the stream (size bytes): snapshots replace the list;
+    changesets at or before the mirror's cursor are passed over, the others must follow it; a
+    changeset's parts are held in changeset_parts until the last one."""
     if message.get("watch") != watch:
         return
+    if message["type"] == "changeset" and "part" in message:
+        if message["part"] == 0:
+            changeset_parts.reset()  # a publisher died mid-changeset
+        try:
+            message = changeset_parts.add(message, size)
+        except Resync as reason:
+            log(f"passed over a changeset part: {reason}")
+            return
+        if message is None:
+            return
+    else:
+        changeset_parts.reset()
     if mirror.cursor and mirror.sections is not None:
         epoch, seq = parse_cursor(mirror.cursor)
         their_epoch, their_seq = parse_cursor(message["cursor"])

@@ -19,11 +19,16 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     public var part: Int
     /// How many parts the line was split into (1 when it fits one message).
     public var parts: Int
-    /// For a snapshot: which of its chunks (lines, about 256 KiB each) the line is, from 0;
-    /// 0 for a changeset, and for a snapshot published whole by an older sink.
+    /// The protocol version of the line (`ListSync-Protocol`), whose digest it carries: 1 or 2.
+    public var protocolVersion: Int
+    /// Which line of its version the message carries, from 0: for a snapshot, which of its
+    /// chunks (lines, about 256 KiB each); for a changeset at protocol version 2, which of its
+    /// parts (the line's `part`, *Changeset parts*). 0 for a changeset at version 1, and for a
+    /// snapshot published whole by an older sink.
     public var chunk: Int
-    /// For a snapshot: whether the line is its last chunk (the one with the digest); always
-    /// true for a changeset, and for a snapshot published whole by an older sink.
+    /// Whether the line is the last of its version: a snapshot's last chunk (the one with the
+    /// digest), a changeset's last part; always true for a changeset at version 1, and for a
+    /// snapshot published whole by an older sink.
     public var lastChunk: Bool
     /// A snapshot that replaces what the stream said before (the sink fell behind the daemon's
     /// history, or a new epoch started).
@@ -40,8 +45,9 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     /// An envelope.
     public init(
         watch: String, cursor: Cursor, kind: Kind, part: Int, parts: Int, chunk: Int = 0, lastChunk: Bool = true, reset: Bool,
-        after: UInt64, latestSnapshot: UInt64? = nil, layout: JetStreamWatchLayout? = nil
+        after: UInt64, latestSnapshot: UInt64? = nil, layout: JetStreamWatchLayout? = nil, protocolVersion: Int = 1
     ) {
+        self.protocolVersion = protocolVersion
         self.layout = layout
         self.chunk = chunk
         self.lastChunk = lastChunk
@@ -55,7 +61,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         self.latestSnapshot = latestSnapshot
     }
 
-    /// Whether this is the last part of its line (a changeset, or one chunk of a snapshot).
+    /// Whether this is the last part of its line (a changeset, one of its parts, or one chunk of a snapshot).
     public var completesLine: Bool { self.part == self.parts }
 
     /// Whether this is the last message of its changeset or snapshot (the last part of a
@@ -63,10 +69,12 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     public var completesCursor: Bool { self.completesLine && self.lastChunk }
 
     /// `Nats-Msg-Id`: unique per message and derived from the cursor, so that the server drops
-    /// a message published again after a crash: `WATCH/EPOCH:SEQ/changeset/PART` or
-    /// `WATCH/EPOCH:SEQ/snapshot-AFTER/CHUNK/PART`.
+    /// a message published again after a crash: `WATCH/EPOCH:SEQ/changeset/PART` (protocol
+    /// version 1), `WATCH/EPOCH:SEQ/changeset/CHUNK/PART` (version 2, `CHUNK` the changeset's
+    /// part) or `WATCH/EPOCH:SEQ/snapshot-AFTER/CHUNK/PART`.
     public var messageID: String {
         switch self.kind {
+        case .changeset where self.protocolVersion >= 2: return "\(self.watch)/\(self.cursor)/changeset/\(self.chunk)/\(self.part)"
         case .changeset: return "\(self.watch)/\(self.cursor)/changeset/\(self.part)"
         case .snapshot: return "\(self.watch)/\(self.cursor)/snapshot-\(self.after)/\(self.chunk)/\(self.part)"
         }
@@ -91,10 +99,11 @@ public struct JetStreamEnvelope: Sendable, Hashable {
     /// The headers the message carries besides `Nats-Msg-Id` and the expected sequence.
     public var headers: [(String, String)] {
         var headers = [
-            (Header.protocolVersion, "1"), (Header.watch, self.watch), (Header.cursor, self.cursor.description),
+            (Header.protocolVersion, String(self.protocolVersion)), (Header.watch, self.watch), (Header.cursor, self.cursor.description),
             (Header.type, self.kind.rawValue), (Header.part, "\(self.part)/\(self.parts)"),
         ]
-        if self.kind == .snapshot {
+        // A changeset at version 2 names its part as a snapshot names its chunk.
+        if self.kind == .snapshot || self.protocolVersion >= 2 {
             headers.append((Header.chunk, String(self.chunk)))
             if self.lastChunk { headers.append((Header.lastChunk, "true")) }
         }
@@ -112,10 +121,14 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         else { return nil }
         let numbers = partText.split(separator: "/")
         guard numbers.count == 2, let part = Int(numbers[0]), let parts = Int(numbers[1]), part >= 1, part <= parts else { return nil }
-        // Without ListSync-Chunk, a snapshot published whole (by a sink older than chunks).
+        // Without ListSync-Protocol, version 1 (every sink has written it).
+        let version = headers[Header.protocolVersion].map { Int($0) } ?? 1
+        guard let version, version >= 1 else { return nil }
+        // Without ListSync-Chunk, a snapshot published whole (by a sink older than chunks), or a
+        // changeset at version 1: the line's only one.
         let chunk: Int
         let lastChunk: Bool
-        if kind == .snapshot, let text = headers[Header.chunk] {
+        if let text = headers[Header.chunk] {
             guard let index = Int(text), index >= 0 else { return nil }
             (chunk, lastChunk) = (index, headers[Header.lastChunk] == "true")
         } else {
@@ -124,7 +137,7 @@ public struct JetStreamEnvelope: Sendable, Hashable {
         self.init(
             watch: headers[Header.watch] ?? "", cursor: cursor, kind: kind, part: part, parts: parts, chunk: chunk, lastChunk: lastChunk,
             reset: headers[Header.reset] == "true", after: 0, latestSnapshot: headers[Header.latestSnapshot].flatMap(UInt64.init),
-            layout: JetStreamWatchLayout(headers: headers))
+            layout: JetStreamWatchLayout(headers: headers), protocolVersion: version)
     }
 
     /// Where the latest complete snapshot up to `message` (of this envelope) starts: the message

@@ -90,6 +90,7 @@ public struct JetStreamFollower {
         _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, _ body: (Update) async throws -> Bool
     ) async throws {
         var assembly = JetStreamLineAssembly()
+        var parts = ChangesetPartAssembly(maximumBytes: assembly.limit)
         while !Task.isCancelled {
             guard let message = try await JetStreamBlocking.run({ try subscription.next(timeoutMilliseconds: 200) }) else { continue }
             let place = message.streamSequence
@@ -98,7 +99,7 @@ public struct JetStreamFollower {
                 continue
             }
             if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
-                let update = Self.apply(line, envelope: complete, to: &mirror, at: place)
+                let update = Self.apply(line, envelope: complete, to: &mirror, parts: &parts, at: place)
                 if let update { guard try await body(update) else { return } }
             } else if let dropped = assembly.takeOversized() {
                 let reason = "message \(place) (\(dropped.kind.rawValue) \(dropped.cursor), part \(dropped.part) of \(dropped.parts)) makes a line longer than \(assembly.limit) bytes: dropped"
@@ -126,32 +127,59 @@ public struct JetStreamFollower {
         }
     }
 
-    /// Applies one complete line to `mirror`; the update to report, `nil` for a line passed over.
-    static func apply(_ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, at place: UInt64) -> Update? {
+    /// Applies one complete line to `mirror`, checked with the digest of the protocol version
+    /// its message names (`ListSync-Protocol`: a stream holds version 1 lines, version 2 lines,
+    /// or both, one after the other); a changeset's parts (version 2) are held in `parts` until
+    /// the last one, then applied whole. The update to report, `nil` for a line passed over or a
+    /// part held.
+    static func apply(
+        _ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, parts: inout ChangesetPartAssembly, at place: UInt64
+    ) -> Update? {
         let message: ServerMessage?
         do {
             message = try MessageParser.serverMessage(ofLine: line.last == 10 ? line.dropLast() : line[...])
         } catch {
+            parts.reset()
             return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)
         }
+        // Anything but the next part of the changeset held ends it: its publisher died mid-way
+        // (a sink taking it up again starts with a part 0, or a whole line).
+        let continuesHeld: Bool
+        if case .changesetPart(let part) = message { continuesHeld = part.part > 0 } else { continuesHeld = false }
+        if !continuesHeld { parts.reset() }
         if let current = mirror.cursor, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
             return nil
         }
+        guard ProtocolVersion.supported.contains(envelope.protocolVersion) else {
+            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) is at protocol version \(envelope.protocolVersion), which this reader does not speak", streamSequence: place)
+        }
+        mirror.useDigestVersion(DigestVersion(protocol: envelope.protocolVersion))
         do {
             switch message {
             case .snapshot(let chunk):
                 guard try mirror.apply(chunk) else { return nil }
                 return .snapshot(mirror, streamSequence: place, layout: envelope.layout)
             case .changeset(let changeset):
-                // Before any snapshot or cursor, a changeset has nothing to apply to.
-                guard mirror.cursor != nil else { return nil }
-                try mirror.apply(changeset)
-                return .changeset(changeset, mirror, streamSequence: place)
+                return try Self.apply(changeset, to: &mirror, at: place)
+            case .changesetPart(let part):
+                do {
+                    guard let changeset = try parts.add(part) else { return nil }
+                    return try Self.apply(changeset, to: &mirror, at: place)
+                } catch let error as ChangesetPartError {
+                    return .skipped("message \(place) (changeset \(envelope.cursor) part \(part.part)): \(error)", streamSequence: place)
+                }
             default:
                 return .skipped("message \(place) is neither a snapshot nor a changeset", streamSequence: place)
             }
         } catch {
             return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place)
         }
+    }
+
+    /// Applies a whole changeset; `nil` before any snapshot or cursor, when it has nothing to apply to.
+    private static func apply(_ changeset: ChangesetMessage, to mirror: inout MirroredList, at place: UInt64) throws -> Update? {
+        guard mirror.cursor != nil else { return nil }
+        try mirror.apply(changeset)
+        return .changeset(changeset, mirror, streamSequence: place)
     }
 }

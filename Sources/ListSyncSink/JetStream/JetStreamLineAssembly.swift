@@ -26,7 +26,7 @@ struct JetStreamLineAssembly {
             self.envelope = envelope
             self.bytes = payload
         } else if let current = self.envelope, current.cursor == envelope.cursor, current.kind == envelope.kind,
-            current.parts == envelope.parts, current.part + 1 == envelope.part
+            current.chunk == envelope.chunk, current.parts == envelope.parts, current.part + 1 == envelope.part
         {
             self.envelope = envelope
             self.bytes += payload

@@ -21,15 +21,35 @@ struct JetStreamPosition: Sendable {
         return Cursor(epoch: last.cursor.epoch, seq: last.cursor.seq - 1)
     }
 
-    /// How many parts of the line at `cursor` of `kind` the stream already has: all of them
-    /// (`Int.max`) for a line at or before its last complete cursor, the parts published of a
-    /// changeset cut short, else 0 (a snapshot cut short, even after some of its chunks, is
-    /// published again whole).
-    func partsPublished(of kind: JetStreamEnvelope.Kind, at cursor: Cursor) -> Int {
-        guard let last = self.last, last.cursor.epoch == cursor.epoch else { return 0 }
-        if cursor.seq < last.cursor.seq { return kind == .changeset ? Int.max : 0 }
-        guard cursor.seq == last.cursor.seq else { return 0 }
-        if last.completesCursor { return Int.max }
-        return last.kind == kind && kind == .changeset ? last.part : 0
+    /// The messages of a version the stream already has: every part up to and including part
+    /// `part` (from 1) of its line `line` (a snapshot's chunk, a changeset's part at protocol
+    /// version 2; 0 otherwise).
+    struct Published: Equatable, Sendable {
+        var line: Int
+        var part: Int
+        /// None of them.
+        static let nothing = Published(line: 0, part: 0)
+        /// All of them.
+        static let everything = Published(line: .max, part: .max)
+
+        /// Whether the stream already has part `part` of line `line`.
+        func contains(line: Int, part: Int) -> Bool {
+            line < self.line || (line == self.line && part <= self.part)
+        }
+    }
+
+    /// What the stream already has of the line(s) at `cursor` of `kind`, published at protocol
+    /// `version`: everything for a version at or before its last complete cursor; for a
+    /// changeset cut short at the same version, the messages published of it (the rest is
+    /// published from the next one: the sink encodes and cuts the same changeset the same way);
+    /// else nothing (a snapshot cut short, even after some of its chunks, is published again
+    /// whole, and so is a changeset cut short at another version, whose messages have other IDs).
+    func published(of kind: JetStreamEnvelope.Kind, at cursor: Cursor, version: Int) -> Published {
+        guard let last = self.last, last.cursor.epoch == cursor.epoch else { return .nothing }
+        if cursor.seq < last.cursor.seq { return kind == .changeset ? .everything : .nothing }
+        guard cursor.seq == last.cursor.seq else { return .nothing }
+        if last.completesCursor { return .everything }
+        guard last.kind == kind, kind == .changeset, last.protocolVersion == version else { return .nothing }
+        return Published(line: last.chunk, part: last.part)
     }
 }

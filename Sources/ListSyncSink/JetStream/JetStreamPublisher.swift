@@ -21,9 +21,12 @@ struct JetStreamPublisher: Sendable {
     struct Line: Sendable {
         var kind: JetStreamEnvelope.Kind
         var cursor: Cursor
-        /// The snapshot's chunk (0 for a changeset).
+        /// The protocol version of the line: the one the sink's connection to the daemon agreed.
+        var protocolVersion: Int
+        /// The snapshot's chunk, or the changeset's part at protocol version 2 (else 0).
         var chunk = 0
-        /// Whether it is the snapshot's last chunk (true for a changeset).
+        /// Whether it is the snapshot's last chunk, or the changeset's last part (true for a
+        /// changeset at version 1).
         var lastChunk = true
         var reset = false
         /// For a snapshot: the subject's last sequence before its first message.
@@ -69,12 +72,33 @@ struct JetStreamPublisher: Sendable {
         }
     }
 
+    /// Publishes `changeset` as the lines of protocol `version`: at version 1 its one line, at
+    /// version 2 the parts ``ChangesetParts`` cuts a line over 256 KiB into, one line each
+    /// (docs/PROTOCOL.md, *Changeset parts*), each line in messages that fit the server's maximum
+    /// payload; the messages `published` names (of a changeset cut short) are skipped. The same
+    /// changeset is always cut the same way, so the messages left are the ones missing.
+    func publish(
+        _ changeset: ChangesetMessage, version: Int, layout: JetStreamWatchLayout?, skipping published: JetStreamPosition.Published,
+        position: inout JetStreamPosition
+    ) throws {
+        let whole = ServerMessage.changeset(changeset).encoded()
+        let lines = version >= 2 ? ChangesetParts.split(whole) ?? [whole] : [whole]
+        var none: UInt64?
+        for (index, bytes) in lines.enumerated() where index >= published.line {
+            let line = Line(
+                kind: .changeset, cursor: changeset.cursor, protocolVersion: version, chunk: index, lastChunk: index == lines.count - 1,
+                after: position.sequence, layout: layout)
+            try self.publish(bytes, as: line, position: &position, snapshotStart: &none, skipping: index == published.line ? published.part : 0)
+        }
+    }
+
     /// Publishes `mirror`'s list as a snapshot at its cursor, chunk by chunk as
     /// ``MirroredList/writeSnapshotLines(targetChunkSize:_:)`` makes them (the chunks the daemon
     /// sends): two chunks in memory at a time beside the list, whatever its size.
     func publishSnapshot(of mirror: MirroredList, reset: Bool, layout: JetStreamWatchLayout?, position: inout JetStreamPosition) throws {
         guard let cursor = mirror.cursor else { return }
-        var line = Line(kind: .snapshot, cursor: cursor, lastChunk: false, reset: reset, after: position.sequence, layout: layout)
+        var line = Line(
+            kind: .snapshot, cursor: cursor, protocolVersion: mirror.digestVersion.rawValue, lastChunk: false, reset: reset, after: position.sequence, layout: layout)
         var start: UInt64?
         // Each chunk is published once the next is made: the last one is marked so.
         var held: [UInt8]?
@@ -93,6 +117,7 @@ struct JetStreamPublisher: Sendable {
     private func envelope(_ line: Line, part: Int, parts: Int, latestSnapshot: UInt64?) -> JetStreamEnvelope {
         JetStreamEnvelope(
             watch: self.watch, cursor: line.cursor, kind: line.kind, part: part, parts: parts, chunk: line.chunk,
-            lastChunk: line.lastChunk, reset: line.reset, after: line.after, latestSnapshot: latestSnapshot, layout: line.layout)
+            lastChunk: line.lastChunk, reset: line.reset, after: line.after, latestSnapshot: latestSnapshot, layout: line.layout,
+            protocolVersion: line.protocolVersion)
     }
 }

@@ -128,10 +128,11 @@ public struct JetStreamSink {
                         case .snapshotChunk(let chunk):
                             if chunk.chunk == 0 {
                                 snapshot = nil
-                                guard current.partsPublished(of: .snapshot, at: chunk.cursor) != Int.max else { continue }
+                                let version = update.mirror.digestVersion.rawValue
+                                guard current.published(of: .snapshot, at: chunk.cursor, version: version) != .everything else { continue }
                                 layout = await self.watchLayout() ?? layout
                                 let line = JetStreamPublisher.Line(
-                                    kind: .snapshot, cursor: chunk.cursor, reset: current.last != nil || reason != nil,
+                                    kind: .snapshot, cursor: chunk.cursor, protocolVersion: version, reset: current.last != nil || reason != nil,
                                     after: current.sequence, layout: layout)
                                 snapshot = SnapshotInProgress(line: line)
                             }
@@ -151,17 +152,21 @@ public struct JetStreamSink {
                             sinceSnapshot = 0
                             report(.replaced(cursor: cursor, rows: update.mirror.recordCount))
                         case .changeset(let changeset):
-                            let published = current.partsPublished(of: .changeset, at: changeset.cursor)
-                            guard published != Int.max else { continue }
+                            // The version the connection agreed: its lines, digests and parts.
+                            let version = update.mirror.digestVersion.rawValue
+                            let published = current.published(of: .changeset, at: changeset.cursor, version: version)
+                            guard published != .everything else { continue }
                             if let last = current.last, last.completesCursor, last.cursor.epoch == changeset.cursor.epoch,
                                 changeset.prevSeq != last.cursor.seq
                             {
                                 return .reposition("changeset \(changeset.cursor) does not follow the stream's \(last.cursor)")
                             }
-                            var none: UInt64?
-                            let line = JetStreamPublisher.Line(kind: .changeset, cursor: changeset.cursor, after: current.sequence, layout: layout)
-                            try await self.publish(ServerMessage.changeset(changeset).encoded(), as: line, with: publisher,
-                                position: &current, snapshotStart: &none, skipping: published)
+                            let from = current
+                            current = try await JetStreamBlocking.run { [layout] in
+                                var position = from
+                                try publisher.publish(changeset, version: version, layout: layout, skipping: published, position: &position)
+                                return position
+                            }
                             report(.applied(cursor: changeset.cursor, rows: changeset.stages.count))
                             sinceSnapshot += 1
                             if self.snapshotInterval > 0, sinceSnapshot >= self.snapshotInterval, update.mirror.hasList {
@@ -265,12 +270,12 @@ public struct JetStreamSink {
     /// off the cooperative pool; `position` and `snapshotStart` follow.
     private func publish(
         _ bytes: [UInt8], as line: JetStreamPublisher.Line, with publisher: JetStreamPublisher, position: inout JetStreamPosition,
-        snapshotStart: inout UInt64?, skipping: Int = 0
+        snapshotStart: inout UInt64?
     ) async throws {
         let (from, start) = (position, snapshotStart)
         (position, snapshotStart) = try await JetStreamBlocking.run {
             var (position, start) = (from, start)
-            try publisher.publish(bytes, as: line, position: &position, snapshotStart: &start, skipping: skipping)
+            try publisher.publish(bytes, as: line, position: &position, snapshotStart: &start)
             return (position, start)
         }
     }

@@ -56,8 +56,9 @@ struct ExecCommand: AsyncParsableCommand {
 
             With --from nats://HOST:PORT[,…] the changesets come from the watch's JetStream \
             stream (`listsync sink nats` publishes it; --stream, --subject, --credentials as \
-            there), not from the daemon, which need not run: the input exec --protocol 1 gives \
-            (protocol version 1 lines, with version 1 digests; --protocol 2 is refused), cursors, digest \
+            there), not from the daemon, which need not run: the input exec gives over the socket at \
+            the version the stream's lines carry (ListSync-Protocol, 2 unless its sink was given \
+            --protocol 1, whose digests it checks; --protocol is refused with --from), cursors, digest \
             checks and --state (plus FILE.nats, the stream sequence reached, from which a restart \
             reads on; without it, a restart reads the stream from its first message to find the \
             changesets after FILE's cursor). The stream does not carry the watch's key, so \

@@ -10,8 +10,10 @@ struct NATSSinkCommand: AsyncParsableCommand {
         abstract: "Publish a watch's snapshots and changesets into a NATS JetStream stream.",
         discussion: """
             Every snapshot and changeset the daemon sends is published as the same protocol lines \
-            (a snapshot chunk by chunk as it arrives, ListSync-Chunk; a line larger than the \
-            server's max_payload split into parts) to the watch's subject, \
+            (at protocol version 2 unless --protocol 1 is given, ListSync-Protocol; a snapshot \
+            chunk by chunk as it arrives, and a changeset over 256 KiB as its parts, one message \
+            each, ListSync-Chunk; a line larger than the server's max_payload split into byte \
+            parts) to the watch's subject, \
             with the headers Nats-Msg-Id, ListSync-Cursor, ListSync-Type and ListSync-Part \
             (docs/PROTOCOL.md, "The NATS transport"). Each publish expects the subject's last \
             sequence as the sink last saw it, and at start the sink reads the subject's last \
@@ -46,6 +48,8 @@ struct NATSSinkCommand: AsyncParsableCommand {
 
     @OptionGroup var nats: NATSStreamOptions
 
+    @OptionGroup var protocolVersion: ProtocolOption
+
     @Option(help: ArgumentHelp("How many servers keep a copy of a stream the sink creates (1, 3 or 5).", valueName: "n"))
     var replicas = 1
 
@@ -70,7 +74,7 @@ struct NATSSinkCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientFailure.exitingOnFailure {
-            let client = ListSyncClient(configuration: self.connection.sinkConfiguration(reconnect: ReconnectPolicy(initialAttempts: 1)))
+            let client = ListSyncClient(configuration: self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1))))
             guard try await client.watches().contains(where: { $0.name == self.name }) else {
                 throw ClientFailure.client(.unknownWatch(self.name))
             }
@@ -81,7 +85,9 @@ struct NATSSinkCommand: AsyncParsableCommand {
             // The daemon answered once: from now on the sink reconnects for as long as it takes,
             // also when a conflict makes it subscribe anew while the daemon restarts.
             // Snapshots chunk by chunk: each is published as it arrives, never held whole.
-            var configuration = self.connection.sinkConfiguration(reconnect: ReconnectPolicy())
+            // Every version the daemon speaks unless --protocol names one: the stream's lines are
+            // the agreed version's (version 2: the daemon computes no version 1 digest for it).
+            var configuration = self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy()))
             configuration.snapshotDelivery = .chunks
             let following = ListSyncClient(configuration: configuration)
             let sink = JetStreamSink(

@@ -37,12 +37,15 @@ struct SubscribeCommand: AsyncParsableCommand {
 
             --protocol N offers the daemon protocol version N alone (default: every version, so \
             the newest, 2): --protocol 1 prints the lines a version 1 client gets, with version 1 \
-            digests, as a NATS stream carries them (docs/PROTOCOL.md, *Protocol version 2*).
+            digests (docs/PROTOCOL.md, *Protocol version 2*).
 
             With --from nats://HOST:PORT[,…] the changes come from the watch's JetStream stream \
             (`listsync sink nats` publishes it; --stream, --subject, --credentials as there), \
-            not from the daemon, which need not run: the lines subscribe --protocol 1 prints \
-            (the stream carries protocol version 1; --protocol 2 is refused), cursors and digest checks, \
+            not from the daemon, which need not run: the lines a socket subscriber of the \
+            stream's protocol version prints (ListSync-Protocol: 2, the default of sink nats, \
+            so a changeset over 256 KiB as its parts, each verified before; 1 for a stream \
+            written by sink nats --protocol 1 or an older sink; --protocol is refused with \
+            --from), cursors and digest checks, \
             starting at the stream's latest complete snapshot (with --since, after that cursor: \
             the changesets the stream holds after it). The stream does not carry the watch's \
             key, so --format human and events name records by position there.

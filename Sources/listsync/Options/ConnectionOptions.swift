@@ -22,17 +22,6 @@ struct ConnectionOptions: ParsableArguments {
         Self.configuration(socket: self.socket, reconnect: reconnect)
     }
 
-    /// The client configuration of the NATS sink (`sink nats`): protocol version 1 only, so the
-    /// lines it publishes on its stream keep the version 1 digests that readers of the stream
-    /// check (docs/PROTOCOL.md, *The NATS transport*). The table sinks (`sqlite`, `postgres`)
-    /// offer every version (``configuration(reconnect:)``) and check version 2 digests
-    /// incrementally.
-    func sinkConfiguration(reconnect: ReconnectPolicy) -> ClientConfiguration {
-        var configuration = self.configuration(reconnect: reconnect)
-        configuration.protocols = [1]
-        return configuration
-    }
-
     /// The client configuration for the socket `socket`, else the one the environment names.
     static func configuration(socket: String?, reconnect: ReconnectPolicy) -> ClientConfiguration {
         let path = socket ?? ClientConfiguration.defaultSocketPath(environment: Self.environment(), userID: getuid())
