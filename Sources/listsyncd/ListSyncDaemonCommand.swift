@@ -46,6 +46,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
     var checkConfig: String?
 
     mutating func run() async throws {
+        // Buffers of a version's read and diff go back to the system when freed.
+        FreedMemoryReturn.apply()
         let environment = ProcessEnvironment.current()
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
