@@ -46,9 +46,9 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
     var checkConfig: String?
 
     mutating func run() async throws {
-        // Buffers of a version's read and diff go back to the system when freed.
-        FreedMemoryReturn.apply()
         let environment = ProcessEnvironment.current()
+        // Buffers of a version's read and diff go back to the system when freed.
+        FreedMemoryReturn.apply(environment: environment)
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
         let style = StandardErrorLogHandler.Style(environment: environment)

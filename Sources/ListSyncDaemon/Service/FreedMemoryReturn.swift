@@ -19,10 +19,15 @@ public enum FreedMemoryReturn {
     /// Free memory at the top of the heap beyond this is given back at once.
     public static let heapTrimSize = 1 << 20
 
-    /// Sets the process's malloc thresholds (once, at start: every later allocation follows it).
+    /// Sets the process's malloc thresholds (once, at start: every later allocation follows it),
+    /// unless `GLIBC_TUNABLES` (`environment`) sets either itself: an administrator's choice stands.
     /// Returns whether the allocator took them (always on glibc; elsewhere there is nothing to set).
     @discardableResult
-    public static func apply() -> Bool {
+    public static func apply(environment: ProcessEnvironment = .current()) -> Bool {
+        let tunables = environment["GLIBC_TUNABLES"] ?? ""
+        guard !tunables.contains("glibc.malloc.mmap_threshold"), !tunables.contains("glibc.malloc.trim_threshold") else {
+            return false
+        }
         #if canImport(Glibc)
         return setMallocParameter(Self.mmapThreshold, Int32(Self.mappedBlockSize)) == 1
             && setMallocParameter(Self.trimThreshold, Int32(Self.heapTrimSize)) == 1

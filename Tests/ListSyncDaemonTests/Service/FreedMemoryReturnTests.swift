@@ -17,7 +17,9 @@ import Testing
     /// megabyte then comes from the heap (and stays resident when freed); with the daemon's
     /// policy it still gets its own mapping, as every later version's buffers do.
     @Test func aMegabyteBlockAfterALargerOneFreedHasItsOwnMapping() throws {
-        #expect(FreedMemoryReturn.apply())
+        var environment = ProcessEnvironment.current()
+        environment.variables["GLIBC_TUNABLES"] = nil
+        #expect(FreedMemoryReturn.apply(environment: environment))
         for _ in 0..<2 {
             let large = try #require(malloc(8 << 20))
             memset(large, 1, 8 << 20)
@@ -25,6 +27,15 @@ import Testing
             let block = try #require(malloc(1 << 20))
             defer { free(block) }
             #expect(try Self.hasOwnMapping(block))
+        }
+    }
+
+    /// Thresholds an administrator set through `GLIBC_TUNABLES` stay as set.
+    @Test func tunablesThatSetAThresholdAreLeftAlone() {
+        var environment = ProcessEnvironment.current()
+        for tunables in ["glibc.malloc.mmap_threshold=4194304", "glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=0"] {
+            environment.variables["GLIBC_TUNABLES"] = tunables
+            #expect(!FreedMemoryReturn.apply(environment: environment))
         }
     }
 }
