@@ -47,6 +47,8 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         let environment = ProcessEnvironment.current()
+        // Buffers of a version's read and diff go back to the system when freed.
+        FreedMemoryReturn.apply(environment: environment)
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
         let style = StandardErrorLogHandler.Style(environment: environment)

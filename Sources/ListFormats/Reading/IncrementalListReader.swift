@@ -74,6 +74,10 @@ public struct IncrementalListReader: Sendable {
         public var keptPrefixRecordCount = 0
         /// Likewise the records at the end of the file, kept from the previous version's last chunks.
         public var keptSuffixRecordCount = 0
+        /// Whether it found the list free of duplicate identities by checking only the records
+        /// it read again against the kept ones (the previous version had none), without counting
+        /// over every record.
+        public var checkedDuplicatesInChangedRecordsOnly = false
     }
 
     /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
@@ -137,6 +141,8 @@ public struct IncrementalListReader: Sendable {
         /// The canonical bytes of the value of each section, by number: the list's sections in
         /// order (`section_by`, or the members of a JSON object of arrays).
         var sectionValues: [[UInt8]]
+        /// The records that repeat an earlier record's identity (``ReadReport/duplicateCount``).
+        var duplicateCount: Int
     }
 
     /// How the records are grouped into sections.
@@ -313,7 +319,7 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [])
+            chunks: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
@@ -420,11 +426,19 @@ public struct IncrementalListReader: Sendable {
             recordsBySection = grouped.map(\.elements)
             report.sectionCount = grouped.count
         }
-        var duplicates = DuplicateCounter(estimatedCount: records.count)
-        for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
-        let found = duplicates.duplicates(in: recordsBySection)
-        report.duplicateCount = found.count
-        report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
+        // Duplicates: none when the previous version had none and the records read again bring
+        // none (checked against the kept ones); otherwise counted over every record.
+        let keptSuffixRecords = old.records.count - suffixRecords
+        let countedInChangedRecords =
+            previous?.duplicateCount == 0
+            && Self.changedRecordsRepeatNoIdentity(records, keptPrefix: prefixRecords, keptSuffix: keptSuffixRecords)
+        if !countedInChangedRecords {
+            var duplicates = DuplicateCounter(estimatedCount: records.count)
+            for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
+            let found = duplicates.duplicates(in: recordsBySection)
+            report.duplicateCount = found.count
+            report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
+        }
 
         let list = ParsedList(
             format: options.format, schema: header.schema ?? ListSchema(columns: columns.columns),
@@ -433,12 +447,13 @@ public struct IncrementalListReader: Sendable {
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
             isLineBased: header.isLineBased, chunks: chunks, records: records, grouping: grouping,
-            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues)
+            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1,
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
-            keptSuffixRecordCount: previous == nil ? 0 : old.records.count - suffixRecords)
+            keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
+            checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords)
         return (list, memory, statistics)
     }
 

@@ -24,6 +24,12 @@ struct LatencyBenchmark {
         var bar: String
         /// `wc -l` of the same file in the same run (issue 19's baseline); on the plain socket's row.
         var lineCount: [Duration]? = nil
+        /// The daemon's memory, on the plain socket's row: resident once the file is loaded,
+        /// and its peak over the edits (`VmHWM` reset after loading), in bytes.
+        var residentAfterLoad: Int? = nil
+        var peakOverEdits: Int? = nil
+        /// The size of the watched file at the end, in bytes.
+        var fileSize: Int? = nil
     }
 
     /// Many subscribers of one list: their snapshots, then per changeset rename → first and
@@ -73,6 +79,8 @@ struct LatencyBenchmark {
         }
         var rawSamples: [Duration] = []
         var mirrorSamples: [Duration] = []
+        let residentAfterLoad = try daemon.residentMemory
+        try daemon.resetPeakMemory()
         let cpuBefore = try daemon.cpuTime
         for edit in 0..<edits {
             let seq = UInt64(edit + 1)
@@ -98,9 +106,13 @@ struct LatencyBenchmark {
             }
         }
         let daemonCPU = (try daemon.cpuTime - cpuBefore) / edits
+        let peakOverEdits = try daemon.peakMemory
+        let fileSize = try FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int
         let lineCount = try LineCountBaseline.times(of: file.url, runs: max(edits, 5))
         var results = [
-            Result(workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount)
+            Result(
+                workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount,
+                residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, fileSize: fileSize)
         ]
         if mirror != nil {
             results.append(
@@ -189,7 +201,7 @@ struct LatencyBenchmark {
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
             "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit",
-            "`wc -l` p50", "p50 / `wc -l`", "bar",
+            "`wc -l` p50", "p50 / `wc -l`", "RSS after load / file", "peak RSS over the edits / file", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
@@ -198,10 +210,18 @@ struct LatencyBenchmark {
                 result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
                 result.daemonCPU?.milliseconds ?? "—", lineCount?.milliseconds ?? "—",
-                lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—", result.bar,
+                lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—",
+                Self.relative(result.residentAfterLoad, to: result.fileSize), Self.relative(result.peakOverEdits, to: result.fileSize),
+                result.bar,
             ])
         }
         return table
+    }
+
+    /// `bytes` in MiB and over `size` (issue 19's memory goal: the daemon's peak ≤ 1.0× the file).
+    private static func relative(_ bytes: Int?, to size: Int?) -> String {
+        guard let bytes, let size, size > 0 else { return "—" }
+        return "\(bytes >> 20) MiB, " + (Double(bytes) / Double(size)).rounded(decimals: 2) + "×"
     }
 
     static func restartTable(_ results: [(state: String, rows: Int, first: Duration, restarts: [Duration])]) -> Table {

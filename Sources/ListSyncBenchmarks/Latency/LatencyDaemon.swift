@@ -99,6 +99,17 @@ final class LatencyDaemon {
         get throws { try self.memory("VmHWM") }
     }
 
+    /// Resets the daemon's peak resident memory to what it holds now (`5` written to
+    /// `/proc/PID/clear_refs`), so that ``peakMemory`` then tells the peak from here on.
+    func resetPeakMemory() throws {
+        let path = "/proc/\(self.process.processIdentifier)/clear_refs"
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw LatencySubscribers.Failure(description: "cannot open \(path)")
+        }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data("5".utf8))
+    }
+
     /// The daemon's resident memory now (`VmRSS` of `/proc/PID/status`), in bytes.
     var residentMemory: Int {
         get throws { try self.memory("VmRSS") }

@@ -307,6 +307,37 @@ import Testing
         }
     }
 
+    /// A list without repeated keys, then edits that keep it so (checked in the changed records
+    /// only) or repeat a key of a kept record at the start, at the end, or of another changed
+    /// record (counted over every record): each read as one pass reads it.
+    @Test func duplicatesAreCheckedInTheChangedRecordsWhenThePreviousVersionHadNone() throws {
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
+        let text = Self.csvFile(rows: 0..<3000)
+        let edits: [(String, expectedDuplicates: Int, checkedInChangedRecordsOnly: Bool)] = [
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n1500,renamed,"), 0, true),
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n3,name 1500,"), 1, false),
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n2998,name 1500,"), 1, false),
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n1501,name 1500,"), 1, false),
+            (text.replacingOccurrences(of: "\n1501,name 1501,plain\n", with: "\n1501,name 1501,plain\n9000,new,x\n9000,again,y\n"), 1, false),
+            (text.replacingOccurrences(of: "\n1501,name 1501,plain\n", with: "\n"), 0, true),
+            (text + "3000,appended,z\n", 0, true),
+        ]
+        for (edited, expectedDuplicates, checkedInChangedRecordsOnly) in edits {
+            #expect(edited != text)
+            var reader = IncrementalListReader(options: options, chunkSize: 1024)
+            _ = try reader.read(bytes: Array(text.utf8))
+            let bytes = Array(edited.utf8)
+            let list = try reader.read(bytes: bytes)
+            #expect(reader.lastRead.wasIncremental)
+            #expect(reader.lastRead.checkedDuplicatesInChangedRecordsOnly == checkedInChangedRecordsOnly)
+            #expect(list.report.duplicateCount == expectedDuplicates)
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
+            // Back to the file without duplicates: counted again, as the previous version had some.
+            _ = try reader.read(bytes: Array(text.utf8))
+            #expect(reader.lastRead.checkedDuplicatesInChangedRecordsOnly == (expectedDuplicates == 0))
+        }
+    }
+
     @Test func aChangedHeaderReadsTheWholeFile() throws {
         var reader = IncrementalListReader(options: ReadOptions(format: .csv(delimiter: .comma)), chunkSize: 256)
         _ = try reader.read(bytes: Array(Self.csvFile(rows: 0..<200).utf8))

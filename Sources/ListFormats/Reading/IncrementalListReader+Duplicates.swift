@@ -1,0 +1,49 @@
+extension IncrementalListReader {
+    /// Whether `records` — the previous version's records at both ends (`keptPrefix` records at
+    /// the start, `keptSuffix` at the end) around the records read again — certainly repeat no
+    /// identity, when the previous version repeated none.
+    ///
+    /// The kept records are some of the previous version's, so they repeat no identity among
+    /// themselves; a repeat needs a changed record whose identity is another changed record's or
+    /// a kept one's. When the changed records' identity hashes (low halves) are distinct and none
+    /// is a kept record's, no two records have one identity: the duplicate count is 0, exactly
+    /// what ``DuplicateCounter`` counts, without its buffer of 10 bytes per record (zeroed fresh
+    /// memory at every version) and its pass over them. `false` when it cannot tell cheaply (a
+    /// hash met twice, or more changed records than a sixteenth of the list): then the counter
+    /// counts.
+    ///
+    /// - Complexity: O(*n*) reads of 8 bytes per kept record against a bitmap that stays in the
+    ///   cache, and a set of the changed records' hashes; nothing when no record was read again.
+    static func changedRecordsRepeatNoIdentity(_ records: [ListRecord], keptPrefix: Int, keptSuffix: Int) -> Bool {
+        let changedEnd = records.count - keptSuffix
+        guard keptPrefix <= changedEnd else { return false }
+        let changedCount = changedEnd - keptPrefix
+        guard changedCount > 0 else { return true }
+        guard changedCount <= max(records.count / 16, 64) else { return false }
+        // A bitmap of at least 64 bits per changed record (a kept record finds its bit set by
+        // chance at most 1 time in 64) and 2^16 bits: a few kilobytes for a few changed rows.
+        var bitCountLog2 = 16
+        while 1 << bitCountLog2 < changedCount * 64 { bitCountLog2 += 1 }
+        let shift = UInt64(64 - bitCountLog2)
+        var bitmap = [UInt64](repeating: 0, count: 1 << (bitCountLog2 - 6))
+        var changed = Set<UInt64>(minimumCapacity: changedCount)
+        return records.withUnsafeBufferPointer { records in
+            bitmap.withUnsafeMutableBufferPointer { bitmap in
+                for index in keptPrefix..<changedEnd {
+                    let hash = records[index].differenceIdentifier.hash.low
+                    guard changed.insert(hash).inserted else { return false }
+                    let bit = Int(truncatingIfNeeded: hash >> shift)
+                    bitmap[bit >> 6] |= 1 << UInt64(bit & 63)
+                }
+                for range in [0..<keptPrefix, changedEnd..<records.count] {
+                    for index in range {
+                        let hash = records[index].differenceIdentifier.hash.low
+                        let bit = Int(truncatingIfNeeded: hash >> shift)
+                        if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return false }
+                    }
+                }
+                return true
+            }
+        }
+    }
+}
