@@ -7,6 +7,14 @@ extension ParsedList {
         storage.value(of: record)
     }
 
+    /// Appends the value of `record`, one of this list's records, as compact JSON: the bytes
+    /// `JSONText.append(value(of: record), to:)` writes, but for a CSV list written straight from
+    /// the row, without building the ``ListValue`` (what a snapshot of a large list costs).
+    /// O(record length).
+    public func appendValueJSON(of record: ListRecord, to bytes: inout [UInt8]) {
+        storage.appendPublishedJSON(of: record, to: &bytes)
+    }
+
     /// The bytes of `record`, one of this list's records, in the file (for
     /// CSV, the row without its line ending).
     public func sourceBytes(of record: ListRecord) -> ArraySlice<UInt8> {

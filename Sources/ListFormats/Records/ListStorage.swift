@@ -30,6 +30,17 @@ final class ListStorage: Sendable {
         publishedValue(decodedValue(of: record))
     }
 
+    /// Appends the value of `record` as published (``value(of:)``) as compact JSON, in the bytes
+    /// `JSONValueEncoder.append(value(of: record))` writes; a CSV record's straight from its row,
+    /// without building the value. O(record length).
+    func appendPublishedJSON(of record: ListRecord, to output: inout [UInt8]) {
+        guard case .csv(let layout) = encoding else {
+            JSONValueEncoder.append(value(of: record), to: &output)
+            return
+        }
+        withRecordBytes(record) { bytes in CSVRecordDecoder(layout: layout).appendPublishedJSON(ofRow: bytes, to: &output) }
+    }
+
     /// `value`, a record's ``decodedValue(of:)``, without the ignored fields. O(value size).
     func publishedValue(_ value: ListValue) -> ListValue {
         switch encoding {

@@ -7,19 +7,36 @@ import ListFormats
 struct MessageFields {
     private let members: [ListValue.Member]
     /// Where the object is in the message, e.g. `watches[2]`; empty for the message itself.
-    private let path: String
+    private var path: String { Self.path(self.container, element: self.element) }
+    /// The path of the object, or of the array it is element ``element`` of: spelled out only for
+    /// an error, not for each of a snapshot's million records.
+    private let container: String
+    private let element: Int?
     /// The id of the request being decoded, copied into errors.
     let requestID: RequestID?
 
     /// The fields of `value`, which must be an object.
     init(_ value: ListValue, path: String = "", requestID: RequestID? = nil) throws(ProtocolError) {
+        try self.init(value, container: path, element: nil, requestID: requestID)
+    }
+
+    /// The fields of `value`, element `element` of the array at `container` (or, with `element`
+    /// `nil`, the object at `container`).
+    private init(_ value: ListValue, container: String, element: Int?, requestID: RequestID?) throws(ProtocolError) {
+        self.container = container
+        self.element = element
         guard case .object(let members) = value else {
+            let path = Self.path(container, element: element)
             let what = path.isEmpty ? "a message" : "\"\(path)\""
             throw ProtocolError(.badRequest, "\(what) must be a JSON object, not \(value.kindDescription)", requestID: requestID)
         }
         self.members = members
-        self.path = path
         self.requestID = requestID
+    }
+
+    /// `container`, or its element `element`: `watches[2]`.
+    private static func path(_ container: String, element: Int?) -> String {
+        element.map { "\(container)[\($0)]" } ?? container
     }
 
     /// The member's value; `nil` when it is absent or `null` (the protocol treats both alike).
@@ -76,8 +93,11 @@ struct MessageFields {
     /// The fields of each object in the array in member `name`.
     func objects(_ name: String) throws(ProtocolError) -> [MessageFields] {
         var result: [MessageFields] = []
-        for (index, element) in try self.array(name).enumerated() {
-            result.append(try MessageFields(element, path: "\(self.qualified(name))[\(index)]", requestID: self.requestID))
+        let array = try self.array(name)
+        result.reserveCapacity(array.count)
+        let container = self.qualified(name)
+        for (index, element) in array.enumerated() {
+            result.append(try MessageFields(element, container: container, element: index, requestID: self.requestID))
         }
         return result
     }

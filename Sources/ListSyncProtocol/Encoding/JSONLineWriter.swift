@@ -76,6 +76,12 @@ struct JSONLineWriter {
         self.bytes.append(contentsOf: "null".utf8)
     }
 
+    /// A member whose value `body` appends as JSON text, in place.
+    mutating func member(_ name: String, writing body: (inout [UInt8]) -> Void) {
+        self.key(name)
+        body(&self.bytes)
+    }
+
     /// A member whose value is already encoded JSON.
     mutating func rawMember(_ name: String, _ json: some Sequence<UInt8>) {
         self.key(name)

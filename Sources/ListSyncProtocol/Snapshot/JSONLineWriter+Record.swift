@@ -9,4 +9,12 @@ extension JSONLineWriter {
             object.member("value", value)
         }
     }
+
+    /// Appends a record as ``record(value:hash:)`` does, its value's JSON written by `appendValue`.
+    mutating func record(hash: ContentHash, appendValue: (inout [UInt8]) -> Void) {
+        self.objectElement { object in
+            object.member("hash", hash)
+            object.member("value", writing: appendValue)
+        }
+    }
 }

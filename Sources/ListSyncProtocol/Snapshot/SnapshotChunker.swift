@@ -41,6 +41,38 @@ public struct SnapshotChunker: Sendable {
         sectionCount: Int, section: (Int) -> (model: ListValue, hash: ContentHash, recordCount: Int),
         record: (_ section: Int, _ record: Int) -> (value: ListValue, hash: ContentHash), digest: ListDigest
     ) -> [UInt8]? {
+        self.nextChunk(sectionCount: sectionCount, section: section, digest: digest) { sectionIndex, recordIndex, records in
+            let next = record(sectionIndex, recordIndex)
+            records.record(value: next.value, hash: next.hash)
+        }
+    }
+
+    /// The next chunk's line, as ``nextChunk(sectionCount:section:record:digest:)`` writes it, each
+    /// record's value written as JSON by `appendRecordValue` rather than from a ``ListValue``:
+    /// the daemon writes a CSV record straight from its row (``ParsedList/appendValueJSON(of:to:)``).
+    ///
+    /// - Parameters:
+    ///   - recordHash: Record `j` of section `i`'s content hash.
+    ///   - appendRecordValue: Appends record `j` of section `i`'s value as compact JSON
+    ///     (``JSONText/append(_:to:)``'s bytes).
+    /// - Complexity: O(size of the chunk).
+    public mutating func nextChunk(
+        sectionCount: Int, section: (Int) -> (model: ListValue, hash: ContentHash, recordCount: Int),
+        recordHash: (_ section: Int, _ record: Int) -> ContentHash,
+        appendRecordValue: (_ section: Int, _ record: Int, _ json: inout [UInt8]) -> Void, digest: ListDigest
+    ) -> [UInt8]? {
+        self.nextChunk(sectionCount: sectionCount, section: section, digest: digest) { sectionIndex, recordIndex, records in
+            records.record(hash: recordHash(sectionIndex, recordIndex)) { json in appendRecordValue(sectionIndex, recordIndex, &json) }
+        }
+    }
+
+    /// The one loop both ``nextChunk(sectionCount:section:record:digest:)`` and
+    /// ``nextChunk(sectionCount:section:recordHash:appendRecordValue:digest:)`` cut chunks with;
+    /// `writeRecord` writes record `j` of section `i` as an element of the `records` array.
+    private mutating func nextChunk(
+        sectionCount: Int, section: (Int) -> (model: ListValue, hash: ContentHash, recordCount: Int), digest: ListDigest,
+        writeRecord: (_ section: Int, _ record: Int, _ records: inout JSONLineWriter) -> Void
+    ) -> [UInt8]? {
         guard !self.finished else { return nil }
         var writer = JSONLineWriter.snapshotHeader(self.header, capacity: min(self.targetChunkSize + 4096, 1 << 20))
         var full = false
@@ -51,8 +83,7 @@ public struct SnapshotChunker: Sendable {
                     object.sectionHeader(index: self.sectionIndex, model: current.model, modelHash: current.hash)
                     object.array("records") { records in
                         while self.recordIndex < current.recordCount, !full {
-                            let next = record(self.sectionIndex, self.recordIndex)
-                            records.record(value: next.value, hash: next.hash)
+                            writeRecord(self.sectionIndex, self.recordIndex, &records)
                             self.recordIndex += 1
                             full = records.count >= self.targetChunkSize
                         }

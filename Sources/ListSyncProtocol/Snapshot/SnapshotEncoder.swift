@@ -54,10 +54,10 @@ public struct SnapshotEncoder: Sendable {
                 let section = sections[index]
                 return (section.model.value, section.model.contentHash, section.elements.count)
             },
-            record: { section, index in
-                let record = sections[section].elements[index]
-                return (list.value(of: record), record.contentHash)
-            },
+            recordHash: { section, index in sections[section].elements[index].contentHash },
+            // Straight from the file's bytes (a CSV row is not built into a value first): the
+            // bytes `JSONText.append(list.value(of: record))` writes.
+            appendRecordValue: { section, index, json in list.appendValueJSON(of: sections[section].elements[index], to: &json) },
             digest: self.digest)
     }
 }

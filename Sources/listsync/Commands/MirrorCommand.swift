@@ -79,6 +79,7 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @OptionGroup var source: NATSSourceOptions
     func run() async throws {
+        HeapRetention.keepFreedMemory()
         try await ClientFailure.exitingOnFailure {
             try self.protocolVersion.check(source: self.source)
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {

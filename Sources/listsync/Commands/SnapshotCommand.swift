@@ -55,6 +55,7 @@ struct SnapshotCommand: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
+        HeapRetention.keepFreedMemory()
         try await ClientFailure.exitingOnFailure {
             let destination: StreamedListFile.Destination = self.output.map { .file(AtomicFileWriter(path: $0)) } ?? .standardOutput
             let file = StreamedListFile(

@@ -136,6 +136,20 @@ import Testing
         }
     }
 
+    /// A fault in a snapshot's record names the record's place (its path is spelled only for the
+    /// error, not for every record decoded).
+    @Test func namesTheRecordOfAMalformedSnapshotChunk() {
+        let section = #"{"index":0,"model":null,"hash":"\#(ListValue.null.contentHash)","records":[{"hash":"\#(ListValue.null.contentHash)","value":1},"#
+        let line = #"{"type":"snapshot","watch":"w","cursor":"0000000000000001:2","chunk":0,"last":false,"fresh":true,"sectioned":false,"schema":{"columns":[]},"sections":[\#(section){"hash":"\#(ListValue.null.contentHash)"}]}]}"#
+        #expect(throws: ProtocolError(.badRequest, #"missing field "sections[0].records[1].value""#)) {
+            try MessageParser.serverMessage(ofLine: Array(line.utf8))
+        }
+        let notAnObject = #"{"type":"snapshot","watch":"w","cursor":"0000000000000001:2","chunk":0,"last":false,"fresh":true,"sectioned":false,"schema":{"columns":[]},"sections":[\#(section)7]}]}"#
+        #expect(throws: ProtocolError(.badRequest, #""sections[0].records[1]" must be a JSON object, not a number"#)) {
+            try MessageParser.serverMessage(ofLine: Array(notAnObject.utf8))
+        }
+    }
+
     @Test func ignoresUnknownFields() throws {
         let line = #"{"type":"heartbeat","push":true,"time":5,"extra":{"a":[null]}}"#
         #expect(try MessageParser.serverMessage(ofLine: Array(line.utf8)) == .heartbeat(time: 5))
