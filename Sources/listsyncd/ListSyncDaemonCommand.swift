@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import ArgumentParser
+import DurableFiles
 import ListSyncDaemon
 import ListSyncProtocol
 import Logging
@@ -48,7 +49,7 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let environment = ProcessEnvironment.current()
         // Buffers of a version's read and diff go back to the system when freed.
-        FreedMemoryReturn.apply(environment: environment)
+        MallocThresholds.returnFreedMemory.apply(tunables: environment["GLIBC_TUNABLES"])
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
         let style = StandardErrorLogHandler.Style(environment: environment)

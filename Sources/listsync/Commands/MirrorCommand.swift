@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableFiles
 import ListFormats
 import ListSyncClient
 import ListSyncProtocol
@@ -79,7 +80,8 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @OptionGroup var source: NATSSourceOptions
     func run() async throws {
-        HeapRetention.keepFreedMemory()
+        // Each chunk's freed buffers serve the next (see MallocThresholds.keepFreedMemory).
+        MallocThresholds.keepFreedMemory.apply()
         try await ClientFailure.exitingOnFailure {
             try self.protocolVersion.check(source: self.source)
             guard let format = self.outputFormat?.listFormat ?? ListFormat(path: self.output) else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DurableFiles
 import ListFormats
 import ListSyncClient
 import ListSyncSink
@@ -55,7 +56,8 @@ struct SnapshotCommand: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        HeapRetention.keepFreedMemory()
+        // Each chunk's freed buffers serve the next (see MallocThresholds.keepFreedMemory).
+        MallocThresholds.keepFreedMemory.apply()
         try await ClientFailure.exitingOnFailure {
             let destination: StreamedListFile.Destination = self.output.map { .file(AtomicFileWriter(path: $0)) } ?? .standardOutput
             let file = StreamedListFile(

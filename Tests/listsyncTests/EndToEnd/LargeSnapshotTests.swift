@@ -48,7 +48,7 @@ extension CommandEndToEnd {
             return (faults, client.output)
         }
 
-        /// `snapshot` keeps the memory each chunk frees for the next (`HeapRetention`): the pages
+        /// `snapshot` keeps the memory each chunk frees for the next (`MallocThresholds.keepFreedMemory`): the pages
         /// it faults in grow with the list by about what its peak memory grows by, not by every
         /// chunk's buffers faulted in anew. Before, glibc served a chunk's few-hundred-KiB
         /// buffers with `mmap` or trimmed them off the heap, and a 1M-row snapshot took 95,000

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import ListSyncDaemon
+import DurableFiles
 
-@Suite struct FreedMemoryReturnTests {
+@Suite struct MallocThresholdsTests {
     /// Whether the block malloc returned at `pointer` has its own mapping (glibc puts an mmapped
     /// block's 16-byte header at the start of the mapping): one that `free` gives back.
     private static func hasOwnMapping(_ pointer: UnsafeMutableRawPointer) throws -> Bool {
@@ -17,9 +17,7 @@ import Testing
     /// megabyte then comes from the heap (and stays resident when freed); with the daemon's
     /// policy it still gets its own mapping, as every later version's buffers do.
     @Test func aMegabyteBlockAfterALargerOneFreedHasItsOwnMapping() throws {
-        var environment = ProcessEnvironment.current()
-        environment.variables["GLIBC_TUNABLES"] = nil
-        #expect(FreedMemoryReturn.apply(environment: environment))
+        #expect(MallocThresholds.returnFreedMemory.apply(tunables: nil))
         for _ in 0..<2 {
             let large = try #require(malloc(8 << 20))
             memset(large, 1, 8 << 20)
@@ -32,10 +30,9 @@ import Testing
 
     /// Thresholds an administrator set through `GLIBC_TUNABLES` stay as set.
     @Test func tunablesThatSetAThresholdAreLeftAlone() {
-        var environment = ProcessEnvironment.current()
         for tunables in ["glibc.malloc.mmap_threshold=4194304", "glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=0"] {
-            environment.variables["GLIBC_TUNABLES"] = tunables
-            #expect(!FreedMemoryReturn.apply(environment: environment))
+            #expect(!MallocThresholds.returnFreedMemory.apply(tunables: tunables))
+            #expect(!MallocThresholds.keepFreedMemory.apply(tunables: tunables))
         }
     }
 }
