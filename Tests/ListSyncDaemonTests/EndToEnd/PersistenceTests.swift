@@ -255,7 +255,12 @@ extension EndToEndTests.Persistence {
         #expect(harness.log.contains("cannot save the watch's state"))
 
         try FileOperations.remove(harness.path("state/list"))
-        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        // The tracker reads again every second until the save succeeds; generous for a loaded
+        // machine, and the daemon's log says what happened when it does not (a full run once saw
+        // nothing published within 10 s).
+        #expect(
+            try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options, timeout: .seconds(30)),
+            "\(subscriber.changesets.map(\.seq)) \(String(describing: subscriber.status))\n\(harness.log)")
         #expect(try await subscriber.receiveUntil { $0.status?.warnings.isEmpty == true })
         #expect(subscriber.changesets.map(\.seq) == [1])
         #expect(try await harness.stopDaemon() == 0)
