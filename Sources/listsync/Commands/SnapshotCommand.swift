@@ -134,29 +134,29 @@ struct SnapshotCommand: AsyncParsableCommand {
         throw ClientError.cancelled
     }
 
-    /// The list as of the last message of the watch's stream on the servers `from` names,
-    /// written to `file` as the stream's latest snapshot streams in (finished, not committed),
-    /// as over the socket: the mirror keeps only the records' hashes and then the cursor. When
-    /// changesets follow that snapshot, the file cannot apply them: the stream is read again
-    /// and the list, held whole, written at the end (``streamMirror(from:)``).
+    /// The list as of the last message of the watch's stream on the servers `from` names. With
+    /// `file`, written to it as the stream's latest snapshot streams in (finished, not
+    /// committed), as over the socket: the mirror keeps only the records' hashes and then the
+    /// cursor. When changesets follow that snapshot, the file cannot apply them: the stream is
+    /// read again without `file`, the list held whole, and written to `file` at the end.
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
-    func streamMirror(from: String, writingTo file: StreamedListFile) async throws -> MirroredList {
+    func streamMirror(from: String, writingTo file: StreamedListFile?) async throws -> MirroredList {
         let follower = try await self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
         var result = MirroredList(watch: self.name)
-        /// Whether a changeset came after the snapshot written.
+        /// Whether a changeset came after the snapshot written to `file`.
         var overtaken = false
         try await NATSStreamOptions.readingStream {
-            try await follower.follow(from: result, after: 0, delivery: .chunksWithoutList) { update in
+            try await follower.follow(from: result, after: 0, delivery: file == nil ? .assembled : .chunksWithoutList) { update in
                 switch update {
                 case .snapshotChunk(let chunk, _, _):
-                    try file.receive(chunk)
+                    try file?.receive(chunk)
                 case .snapshot(let mirror, _, _):
-                    try file.finish()
+                    try file?.finish()
                     result = mirror
                     overtaken = false
                 case .changeset(_, let mirror, _):
-                    file.discard()
+                    file?.discard()
                     result = mirror
                     overtaken = true
                 case .caughtUp(let mirror):
@@ -168,36 +168,15 @@ struct SnapshotCommand: AsyncParsableCommand {
                 return true
             }
         }
+        guard let file else {
+            guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
+            return result
+        }
         if file.isFinished, !overtaken { return result }
         file.discard()
-        let whole = try await self.streamMirror(from: from)
+        let whole = try await self.streamMirror(from: from, writingTo: nil)
         try file.replace(with: file.output.bytes(of: whole))
         return whole
-    }
-
-    /// The list as of the last message of the watch's stream on the servers `from` names, held
-    /// whole.
-    ///
-    /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
-    func streamMirror(from: String) async throws -> MirroredList {
-        let follower = try await self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
-        var result = MirroredList(watch: self.name)
-        try await NATSStreamOptions.readingStream {
-            try await follower.follow(from: result, after: 0) { update in
-                switch update {
-                case .caughtUp(let mirror):
-                    result = mirror
-                    return false
-                case .skipped(let reason, _):
-                    OutputWriter.writeStandardError("listsync: \(self.name): \(reason)\n")
-                    return true
-                case .snapshot, .changeset, .snapshotChunk:
-                    return true
-                }
-            }
-        }
-        guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
-        return result
     }
 
     /// `the watch "NAME" is invalid: REASON` when the watch's file is invalid or missing now.
