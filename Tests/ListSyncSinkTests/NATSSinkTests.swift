@@ -100,8 +100,9 @@ struct NATSSinkTests {
                         "changeset \(envelope.cursor) follows \(previous) (message \(place))")
             }
             previous = envelope.cursor
-            let update = JetStreamFollower.apply(line, envelope: envelope, to: &mirror, parts: &parts, at: place)
-            if case .skipped(let reason, _) = update { Issue.record("\(reason)") }
+            for update in JetStreamFollower.apply(line, envelope: envelope, to: &mirror, parts: &parts, at: place) {
+                if case .skipped(let reason, _) = update { Issue.record("\(reason)") }
+            }
         }
         #expect(previous == final, "the stream ends at the daemon's cursor")
         // Every ListSync-Snapshot names the first part of a complete snapshot before it; only the

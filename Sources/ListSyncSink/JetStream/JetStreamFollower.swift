@@ -25,6 +25,12 @@ public struct JetStreamFollower {
         /// A complete snapshot replaced the mirror's list; `layout`: how the watch reads its
         /// file, as the snapshot's headers say (`nil` from a sink older than those headers).
         case snapshot(MirroredList, streamSequence: UInt64, layout: JetStreamWatchLayout?)
+        /// One chunk of a snapshot, as it arrives, before the mirror takes it (only when
+        /// following with a ``SnapshotDelivery`` other than `.assembled`): write its records out
+        /// as they come. The snapshot is complete and verified only at its ``snapshot(_:streamSequence:layout:)``;
+        /// a ``skipped(_:streamSequence:)`` or a ``caughtUp(_:)`` before it means it will not be.
+        /// `mirror` is the mirror as it was before the chunk.
+        case snapshotChunk(SnapshotChunk, MirroredList, streamSequence: UInt64)
         /// A changeset was applied to the mirror.
         case changeset(ChangesetMessage, MirroredList, streamSequence: UInt64)
         /// A message that could not be used (said why); the mirror stayed as it was.
@@ -46,9 +52,14 @@ public struct JetStreamFollower {
     /// mirror's cursor (same epoch) are passed over; a changeset before any snapshot or cursor
     /// is passed over too.
     ///
+    /// `delivery` says how snapshots are handed over, as ``ClientConfiguration/snapshotDelivery``
+    /// does over the socket: with `.chunks` or `.chunksWithoutList` each chunk comes first as a
+    /// ``Update/snapshotChunk(_:_:streamSequence:)``; with `.chunksWithoutList` the mirror keeps only
+    /// the records' hashes and, once verified, the snapshot's cursor.
+    ///
     /// - Throws: ``JetStreamMissingStream`` when the stream does not exist; ``NATSError``.
     public func follow(
-        from mirror: MirroredList, after sequence: UInt64, _ body: (Update) async throws -> Bool
+        from mirror: MirroredList, after sequence: UInt64, delivery: SnapshotDelivery = .assembled, _ body: (Update) async throws -> Bool
     ) async throws {
         var mirror = mirror
         let (connection, stream, subject) = (self.connection, self.stream, self.subject)
@@ -75,7 +86,7 @@ public struct JetStreamFollower {
             try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
         }
         do {
-            try await self.read(subscription, into: &mirror, endingAt: end, body)
+            try await self.read(subscription, into: &mirror, endingAt: end, delivery: delivery, body)
         } catch {
             try? await JetStreamBlocking.run { subscription.close() }
             throw error
@@ -87,7 +98,8 @@ public struct JetStreamFollower {
     /// Reads `subscription` into `mirror` until `body` returns `false` or the task is cancelled;
     /// `end` is the subject's last sequence when following started.
     private func read(
-        _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, _ body: (Update) async throws -> Bool
+        _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, delivery: SnapshotDelivery,
+        _ body: (Update) async throws -> Bool
     ) async throws {
         var assembly = JetStreamLineAssembly()
         var parts = ChangesetPartAssembly(maximumBytes: assembly.limit)
@@ -99,8 +111,9 @@ public struct JetStreamFollower {
                 continue
             }
             if let (complete, line) = assembly.add(message.payload, envelope: envelope) {
-                let update = Self.apply(line, envelope: complete, to: &mirror, parts: &parts, at: place)
-                if let update { guard try await body(update) else { return } }
+                for update in Self.apply(line, envelope: complete, to: &mirror, parts: &parts, at: place, delivery: delivery) {
+                    guard try await body(update) else { return }
+                }
             } else if let dropped = assembly.takeOversized() {
                 let reason = "message \(place) (\(dropped.kind.rawValue) \(dropped.cursor), part \(dropped.part) of \(dropped.parts)) makes a line longer than \(assembly.limit) bytes: dropped"
                 guard try await body(.skipped(reason, streamSequence: place)) else { return }
@@ -130,17 +143,18 @@ public struct JetStreamFollower {
     /// Applies one complete line to `mirror`, checked with the digest of the protocol version
     /// its message names (`ListSync-Protocol`: a stream holds version 1 lines, version 2 lines,
     /// or both, one after the other); a changeset's parts (version 2) are held in `parts` until
-    /// the last one, then applied whole. The update to report, `nil` for a line passed over or a
-    /// part held.
+    /// the last one, then applied whole. The updates to report (none for a line passed over or a
+    /// part held): a snapshot's chunk comes first when `delivery` hands chunks over.
     static func apply(
-        _ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, parts: inout ChangesetPartAssembly, at place: UInt64
-    ) -> Update? {
+        _ line: [UInt8], envelope: JetStreamEnvelope, to mirror: inout MirroredList, parts: inout ChangesetPartAssembly, at place: UInt64,
+        delivery: SnapshotDelivery = .assembled
+    ) -> [Update] {
         let message: ServerMessage?
         do {
             message = try MessageParser.serverMessage(ofLine: line.last == 10 ? line.dropLast() : line[...])
         } catch {
             parts.reset()
-            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)
+            return [.skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not decode: \(error)", streamSequence: place)]
         }
         // Anything but the next part of the changeset held ends it: its publisher died mid-way
         // (a sink taking it up again starts with a part 0, or a whole line).
@@ -148,31 +162,40 @@ public struct JetStreamFollower {
         if case .changesetPart(let part) = message { continuesHeld = part.part > 0 } else { continuesHeld = false }
         if !continuesHeld { parts.reset() }
         if let current = mirror.cursor, current.epoch == envelope.cursor.epoch, envelope.cursor.seq <= current.seq {
-            return nil
+            return []
         }
         guard ProtocolVersion.supported.contains(envelope.protocolVersion) else {
-            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) is at protocol version \(envelope.protocolVersion), which this reader does not speak", streamSequence: place)
+            return [.skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) is at protocol version \(envelope.protocolVersion), which this reader does not speak", streamSequence: place)]
         }
         mirror.useDigestVersion(DigestVersion(protocol: envelope.protocolVersion))
         do {
             switch message {
             case .snapshot(let chunk):
-                guard try mirror.apply(chunk) else { return nil }
-                return .snapshot(mirror, streamSequence: place, layout: envelope.layout)
+                // The chunk goes out before the mirror takes it, as over the socket: a digest that
+                // does not match on the last one reports it skipped after it.
+                var updates: [Update] = delivery == .assembled ? [] : [.snapshotChunk(chunk, mirror, streamSequence: place)]
+                do {
+                    guard try mirror.apply(chunk, keepingList: delivery != .chunksWithoutList) else { return updates }
+                } catch {
+                    updates.append(.skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place))
+                    return updates
+                }
+                updates.append(.snapshot(mirror, streamSequence: place, layout: envelope.layout))
+                return updates
             case .changeset(let changeset):
-                return try Self.apply(changeset, to: &mirror, at: place)
+                return try Self.apply(changeset, to: &mirror, at: place).map { [$0] } ?? []
             case .changesetPart(let part):
                 do {
-                    guard let changeset = try parts.add(part) else { return nil }
-                    return try Self.apply(changeset, to: &mirror, at: place)
+                    guard let changeset = try parts.add(part) else { return [] }
+                    return try Self.apply(changeset, to: &mirror, at: place).map { [$0] } ?? []
                 } catch let error as ChangesetPartError {
-                    return .skipped("message \(place) (changeset \(envelope.cursor) part \(part.part)): \(error)", streamSequence: place)
+                    return [.skipped("message \(place) (changeset \(envelope.cursor) part \(part.part)): \(error)", streamSequence: place)]
                 }
             default:
-                return .skipped("message \(place) is neither a snapshot nor a changeset", streamSequence: place)
+                return [.skipped("message \(place) is neither a snapshot nor a changeset", streamSequence: place)]
             }
         } catch {
-            return .skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place)
+            return [.skipped("message \(place) (\(envelope.kind.rawValue) \(envelope.cursor)) does not apply: \(error)", streamSequence: place)]
         }
     }
 

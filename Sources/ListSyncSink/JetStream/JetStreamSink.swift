@@ -251,6 +251,8 @@ public struct JetStreamSink {
                 changesets += 1
             case .skipped(let reason, _):
                 report(.warning("rebuilding the list from the stream: \(reason)"))
+            case .snapshotChunk:
+                break
             case .caughtUp(let mirror):
                 rebuilt = mirror
                 return false

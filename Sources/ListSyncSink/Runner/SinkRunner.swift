@@ -106,7 +106,7 @@ public struct SinkRunner {
             case .skipped(let reason, _):
                 report(.warning(reason))
                 result = nil
-            case .caughtUp:
+            case .caughtUp, .snapshotChunk:
                 result = nil
             }
             guard let result else { return true }

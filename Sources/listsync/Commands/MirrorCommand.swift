@@ -136,7 +136,7 @@ struct MirrorCommand: AsyncParsableCommand {
             // FILE may be a version behind the state (or edited): make it the state's version.
             if start.hasList { try write(start) }
             if let from = self.source.from {
-                return try await self.followStream(from: from, start: start, state: stateFile, save: save)
+                return try await self.followStream(from: from, start: start, state: stateFile, streamed: streamed, save: save)
             }
             // The first connection must work; after that, reconnect for as long as it takes.
             var configuration = self.protocolVersion.applied(to: self.connection.configuration(reconnect: ReconnectPolicy(initialAttempts: 1)))

@@ -32,7 +32,9 @@ struct SnapshotCommand: AsyncParsableCommand {
 
             With --from nats://HOST:PORT[,…] the list comes from the watch's JetStream stream \
             (`listsync sink nats` publishes it; --stream, --subject, --credentials as there) as \
-            of its last message, not from the daemon, which need not run.
+            of its last message, not from the daemon, which need not run. Its latest snapshot is \
+            written as it streams in, as above; when changesets follow that snapshot in the stream, \
+            the list is read again, held whole, and written once complete.
 
             Exit status: 0 success, 1 usage or configuration error (no such watch), 2 daemon \
             (or the NATS servers) unreachable, 3 data or protocol error (the watch is invalid or missing: its last good version, if \
@@ -65,8 +67,7 @@ struct SnapshotCommand: AsyncParsableCommand {
             defer { file.discard() }
             let mirror: MirroredList
             if let from = self.source.from {
-                mirror = try await self.streamMirror(from: from)
-                try file.replace(with: file.output.bytes(of: mirror))
+                mirror = try await self.streamMirror(from: from, writingTo: file)
             } else {
                 var configuration = self.connection.configuration(reconnect: .never)
                 // The records go to the file as they arrive; the mirror keeps their hashes only.
@@ -133,28 +134,49 @@ struct SnapshotCommand: AsyncParsableCommand {
         throw ClientError.cancelled
     }
 
-    /// The list as of the last message of the watch's stream on the servers `from` names.
+    /// The list as of the last message of the watch's stream on the servers `from` names. With
+    /// `file`, written to it as the stream's latest snapshot streams in (finished, not
+    /// committed), as over the socket: the mirror keeps only the records' hashes and then the
+    /// cursor. When changesets follow that snapshot, the file cannot apply them: the stream is
+    /// read again without `file`, the list held whole, and written to `file` at the end.
     ///
     /// - Throws: ``ClientFailure/data(_:)`` when the stream holds no complete snapshot.
-    func streamMirror(from: String) async throws -> MirroredList {
+    func streamMirror(from: String, writingTo file: StreamedListFile?) async throws -> MirroredList {
         let follower = try await self.source.nats.follower(of: self.name, from: from, as: "listsync snapshot \(self.name)")
         var result = MirroredList(watch: self.name)
+        /// Whether a changeset came after the snapshot written to `file`.
+        var overtaken = false
         try await NATSStreamOptions.readingStream {
-            try await follower.follow(from: result, after: 0) { update in
+            try await follower.follow(from: result, after: 0, delivery: file == nil ? .assembled : .chunksWithoutList) { update in
                 switch update {
+                case .snapshotChunk(let chunk, _, _):
+                    try file?.receive(chunk)
+                case .snapshot(let mirror, _, _):
+                    try file?.finish()
+                    result = mirror
+                    overtaken = false
+                case .changeset(_, let mirror, _):
+                    file?.discard()
+                    result = mirror
+                    overtaken = true
                 case .caughtUp(let mirror):
                     result = mirror
                     return false
                 case .skipped(let reason, _):
                     OutputWriter.writeStandardError("listsync: \(self.name): \(reason)\n")
-                    return true
-                case .snapshot, .changeset:
-                    return true
                 }
+                return true
             }
         }
-        guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
-        return result
+        guard let file else {
+            guard result.hasList else { throw ClientFailure.data("the stream holds no snapshot of \(self.name)") }
+            return result
+        }
+        if file.isFinished, !overtaken { return result }
+        file.discard()
+        let whole = try await self.streamMirror(from: from, writingTo: nil)
+        try file.replace(with: file.output.bytes(of: whole))
+        return whole
     }
 
     /// `the watch "NAME" is invalid: REASON` when the watch's file is invalid or missing now.
