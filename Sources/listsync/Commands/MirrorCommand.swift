@@ -101,17 +101,18 @@ struct MirrorCommand: AsyncParsableCommand {
             var renamedColumn: String?
             /// FILE with `mirror`'s list.
             func write(_ mirror: MirroredList) throws {
-                let (bytes, renamed) = output.mirrorBytes(of: mirror)
+                // Streamed: the list is held once, not also as FILE's bytes.
+                let renamed: String?
+                do {
+                    renamed = try output.write(mirror, to: writer)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
                 if renamed != renamedColumn {
                     renamedColumn = renamed
                     OutputWriter.writeStandardError(
                         renamed.map { "listsync: warning: the records now have a member \"\(self.sections.sectionColumn)\": \(self.output) keeps the sections in column \"\($0)\" (read it back with --section-by \($0), or choose the column with --section-column NAME)\n" }
                             ?? "listsync: \(self.output) keeps the sections in column \"\(self.sections.sectionColumn)\" again\n")
-                }
-                do {
-                    try writer.write(bytes)
-                } catch {
-                    throw ClientFailure.data("\(error)")
                 }
             }
             /// A snapshot's records, written beside FILE as they arrive (the mirror holds the
