@@ -26,8 +26,9 @@ struct MirrorCommand: AsyncParsableCommand {
             (--state, default .FILE.listsync-state beside FILE), a journal of the list it mirrors: \
             a snapshot (an entry per chunk), then each changeset applied since, appended and flushed to disk (a write \
             the size of the change; once the changesets outweigh the snapshot or number 32, the \
-            file is replaced atomically with a new one). Started again, it replays the journal, checking \
-            every digest, writes FILE from it, and resumes after its cursor with just the \
+            file is replaced atomically with a new one). Started again, it replays the journal an entry \
+            at a time, checking every digest, writes FILE from it (holding the list once, as a first \
+            run does), and resumes after its cursor with just the \
             changesets it missed ("resuming" on standard error). A last entry cut short by a crash \
             is dropped, and said on standard error; a state that cannot be read or does not verify \
             is moved aside to STATE.damaged, said on standard error, and the mirror starts from a \
