@@ -55,6 +55,14 @@ public struct ChecksummedRecordReader {
         return count >= UInt64(self.bytes.count - self.offset - ChecksummedRecord.headerSize)
     }
 
+    /// The payload length the next record's header declares (not checked against what
+    /// follows); `nil` when fewer bytes than a header remain. What a reader of a file a record at
+    /// a time needs to know how much to read next.
+    public var declaredCount: UInt64? {
+        guard self.bytes.count - self.offset >= ChecksummedRecord.headerSize else { return nil }
+        return self.integer(at: self.offset)
+    }
+
     private func integer(at offset: Int) -> UInt64 {
         var value: UInt64 = 0
         for index in (0..<8).reversed() {

@@ -26,8 +26,9 @@ struct MirrorCommand: AsyncParsableCommand {
             (--state, default .FILE.listsync-state beside FILE), a journal of the list it mirrors: \
             a snapshot (an entry per chunk), then each changeset applied since, appended and flushed to disk (a write \
             the size of the change; once the changesets outweigh the snapshot or number 32, the \
-            file is replaced atomically with a new one). Started again, it replays the journal, checking \
-            every digest, writes FILE from it, and resumes after its cursor with just the \
+            file is replaced atomically with a new one). Started again, it replays the journal an entry \
+            at a time, checking every digest, writes FILE from it (holding the list once, as a first \
+            run does), and resumes after its cursor with just the \
             changesets it missed ("resuming" on standard error). A last entry cut short by a crash \
             is dropped, and said on standard error; a state that cannot be read or does not verify \
             is moved aside to STATE.damaged, said on standard error, and the mirror starts from a \
@@ -101,17 +102,18 @@ struct MirrorCommand: AsyncParsableCommand {
             var renamedColumn: String?
             /// FILE with `mirror`'s list.
             func write(_ mirror: MirroredList) throws {
-                let (bytes, renamed) = output.mirrorBytes(of: mirror)
+                // Streamed: the list is held once, not also as FILE's bytes.
+                let renamed: String?
+                do {
+                    renamed = try output.write(mirror, to: writer)
+                } catch {
+                    throw ClientFailure.data("\(error)")
+                }
                 if renamed != renamedColumn {
                     renamedColumn = renamed
                     OutputWriter.writeStandardError(
                         renamed.map { "listsync: warning: the records now have a member \"\(self.sections.sectionColumn)\": \(self.output) keeps the sections in column \"\($0)\" (read it back with --section-by \($0), or choose the column with --section-column NAME)\n" }
                             ?? "listsync: \(self.output) keeps the sections in column \"\(self.sections.sectionColumn)\" again\n")
-                }
-                do {
-                    try writer.write(bytes)
-                } catch {
-                    throw ClientFailure.data("\(error)")
                 }
             }
             /// A snapshot's records, written beside FILE as they arrive (the mirror holds the

@@ -68,7 +68,7 @@ struct ClientState {
     /// - Complexity: O(*n* + changes) for a list: its snapshot is parsed and the changesets after
     ///   it applied, each with its digest checked.
     mutating func restore(of watch: String) -> Resumption {
-        let entries: [ArraySlice<UInt8>]
+        let entries: JournalEntries
         let unfinishedAfter: Int?
         let legacy: Bool
         switch self.file.read() {
@@ -88,8 +88,8 @@ struct ClientState {
             if let unfinishedAfter { self.file.dropUnfinishedEntry(keeping: unfinishedAfter) }
             // A journal of the builds before is replaced whole at the next save, never appended to.
             self.recorded = legacy ? nil : mirror.cursor
-            self.snapshotBytes = entries.prefix(snapshotEntries).reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
-            self.changesetBytes = entries.dropFirst(snapshotEntries).reduce(0) { $0 + $1.count + StateJournal.entryOverhead }
+            self.snapshotBytes = (0..<snapshotEntries).reduce(0) { $0 + entries.size(of: $1) + StateJournal.entryOverhead }
+            self.changesetBytes = (snapshotEntries..<entries.count).reduce(0) { $0 + entries.size(of: $1) + StateJournal.entryOverhead }
             self.changesets = entries.count - snapshotEntries
             return .resumed(mirror)
         } catch {
@@ -145,15 +145,15 @@ struct ClientState {
     }
 
     /// The mirror the entries hold, and how many entries its snapshot takes.
-    private func mirror(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
+    private func mirror(from entries: JournalEntries, of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
         switch self.kind {
         case .cursor:
-            guard entries.count == 1, let line = entries.first else { throw StateProblem(reason: "not one cursor and a watch's name") }
-            return (try Self.cursor(from: line, of: watch), 1)
+            guard entries.count == 1 else { throw StateProblem(reason: "not one cursor and a watch's name") }
+            return (try Self.cursor(from: try Self.body(of: entries, at: 0), of: watch), 1)
         case .list:
             var (mirror, snapshotEntries) = try Self.list(from: entries, of: watch)
-            for (index, line) in entries.enumerated().dropFirst(snapshotEntries) {
-                guard case .changeset(let changeset) = try Self.message(from: line) else {
+            for index in snapshotEntries..<entries.count {
+                guard case .changeset(let changeset) = try Self.message(from: try Self.body(of: entries, at: index)) else {
                     throw StateProblem(reason: "entry \(index + 1): not a changeset")
                 }
                 do {
@@ -163,6 +163,15 @@ struct ClientState {
                 }
             }
             return (mirror, snapshotEntries)
+        }
+    }
+
+    /// Entry `index`'s body, read from the file.
+    private static func body(of entries: JournalEntries, at index: Int) throws(StateProblem) -> ArraySlice<UInt8> {
+        do {
+            return try entries.body(at: index)
+        } catch {
+            throw StateProblem(reason: "entry \(index + 1): \(error)")
         }
     }
 
@@ -179,13 +188,13 @@ struct ClientState {
     ///
     /// The digest is the version the mirror's connection spoke when it saved the state: 2, or 1
     /// for a state saved at protocol version 1 (the changesets after it are of the same).
-    private static func list(from entries: [ArraySlice<UInt8>], of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
+    private static func list(from entries: JournalEntries, of watch: String) throws(StateProblem) -> (MirroredList, snapshotEntries: Int) {
         var problem = StateProblem(reason: "no digest version")
         versions: for version in [DigestVersion.v2, .v1] {
             var mirror = MirroredList(watch: watch)
             mirror.useDigestVersion(version)
-            for (index, line) in entries.enumerated() {
-                guard case .snapshot(let chunk) = try Self.message(from: line) else {
+            for index in 0..<entries.count {
+                guard case .snapshot(let chunk) = try Self.message(from: try Self.body(of: entries, at: index)) else {
                     throw StateProblem(reason: index == 0 ? "not a mirror's state: no snapshot message" : "entry \(index + 1): not the snapshot's next chunk")
                 }
                 do {

@@ -37,7 +37,7 @@ struct StateJournal {
         /// unfinished (a crash while it was appended), it is left out and `unfinishedAfter` is
         /// the length of the whole entries before it. `legacy` when the file is in the format of
         /// the builds before (``LegacyStateJournal``): it must be replaced whole, not appended to.
-        case entries([ArraySlice<UInt8>], unfinishedAfter: Int?, legacy: Bool)
+        case entries(JournalEntries, unfinishedAfter: Int?, legacy: Bool)
         /// The file exists but cannot be read, or an entry before the last does not match its
         /// checksum; the reason.
         case unreadable(String)
@@ -46,28 +46,59 @@ struct StateJournal {
     /// The bytes a record adds to its body: the frame header.
     static let entryOverhead = ChecksummedRecord.headerSize
 
-    /// The file's entries, each checked against its checksum. O(size of the file).
+    /// The file's entries, each checked against its checksum; read a record at a time, their
+    /// bodies left in the file (``JournalEntries``). O(size of the file), in memory O(largest
+    /// entry).
     func read() -> Contents {
-        let contents: [UInt8]
-        do {
-            guard let bytes = try self.readBytes() else { return .absent }
-            contents = bytes
+        let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            guard errno == ENOENT else { return .unreadable(SystemCallError.lastError(of: "open").reason) }
+            return .absent
+        }
+        var owned = true
+        defer { if owned { close(descriptor) } }
+        do throws(SystemCallError) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw .lastError(of: "fstat") }
+            let size = Int(status.st_size)
+            let start = size >= Self.magic.count ? try JournalEntries.read(0..<Self.magic.count, of: descriptor, path: self.path) : []
+            guard start == Self.magic else {
+                let contents = try FileDescriptorIO.readAll(from: descriptor)
+                let (entries, unfinishedAfter) = LegacyStateJournal.entries(of: contents)
+                guard let entries else { return .unreadable("entry \(unfinishedAfter ?? 0): the checksum does not match: damaged or edited") }
+                return .entries(JournalEntries(entries), unfinishedAfter: unfinishedAfter, legacy: true)
+            }
+            var bodies: [Range<Int>] = []
+            var offset = Self.magic.count
+            var unfinishedAfter: Int?
+            while offset < size {
+                let header = ChecksummedRecord.headerSize
+                // A record that runs to the file's end (or past it) is the last one: cut short by a
+                // crash when it is short or does not match; one before it that does not match is damage.
+                guard size - offset >= header else {
+                    unfinishedAfter = offset
+                    break
+                }
+                var reader = ChecksummedRecordReader(try JournalEntries.read(offset..<offset + header, of: descriptor, path: self.path))
+                guard let count = reader.declaredCount, count <= UInt64(size - offset - header) else {
+                    unfinishedAfter = offset
+                    break
+                }
+                let end = offset + header + Int(count)
+                reader = ChecksummedRecordReader(try JournalEntries.read(offset..<end, of: descriptor, path: self.path))
+                guard (try? reader.next()) != nil else {
+                    guard end == size else { return .unreadable("entry \(bodies.count + 1): the checksum does not match: damaged or edited") }
+                    unfinishedAfter = offset
+                    break
+                }
+                bodies.append(offset + header..<end)
+                offset = end
+            }
+            owned = false
+            return .entries(JournalEntries(descriptor: descriptor, path: self.path, bodies: bodies), unfinishedAfter: unfinishedAfter, legacy: false)
         } catch {
             return .unreadable(error.reason)
         }
-        guard contents.starts(with: Self.magic) else {
-            let (entries, unfinishedAfter) = LegacyStateJournal.entries(of: contents)
-            guard let entries else { return .unreadable("entry \(unfinishedAfter ?? 0): the checksum does not match: damaged or edited") }
-            return .entries(entries, unfinishedAfter: unfinishedAfter, legacy: true)
-        }
-        var records = ChecksummedRecordReader(contents, from: Self.magic.count)
-        let (entries, damage) = records.readAll()
-        guard damage != nil else { return .entries(entries, unfinishedAfter: nil, legacy: false) }
-        // Only the last entry can have been cut short by a crash; one before it is damage.
-        guard records.nextRecordIsLast else {
-            return .unreadable("entry \(entries.count + 1): the checksum does not match: damaged or edited")
-        }
-        return .entries(entries, unfinishedAfter: records.offset, legacy: false)
     }
 
     /// The entry for `line` (a line of text, which may end with its line end): its body in a
@@ -78,17 +109,6 @@ struct StateJournal {
         precondition(!body.contains(UInt8(ascii: "\n")), "an entry is one line")
         #endif
         return ChecksummedRecord.frame(body)
-    }
-
-    /// The file's bytes as they are; `nil` when there is no file.
-    private func readBytes() throws(SystemCallError) -> [UInt8]? {
-        let descriptor = open(self.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            guard errno == ENOENT else { throw .lastError(of: "open") }
-            return nil
-        }
-        defer { close(descriptor) }
-        return try FileDescriptorIO.readAll(from: descriptor)
     }
 
     /// Replaces the state with one entry per line of `lines`, durably. O(size of the lines).

@@ -15,7 +15,9 @@ struct StreamPlace {
 
     /// The sequence to read after, for a client restored at `cursor`.
     func sequence(for cursor: Cursor?) -> UInt64 {
-        guard let cursor, case .entries(let entries, _, _) = self.file.read(), let entry = entries.last else { return 0 }
+        guard let cursor, case .entries(let entries, _, _) = self.file.read(), !entries.isEmpty,
+            let entry = try? entries.body(at: entries.count - 1)
+        else { return 0 }
         let fields = String(decoding: entry, as: UTF8.self).split(separator: " ")
         guard fields.count == 2, Cursor(String(fields[1])) == cursor, let sequence = UInt64(fields[0]) else { return 0 }
         return sequence
