@@ -127,9 +127,20 @@ extension NATSSinkTests {
         // version 1, as the older sink published it.
         let scratch = try Self.startSink(
             harness, servers, number: 0, extra: ["--stream", "SCRATCH", "--subject", "scratch.products", "--protocol", "1"])
-        try await eventually("the scratch stream holds a snapshot", timeout: .seconds(60)) {
-            let last = try? await NATSTransportTests.withConnection(servers) { try $0.lastMessage(in: "SCRATCH", subject: "scratch.products") }
-            return last.flatMap { $0 }.flatMap { JetStreamEnvelope(headers: $0.headers) }?.completesCursor ?? false
+        do {
+            try await eventually("the scratch stream holds a snapshot", timeout: .seconds(60)) {
+                // Not before the sink has made the stream: nats-server 2.9.10 can crash on a
+                // last-message request for a stream being created (see `waitUntilPublished`).
+                let made = try? await NATSTransportTests.withConnection(servers) { try $0.streamState("SCRATCH") }
+                guard made.flatMap({ $0 }) != nil else { return false }
+                let last = try? await NATSTransportTests.withConnection(servers) { try $0.lastMessage(in: "SCRATCH", subject: "scratch.products") }
+                return last.flatMap { $0 }.flatMap { JetStreamEnvelope(headers: $0.headers) }?.completesCursor ?? false
+            }
+        } catch {
+            // What the sink and the server said, for the next reader of a failure.
+            let sinkLogs = ((try? FileManager.default.contentsOfDirectory(atPath: harness.directory)) ?? [])
+                .filter { $0.hasPrefix("sink") }.sorted().map { "\($0): \(String(readFile(harness.path($0)).suffix(2000)))" }
+            throw TestFailure("\(error)\n\(sinkLogs.joined(separator: "\n"))\nnats-server: \(String(servers.logs.suffix(2000)))")
         }
         scratch.send(SIGKILL)
         _ = try await scratch.waitForExit()
