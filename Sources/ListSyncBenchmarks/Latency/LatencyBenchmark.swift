@@ -28,6 +28,8 @@ struct LatencyBenchmark {
         /// and its peak over the edits (`VmHWM` reset after loading), in bytes.
         var residentAfterLoad: Int? = nil
         var peakOverEdits: Int? = nil
+        /// The daemon's peak resident memory from its start until the file was loaded, in bytes.
+        var peakAtLoad: Int? = nil
         /// The size of the watched file at the end, in bytes.
         var fileSize: Int? = nil
     }
@@ -80,6 +82,7 @@ struct LatencyBenchmark {
         var rawSamples: [Duration] = []
         var mirrorSamples: [Duration] = []
         let residentAfterLoad = try daemon.residentMemory
+        let peakAtLoad = try daemon.peakMemory
         try daemon.resetPeakMemory()
         let cpuBefore = try daemon.cpuTime
         for edit in 0..<edits {
@@ -112,7 +115,7 @@ struct LatencyBenchmark {
         var results = [
             Result(
                 workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount,
-                residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, fileSize: fileSize)
+                residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, peakAtLoad: peakAtLoad, fileSize: fileSize)
         ]
         if mirror != nil {
             results.append(
@@ -201,7 +204,7 @@ struct LatencyBenchmark {
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
             "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit",
-            "`wc -l` p50", "p50 / `wc -l`", "RSS after load / file", "peak RSS over the edits / file", "bar",
+            "`wc -l` p50", "p50 / `wc -l`", "peak RSS loading / file", "RSS after load / file", "peak RSS over the edits / file", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
@@ -211,7 +214,8 @@ struct LatencyBenchmark {
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
                 result.daemonCPU?.milliseconds ?? "—", lineCount?.milliseconds ?? "—",
                 lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—",
-                Self.relative(result.residentAfterLoad, to: result.fileSize), Self.relative(result.peakOverEdits, to: result.fileSize),
+                Self.relative(result.peakAtLoad, to: result.fileSize), Self.relative(result.residentAfterLoad, to: result.fileSize),
+                Self.relative(result.peakOverEdits, to: result.fileSize),
                 result.bar,
             ])
         }
