@@ -19,7 +19,7 @@ struct CSVReader {
     /// what ``ListReader`` found (the byte-order mark). The scanner checks
     /// that the rows are well-formed UTF-8 as it goes.
     func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], report: ReadReport
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: ListSource, report: ReadReport
     ) throws(ListFormatError) -> ParsedList {
         var report = report
         guard let base = buffer.baseAddress else {

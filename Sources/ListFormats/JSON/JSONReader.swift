@@ -14,7 +14,7 @@ struct JSONReader {
     /// what ``ListReader`` found (the byte-order mark), `validation` checks
     /// UTF-8 just ahead of the records.
     func read(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], report: ReadReport,
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: ListSource, report: ReadReport,
         validation: inout UTF8Validation
     ) throws(ListFormatError) -> ParsedList {
         var report = report

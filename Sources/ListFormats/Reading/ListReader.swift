@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads list files: bytes in, a ``ParsedList`` out, or a positioned
 /// ``ListFormatError``.
 ///
@@ -26,6 +32,11 @@ public struct ListReader: Sendable {
     /// ``UTF8Validation``), so an error they find first is only reported once
     /// the rest of the file is known to be well-formed.
     public func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
+        try read(source: .array(bytes))
+    }
+
+    /// Reads `source`, which the list keeps.
+    private func read(source bytes: ListSource) throws(ListFormatError) -> ParsedList {
         let limit = options.effectiveSizeLimit
         guard bytes.count <= limit else { throw .fileTooLarge(size: bytes.count, limit: limit) }
         return try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
@@ -53,5 +64,25 @@ public struct ListReader: Sendable {
     /// before any of it is read.
     public func read(contentsOfFile path: String) throws(ListFormatError) -> ParsedList {
         try read(bytes: FileLoader.contents(ofFile: path, sizeLimit: options.effectiveSizeLimit))
+    }
+
+    /// Reads the file at `path` as ``read(contentsOfFile:)`` does, with the same result, from
+    /// a read-only mapping of the file rather than a copy of it in fresh memory (which the
+    /// kernel zeroes first: most of the cost of loading a large file). The list reads from the
+    /// mapping for as long as it lives, so another program that truncates the file meanwhile
+    /// makes this process fail with `SIGBUS`: for a one-shot reader such as `listsync diff`,
+    /// not for a daemon. A file that cannot be mapped (not a regular file, an empty one) is
+    /// read as ``read(contentsOfFile:)`` reads it.
+    public func read(mappingFile path: String) throws(ListFormatError) -> ParsedList {
+        let limit = options.effectiveSizeLimit
+        let source = try FileLoader.withOpenFile(path) { descriptor, status throws(ListFormatError) -> ListSource in
+            let size = Int(status.st_size)
+            guard size <= limit else { throw .fileTooLarge(size: size, limit: limit) }
+            if status.st_mode & S_IFMT == S_IFREG, size > 0, let mapping = FileMapping(descriptor: descriptor, count: size) {
+                return .mapped(mapping)
+            }
+            return .array(try FileLoader.contents(of: descriptor, size: size, path: path))
+        }
+        return try read(source: source)
     }
 }

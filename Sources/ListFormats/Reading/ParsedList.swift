@@ -56,9 +56,10 @@ public struct ParsedList: Sendable {
         return false
     }
 
-    /// The file's bytes.
+    /// The file's bytes (a copy of them, O(*n*), for a list read by
+    /// ``ListReader/read(mappingFile:)``).
     public var bytes: [UInt8] {
-        storage.source
+        storage.source.array
     }
 
     /// The line and column of a byte offset, such as a record's
@@ -70,6 +71,6 @@ public struct ParsedList: Sendable {
 
     /// A locator for many positions in this file. O(file size) once.
     public func makeLocator() -> SourceLocator {
-        SourceLocator(bytes: storage.source)
+        SourceLocator(bytes: storage.source.array)
     }
 }

@@ -6,14 +6,18 @@ import CListFormatsScan
 /// (``ParsedList/value(of:)``).
 final class ListStorage: Sendable {
     /// The file's bytes.
-    let source: [UInt8]
+    let source: ListSource
 
     /// How to turn a record's bytes into a value.
     let encoding: RecordEncoding
 
-    init(source: [UInt8], encoding: RecordEncoding) {
+    init(source: ListSource, encoding: RecordEncoding) {
         self.source = source
         self.encoding = encoding
+    }
+
+    convenience init(source: [UInt8], encoding: RecordEncoding) {
+        self.init(source: .array(source), encoding: encoding)
     }
 
     /// The bytes of `record`, which must be one of this list's.

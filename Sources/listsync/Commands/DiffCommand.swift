@@ -45,8 +45,8 @@ struct DiffCommand: AsyncParsableCommand {
         let oldOptions = try input.readOptions(forFile: old)
         let newOptions = try input.readOptions(forFile: new)
         // The two files are read on two threads; the old one's error wins.
-        async let oldFile = ListFile(path: old, options: oldOptions)
-        async let newFile = ListFile(path: new, options: newOptions)
+        async let oldFile = ListFile(path: old, options: oldOptions, loading: .mapped)
+        async let newFile = ListFile(path: new, options: newOptions, loading: .mapped)
         let comparison = try await ListComparison(old: oldFile, new: newFile)
         comparison.old.reportWarnings()
         comparison.new.reportWarnings()

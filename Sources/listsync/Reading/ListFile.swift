@@ -12,12 +12,26 @@ struct ListFile: Sendable {
     /// Whether records are identified by a key (rather than by their content).
     let isKeyed: Bool
 
+    /// How a command reads the file.
+    enum Loading {
+        /// Into memory (``ListReader/read(contentsOfFile:)``).
+        case copied
+        /// From a read-only mapping of the file (``ListReader/read(mappingFile:)``): no fresh
+        /// memory zeroed and filled, the most of what loading a large file costs; for a command
+        /// that reads its files once and exits (`diff`).
+        case mapped
+    }
+
     /// Reads the file at `path`; a failure names the file and the place in it.
-    init(path: String, options: ReadOptions) throws(CommandFailure) {
+    init(path: String, options: ReadOptions, loading: Loading = .copied) throws(CommandFailure) {
         self.path = path
         self.isKeyed = !options.key.isEmpty
         do {
-            list = try ListReader(options: options).read(contentsOfFile: path)
+            let reader = ListReader(options: options)
+            switch loading {
+            case .copied: list = try reader.read(contentsOfFile: path)
+            case .mapped: list = try reader.read(mappingFile: path)
+            }
         } catch {
             throw .unreadableList(path: path, error)
         }
