@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import ListSyncTestSupport
 import Testing
 
 @Suite("listsync diff")
@@ -201,6 +203,36 @@ struct DiffCommandTests {
         #expect(result.status == 2)
         #expect(result.standardOutput == "")
         #expect(result.standardError == "new.json:1:20: error: NaN and Infinity are not allowed in JSON\n")
+    }
+
+    @Test("a file truncated by another program while diff reads it through its mapping: a clear message and exit 2, not a bus error")
+    func fileTruncatedWhileMapped() async throws {
+        let files = try ScratchFiles()
+        // Large enough that a debug build takes a while over it: the truncation lands while the
+        // files are mapped, before or while their pages are read or rendered.
+        var old = "id,name,price\n"
+        var new = "id,name,price\n"
+        for row in 0..<300_000 {
+            old += "\(row),item number \(row) with a longer name,\(row % 997)\n"
+            new += "\(row),item number \(row) with a longer name,\(row % 991)\n"
+        }
+        let oldPath = files.directory.appendingPathComponent(try files.write("old.csv", old)).path
+        let newPath = files.directory.appendingPathComponent(try files.write("new.csv", new)).path
+        let process = try ChildProcess(
+            try BuiltProducts.path("listsync"), ["diff", oldPath, newPath, "--key", "id"],
+            outputPath: files.directory.appendingPathComponent("out").path,
+            errorPath: files.directory.appendingPathComponent("err").path)
+        // Both files mapped, as /proc/PID/maps shows; then cut them to their header.
+        try await eventually("both files are mapped", timeout: .seconds(30)) {
+            let maps = (try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? ""
+            #expect(process.exitStatus == nil, "listsync diff ended before the files were truncated")
+            return process.exitStatus != nil || (maps.contains(oldPath) && maps.contains(newPath))
+        }
+        #expect(truncate(oldPath, 14) == 0)
+        #expect(truncate(newPath, 14) == 0)
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        #expect(status == 2)
+        #expect(process.errorOutput.contains("a file was truncated by another program while it was being read"))
     }
 
     @Test("a missing argument is a usage error with exit status 2")

@@ -19,7 +19,8 @@ struct DiffCommand: AsyncParsableCommand {
             (--format is the output format here; the files' format is --input-format.)
 
             Exit status, as diff(1): 0 the lists are identical, 1 they differ, 2 trouble (the message \
-            on standard error says file:line:column).
+            on standard error says file:line:column, or that a file was truncated by another program \
+            while it was being read).
             """
     )
 
@@ -44,6 +45,8 @@ struct DiffCommand: AsyncParsableCommand {
     func run() async throws {
         let oldOptions = try input.readOptions(forFile: old)
         let newOptions = try input.readOptions(forFile: new)
+        // The files are read through mappings: a file truncated meanwhile raises SIGBUS.
+        MappedFileFault.installHandler()
         // The two files are read on two threads; the old one's error wins.
         async let oldFile = ListFile(path: old, options: oldOptions, loading: .mapped)
         async let newFile = ListFile(path: new, options: newOptions, loading: .mapped)
