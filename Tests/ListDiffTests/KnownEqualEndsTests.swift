@@ -1,4 +1,5 @@
 import PropertyBased
+import Synchronization
 import Testing
 @testable import ListDiff
 
@@ -119,5 +120,52 @@ import Testing
         #expect(insertion.elements.sourceToTarget[40_000] == 40_001 && insertion.elements.targetToSource[40_001] == 40_000)
         #expect(insertion.elements.targetToSource[40_000] == -1)
         #expect(insertion.elementInserted == [ElementPath(element: 40_000, section: 0)])
+    }
+
+    /// Counts the comparisons of identifiers and contents made by the engine.
+    static let comparisons = Mutex((identifiers: 0, contents: 0))
+
+    struct CountedID: Hashable, Sendable {
+        var value: Int
+        static func == (a: CountedID, b: CountedID) -> Bool {
+            KnownEqualEndsTests.comparisons.withLock { $0.identifiers += 1 }
+            return a.value == b.value
+        }
+        func hash(into hasher: inout Hasher) { hasher.combine(value) }
+    }
+
+    struct CountedItem: Differentiable, Equatable, Sendable {
+        var id: Int
+        var content: Int
+        var differenceIdentifier: CountedID { CountedID(value: id) }
+        func isContentEqual(to source: CountedItem) -> Bool {
+            KnownEqualEndsTests.comparisons.withLock { $0.contents += 1 }
+            return content == source.content
+        }
+    }
+
+    /// An element changed in place in a list of 100,000 with the rest known equal: the matching
+    /// compares no identifier of the known ends, and the diff compares the contents of the
+    /// changed element only (beyond debug builds' check of the hint, one comparison per element).
+    @Test func anElementChangedInPlaceCostsNoComparisonAtTheKnownEnds() {
+        let count = 100_000
+        let source = ContiguousArray((0..<count).map { CountedItem(id: $0, content: 0) })
+        var target = source
+        target[40_000].content = 1
+        let known = KnownEqualEnds(prefix: 40_000, suffix: count - 40_001, identifiersAreUnique: true)
+        Self.comparisons.withLock { $0 = (0, 0) }
+        let ends = source.withUnsafeBufferPointer { source in
+            target.withUnsafeBufferPointer { target in IdentifierMatching.pairedEnds(source: source, target: target, known: known) }
+        }
+        #expect(ends.prefix == count && ends.suffix == 0)
+        #expect(Self.comparisons.withLock { $0.identifiers } <= 2, "identifiers compared beyond the changed element")
+
+        Self.comparisons.withLock { $0 = (0, 0) }
+        let difference = ListDifference(
+            source: source, sourceBounds: [0, count], target: target, targetBounds: [0, count], sections: .singleSection,
+            sectionUpdated: [], known: known)
+        #expect(difference.elementUpdated == [ElementPath(element: 40_000, section: 0)])
+        let checks = _isDebugAssertConfiguration() ? count - 1 : 0
+        #expect(Self.comparisons.withLock { $0.contents } <= checks + 2, "contents compared at the known ends")
     }
 }

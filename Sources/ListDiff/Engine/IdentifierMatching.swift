@@ -109,7 +109,15 @@ struct IdentifierMatching {
         let targetCount = target.count
         let shortest = min(sourceCount, targetCount)
         var prefix = min(known.prefix, shortest)
-        while prefix < shortest && source[prefix].differenceIdentifier == target[prefix].differenceIdentifier {
+        // Lists of one length pair the known suffix position by position too: a prefix that
+        // reaches it runs to the end without comparing it (an element changed in place).
+        let knownFrom = sourceCount == targetCount ? sourceCount &- min(known.suffix, shortest) : shortest
+        while prefix < shortest {
+            if prefix >= knownFrom {
+                prefix = shortest
+                break
+            }
+            guard source[prefix].differenceIdentifier == target[prefix].differenceIdentifier else { break }
             prefix &+= 1
         }
         var suffix = min(known.suffix, shortest &- prefix)

@@ -133,8 +133,11 @@ struct ListDifference {
         let suffix = isTrimmed ? elements.pairedSuffix : 0
         let sourceMiddle = prefix..<(source.count &- suffix)
         // Of those, the ends the caller knows equal need not even have their content compared.
+        // (Lists of one length paired in place throughout: the known suffix is paired position
+        // by position, at the end of the paired prefix.)
+        let pairedThroughout = source.count == target.count && prefix &+ suffix == source.count
         let knownPrefix = isTrimmed ? min(known.prefix, prefix) : 0
-        let knownSuffix = isTrimmed ? min(known.suffix, suffix) : 0
+        let knownSuffix = isTrimmed ? min(known.suffix, pairedThroughout ? source.count &- knownPrefix : suffix) : 0
 
         var deleted: [ElementPath] = []
         var inserted: [ElementPath] = []
