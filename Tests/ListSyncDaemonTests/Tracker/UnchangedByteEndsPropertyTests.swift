@@ -43,9 +43,8 @@ import Testing
         let tally = Tally()
         await propertyCheck(count: 40, input: KnownEqualEndsPropertyTests.edits) { edits in
             #expect(throws: Never.self) {
-                var machine = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: 7), chunkSize: 96)
                 var model = Model()
-                _ = try #require(machine.ingest(FileTrackerStateMachineTests.present(model.text(format)), options: options)?.version)
+                var machine = try KnownEqualEndsPropertyTests.machine(publishing: model.text(format), options: options)
                 // The reader's test of bytes that may be the last ones, beside: false only for other bytes.
                 var reader = IncrementalListReader(options: options, chunkSize: 96)
                 var readBytes = Array(model.text(format).utf8)
