@@ -17,8 +17,9 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
     /// Computes the stages that turn the sections `source` into `target`, as
     /// ``init(source:target:)`` does, sparing the work of finding what `knownEqualEnds` says
     /// of the elements of all sections in order (it must be true: debug builds check it). With
-    /// one section on each side, elements at the known ends cost nothing beyond the matching's
-    /// arrays: a change in a long list costs O(*n*) writes but no comparisons at its ends.
+    /// one section on each side, elements at the known ends cost nothing: no comparison, no
+    /// position stored (the matching keeps positions for the elements between the ends only),
+    /// so a change in a long list costs time and memory for the changed elements.
     @inlinable
     public init(source: Collection, target: Collection, knownEqualEnds: KnownEqualEnds) {
         typealias Section = Collection.Element

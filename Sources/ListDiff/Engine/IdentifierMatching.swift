@@ -16,11 +16,11 @@
 struct IdentifierMatching {
     /// For each source position, its target position, or -1.
     @usableFromInline
-    var sourceToTarget: [Int]
+    var sourceToTarget: PositionMap
 
     /// For each target position, its source position, or -1.
     @usableFromInline
-    var targetToSource: [Int]
+    var targetToSource: PositionMap
 
     /// How many positions at the start of both lists pair with each other in place
     /// (`sourceToTarget[i] == i` for `i < pairedPrefix`), without the table.
@@ -39,79 +39,114 @@ struct IdentifierMatching {
     ///
     /// `known` ends are paired without comparing their identifiers, and with unique identifiers
     /// the suffix is paired without hashing it: the matching is the same as without them.
+    /// Unless `storesPairedEnds`, the positions paired in place at both ends are not stored
+    /// (``PositionMap``): the two maps then take memory and writes for the elements between
+    /// the ends only, and cannot be changed at the ends.
     @inlinable
     init<Element: Differentiable>(
-        source: ContiguousArray<Element>, target: ContiguousArray<Element>, known: KnownEqualEnds = .nothing
+        source: ContiguousArray<Element>, target: ContiguousArray<Element>, known: KnownEqualEnds = .nothing,
+        storesPairedEnds: Bool = true
     ) {
         let sourceCount = source.count
         let targetCount = target.count
-        sourceToTarget = Array(repeating: -1, count: sourceCount)
-        targetToSource = Array(repeating: -1, count: targetCount)
-        guard sourceCount > 0, targetCount > 0 else { return }
+        guard sourceCount > 0, targetCount > 0 else {
+            sourceToTarget = PositionMap(unmatched: sourceCount)
+            targetToSource = PositionMap(unmatched: targetCount)
+            return
+        }
         precondition(sourceCount < Int(Int32.max), "ListDiff supports lists of fewer than 2^31 elements")
 
-        var prefix = 0
-        var suffix = 0
+        let (prefix, suffix) = source.withUnsafeBufferPointer { source in
+            target.withUnsafeBufferPointer { target in
+                Self.pairedEnds(source: source, target: target, known: known)
+            }
+        }
+        // The positions stored: all, or those between the paired ends.
+        let start = storesPairedEnds ? 0 : prefix
+        let stored = storesPairedEnds ? 0 : suffix
+        var sourceStored = [Int](repeating: -1, count: sourceCount &- start &- stored)
+        var targetStored = [Int](repeating: -1, count: targetCount &- start &- stored)
         source.withUnsafeBufferPointer { source in
         target.withUnsafeBufferPointer { target in
-        sourceToTarget.withUnsafeMutableBufferPointer { sourceToTarget in
-        targetToSource.withUnsafeMutableBufferPointer { targetToSource in
-            // Elements that keep their place at both ends pair up without hashing.
-            // A common prefix always pairs first come, first served; a common
-            // suffix does when none of its identifiers occurs in the middle of
-            // either list (else the middle holds earlier occurrences).
-            let shortest = min(sourceCount, targetCount)
-            prefix = min(known.prefix, shortest)
-            while prefix < shortest && source[prefix].differenceIdentifier == target[prefix].differenceIdentifier {
-                prefix &+= 1
-            }
-            suffix = min(known.suffix, shortest &- prefix)
-            while suffix < shortest &- prefix
-                && source[sourceCount &- 1 &- suffix].differenceIdentifier
-                    == target[targetCount &- 1 &- suffix].differenceIdentifier {
-                suffix &+= 1
-            }
-            let sourceMiddle = prefix..<(sourceCount &- suffix)
-            let targetMiddle = prefix..<(targetCount &- suffix)
-            // Checking the suffix costs a hash per suffix element: worth it when
-            // the suffix is longer than what the table would hold anyway.
-            if suffix > 0 {
-                if suffix <= sourceMiddle.count &+ targetMiddle.count {
-                    suffix = 0
-                } else if !known.identifiersAreUnique {
-                    // (Unique identifiers: a suffix identifier is in neither middle, as it occurs
-                    // once in each list, in the suffix.)
-                    var middle = Set<Element.DifferenceIdentifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
-                    middle.formUnion(source[sourceMiddle].lazy.map(\.differenceIdentifier))
-                    middle.formUnion(target[targetMiddle].lazy.map(\.differenceIdentifier))
-                    for position in (sourceCount &- suffix)..<sourceCount
-                    where middle.contains(source[position].differenceIdentifier) {
-                        suffix = 0
-                        break
-                    }
+        sourceStored.withUnsafeMutableBufferPointer { sourceToTarget in
+        targetStored.withUnsafeMutableBufferPointer { targetToSource in
+            if storesPairedEnds {
+                for position in 0..<prefix {
+                    sourceToTarget[position] = position
+                    targetToSource[position] = position
                 }
-            }
-            for position in 0..<prefix {
-                sourceToTarget[position] = position
-                targetToSource[position] = position
-            }
-            for offset in 0..<suffix {
-                sourceToTarget[sourceCount &- 1 &- offset] = targetCount &- 1 &- offset
-                targetToSource[targetCount &- 1 &- offset] = sourceCount &- 1 &- offset
+                for offset in 0..<suffix {
+                    sourceToTarget[sourceCount &- 1 &- offset] = targetCount &- 1 &- offset
+                    targetToSource[targetCount &- 1 &- offset] = sourceCount &- 1 &- offset
+                }
             }
             Self.matchThroughTable(
                 source: UnsafeBufferPointer(rebasing: source[prefix..<(sourceCount &- suffix)]),
                 target: UnsafeBufferPointer(rebasing: target[prefix..<(targetCount &- suffix)]),
-                sourceToTarget: UnsafeMutableBufferPointer(rebasing: sourceToTarget[prefix..<(sourceCount &- suffix)]),
-                targetToSource: UnsafeMutableBufferPointer(rebasing: targetToSource[prefix..<(targetCount &- suffix)]),
+                sourceToTarget: UnsafeMutableBufferPointer(rebasing: sourceToTarget[(prefix &- start)..<(sourceCount &- suffix &- start)]),
+                targetToSource: UnsafeMutableBufferPointer(rebasing: targetToSource[(prefix &- start)..<(targetCount &- suffix &- start)]),
                 offset: prefix
             )
         }
         }
         }
         }
+        sourceToTarget = PositionMap(start: start, stored: sourceStored, shift: targetCount &- sourceCount, count: sourceCount)
+        targetToSource = PositionMap(start: start, stored: targetStored, shift: sourceCount &- targetCount, count: targetCount)
         pairedPrefix = prefix
         pairedSuffix = suffix
+    }
+
+    /// How many elements at the start and at the end of two non-empty lists pair with each other
+    /// in place. A common prefix always pairs first come, first served; a common suffix does
+    /// when none of its identifiers occurs in the middle of either list (else the middle holds
+    /// earlier occurrences), and is paired in place only when it is longer than the middles.
+    @inlinable
+    static func pairedEnds<Element: Differentiable>(
+        source: UnsafeBufferPointer<Element>, target: UnsafeBufferPointer<Element>, known: KnownEqualEnds
+    ) -> (prefix: Int, suffix: Int) {
+        let sourceCount = source.count
+        let targetCount = target.count
+        let shortest = min(sourceCount, targetCount)
+        var prefix = min(known.prefix, shortest)
+        // Lists of one length pair the known suffix position by position too: a prefix that
+        // reaches it runs to the end without comparing it (an element changed in place).
+        let knownFrom = sourceCount == targetCount ? sourceCount &- min(known.suffix, shortest) : shortest
+        while prefix < shortest {
+            if prefix >= knownFrom {
+                prefix = shortest
+                break
+            }
+            guard source[prefix].differenceIdentifier == target[prefix].differenceIdentifier else { break }
+            prefix &+= 1
+        }
+        var suffix = min(known.suffix, shortest &- prefix)
+        while suffix < shortest &- prefix
+            && source[sourceCount &- 1 &- suffix].differenceIdentifier
+                == target[targetCount &- 1 &- suffix].differenceIdentifier {
+            suffix &+= 1
+        }
+        let sourceMiddle = prefix..<(sourceCount &- suffix)
+        let targetMiddle = prefix..<(targetCount &- suffix)
+        // Checking the suffix costs a hash per suffix element: worth it when
+        // the suffix is longer than what the table would hold anyway.
+        if suffix > 0 {
+            if suffix <= sourceMiddle.count &+ targetMiddle.count {
+                suffix = 0
+            } else if !known.identifiersAreUnique {
+                // (Unique identifiers: a suffix identifier is in neither middle, as it occurs
+                // once in each list, in the suffix.)
+                var middle = Set<Element.DifferenceIdentifier>(minimumCapacity: sourceMiddle.count &+ targetMiddle.count)
+                middle.formUnion(source[sourceMiddle].lazy.map(\.differenceIdentifier))
+                middle.formUnion(target[targetMiddle].lazy.map(\.differenceIdentifier))
+                for position in (sourceCount &- suffix)..<sourceCount
+                where middle.contains(source[position].differenceIdentifier) {
+                    suffix = 0
+                    break
+                }
+            }
+        }
+        return (prefix, suffix)
     }
 
     /// Matches `target` against `source` through the table; both are ranges
@@ -247,7 +282,7 @@ struct IdentifierMatching {
 
     @inlinable
     init(sourceToTarget: [Int], targetToSource: [Int]) {
-        self.sourceToTarget = sourceToTarget
-        self.targetToSource = targetToSource
+        self.sourceToTarget = PositionMap(start: 0, stored: sourceToTarget, shift: 0, count: sourceToTarget.count)
+        self.targetToSource = PositionMap(start: 0, stored: targetToSource, shift: 0, count: targetToSource.count)
     }
 }

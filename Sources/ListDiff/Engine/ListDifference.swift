@@ -95,8 +95,15 @@ struct ListDifference {
 
         // Elements: match identifiers across the whole list.
         known._check(source: source, target: target)
-        var elements = IdentifierMatching(source: source, target: target, known: known)
         let isSectioned = sourceSectionCount != 1 || targetSectionCount != 1
+        // A linear list's elements paired in place at both ends (see IdentifierMatching) are
+        // kept where they are: they take part in neither deletions, inserts nor moves, and
+        // precede and follow every other kept element, so a longest increasing subsequence of
+        // the middle plus them is one of the whole. Only their updates are looked for, so an
+        // edit in a long list costs one pass of content comparisons beyond the matching, and
+        // the matching stores no position for them.
+        let isTrimmed = !isSectioned && sectionDeleted.isEmpty && sectionInserted.isEmpty
+        var elements = IdentifierMatching(source: source, target: target, known: known, storesPairedEnds: !isTrimmed)
         var sourceSectionOfElement = [Int](repeating: 0, count: isSectioned ? source.count : 0)
         if isSectioned {
             for section in 1..<max(sourceSectionCount, 1) {
@@ -122,18 +129,15 @@ struct ListDifference {
             }
         }
 
-        // A linear list's elements paired in place at both ends (see IdentifierMatching) are
-        // kept where they are: they take part in neither deletions, inserts nor moves, and
-        // precede and follow every other kept element, so a longest increasing subsequence of
-        // the middle plus them is one of the whole. Only their updates are looked for, so an
-        // edit in a long list costs one pass of content comparisons beyond the matching.
-        let isTrimmed = !isSectioned && sectionDeleted.isEmpty && sectionInserted.isEmpty
         let prefix = isTrimmed ? elements.pairedPrefix : 0
         let suffix = isTrimmed ? elements.pairedSuffix : 0
         let sourceMiddle = prefix..<(source.count &- suffix)
         // Of those, the ends the caller knows equal need not even have their content compared.
+        // (Lists of one length paired in place throughout: the known suffix is paired position
+        // by position, at the end of the paired prefix.)
+        let pairedThroughout = source.count == target.count && prefix &+ suffix == source.count
         let knownPrefix = isTrimmed ? min(known.prefix, prefix) : 0
-        let knownSuffix = isTrimmed ? min(known.suffix, suffix) : 0
+        let knownSuffix = isTrimmed ? min(known.suffix, pairedThroughout ? source.count &- knownPrefix : suffix) : 0
 
         var deleted: [ElementPath] = []
         var inserted: [ElementPath] = []
@@ -142,7 +146,8 @@ struct ListDifference {
         // Deletions, in kept source sections, and positions once they are done: for the
         // source positions in `sourceMiddle`, at `position - prefix`.
         var positionAfterDeletion = [Int](repeating: -1, count: sourceMiddle.count)
-        elements.sourceToTarget.withUnsafeBufferPointer { sourceToTarget in
+        let sourceToTarget = elements.sourceToTarget
+        do {
             positionAfterDeletion.withUnsafeMutableBufferPointer { positionAfterDeletion in
                 for section in 0..<sourceSectionCount where sections.sourceToTarget[section] >= 0 {
                     let start = sourceBounds[section]
@@ -161,9 +166,9 @@ struct ListDifference {
         }
 
         // Inserts, updates and minimal moves, target section by target section.
+        let targetToSource = elements.targetToSource
         source.withUnsafeBufferPointer { source in
         target.withUnsafeBufferPointer { target in
-        elements.targetToSource.withUnsafeBufferPointer { targetToSource in
         positionAfterDeletion.withUnsafeBufferPointer { positionAfterDeletion in
         sourceSectionOfElement.withUnsafeBufferPointer { sourceSectionOfElement in
             for section in 0..<targetSectionCount {
@@ -209,7 +214,6 @@ struct ListDifference {
                     ))
                 }
             }
-        }
         }
         }
         }

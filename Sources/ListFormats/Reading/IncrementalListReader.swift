@@ -78,6 +78,13 @@ public struct IncrementalListReader: Sendable {
         /// it read again against the kept ones (the previous version had none), without counting
         /// over every record.
         public var checkedDuplicatesInChangedRecordsOnly = false
+        /// The bytes at the start of the file that are the previous version's first bytes, as the
+        /// XXH3-128 of the header and of the chunks it kept there says: so many bytes that the
+        /// two versions have in common from the start, without comparing them (0 when it
+        /// parsed every chunk). At most the shorter file's length, less ``keptSuffixByteCount``.
+        public var keptPrefixByteCount = 0
+        /// Likewise the bytes at the end of the file: the kept chunks that reach the end.
+        public var keptSuffixByteCount = 0
     }
 
     /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
@@ -90,6 +97,19 @@ public struct IncrementalListReader: Sendable {
         self.options = options
         self.chunkSize = max(chunkSize, 1)
         self.splitSize = max(splitSize, 1)
+    }
+
+    /// Whether `bytes` may be the previous version's: false when their length, header or a
+    /// chunk's XXH3-128 differs from the previous version's (so the bytes differ), true
+    /// otherwise (the same hashes: compare the bytes to be sure) and when there is none. Stops
+    /// at the first chunk that differs; parses nothing.
+    public func mayBePreviousBytes(_ bytes: [UInt8]) -> Bool {
+        guard let memory else { return true }
+        guard bytes.count == memory.fileLength else { return false }
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard memory.dataStart <= buffer.count, Self.hash(buffer, 0, memory.dataStart) == memory.headerHash else { return false }
+            return memory.chunks.allSatisfy { $0.end <= buffer.count && Self.hash(buffer, $0.start, $0.end) == $0.hash }
+        }
     }
 
     /// Forgets the previous version: the next read parses every chunk.
@@ -297,6 +317,23 @@ public struct IncrementalListReader: Sendable {
         return (prefix, suffix)
     }
 
+    /// The bytes of `previous` that the kept chunks (`..<prefix` and `suffix...`) and its header
+    /// cover without a gap from the start of the file and up to its end: only bytes whose hash
+    /// was compared count.
+    private static func keptBytes(of previous: Memory, prefix: Int, suffix: Int) -> (prefix: Int, suffix: Int) {
+        var start = previous.dataStart
+        for chunk in previous.chunks[0..<prefix] {
+            guard chunk.start == start else { break }
+            start = chunk.end
+        }
+        var end = previous.fileLength
+        for chunk in previous.chunks[suffix...].reversed() {
+            guard chunk.end == end else { break }
+            end = chunk.start
+        }
+        return (start, previous.fileLength - end)
+    }
+
     private static func hash(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ContentHash {
         StableHash.hash128(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
     }
@@ -448,12 +485,14 @@ public struct IncrementalListReader: Sendable {
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
             isLineBased: header.isLineBased, chunks: chunks, records: records, grouping: grouping,
             sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
+        let keptBytes = previous == nil ? (prefix: 0, suffix: 0) : Self.keptBytes(of: old, prefix: prefix, suffix: suffix)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1,
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
-            checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords)
+            checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
+            keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix)
         return (list, memory, statistics)
     }
 

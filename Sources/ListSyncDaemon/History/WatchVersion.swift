@@ -20,6 +20,9 @@ final class WatchVersion: Sendable {
     let tree: ListDigestTree
     /// The number of records.
     let rowCount: Int
+    /// The bytes this version's file is known to share at both ends with the version it
+    /// follows, without comparing them (`nil`: unknown).
+    let unchangedBytes: UnchangedByteEnds?
     /// The version 1 digest, once a version 1 client needed it.
     private let v1DigestCache = Mutex<ListDigest?>(nil)
     /// Held while the version 1 digest is computed, so that it is computed once: whoever asks
@@ -34,18 +37,24 @@ final class WatchVersion: Sendable {
         self.sections = list.sections
         self.tree = ListDigestTree(schema: list.schema, sections: self.sections)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+        self.unchangedBytes = nil
     }
 
     /// Version `seq` of `list` in history `epoch`, which follows `previous`: its digest is
     /// `previous`'s tree updated (see ``ListDigestTree``), O(changed records) hashing; the
-    /// records `known` equal at both ends are not compared.
-    init(epoch: Epoch, seq: UInt64, list: ParsedList, following previous: WatchVersion, known: KnownEqualEnds = .nothing) {
+    /// records `known` equal at both ends are not compared. `unchangedBytes`: what the file is
+    /// known to share with `previous`'s at both ends.
+    init(
+        epoch: Epoch, seq: UInt64, list: ParsedList, following previous: WatchVersion, known: KnownEqualEnds = .nothing,
+        unchangedBytes: UnchangedByteEnds? = nil
+    ) {
         self.epoch = epoch
         self.seq = seq
         self.list = list
         self.sections = list.sections
         self.tree = previous.tree.updated(schema: list.schema, from: previous.sections, to: self.sections, known: known)
         self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+        self.unchangedBytes = unchangedBytes.flatMap { $0.previous == previous.cursor ? $0 : nil }
     }
 
     /// The version 2 digest of the whole list: what the changeset line of the version carries as

@@ -28,23 +28,36 @@ struct ByteDelta: Sendable, Equatable {
 
     /// The replacement that turns `old` into `new`: their common start and end are kept.
     ///
-    /// - Complexity: O(*n*) comparisons at memory speed (`memcmp` in pages), no copy of either.
-    init(from old: [UInt8], to new: [UInt8]) {
+    /// `known` says how many bytes the two share at the start and at the end without comparing
+    /// them (the chunks the incremental reader kept, ``UnchangedByteEnds``): the comparisons
+    /// start from there. The delta is the one found by comparing every byte, provided `known`
+    /// is true (debug builds check it): the common start is the longest, and the common end the
+    /// longest within what the start leaves.
+    ///
+    /// - Complexity: O(*n*) comparisons at memory speed (`memcmp` in pages), no copy of either;
+    ///   O(bytes between the known ends) with them.
+    init(from old: [UInt8], to new: [UInt8], known: (prefix: Int, suffix: Int) = (0, 0)) {
         let limit = min(old.count, new.count)
+        let knownPrefix = min(max(known.prefix, 0), limit)
+        let knownSuffix = min(max(known.suffix, 0), limit - knownPrefix)
         let (prefix, suffix) = old.withUnsafeBytes { old in
             new.withUnsafeBytes { new in
-                let prefix = Self.commonCount(old, new, limit: limit, fromEnd: false)
-                return (prefix, Self.commonCount(old, new, limit: limit - prefix, fromEnd: true))
+                let prefix = Self.commonCount(old, new, limit: limit, fromEnd: false, from: knownPrefix)
+                return (prefix, Self.commonCount(old, new, limit: limit - prefix, fromEnd: true, from: min(knownSuffix, limit - prefix)))
             }
         }
         self.init(prefix: prefix, removed: old.count - prefix - suffix, inserted: new[prefix..<(new.count - suffix)])
+        assert(known == (0, 0) || self == ByteDelta(from: old, to: new), "ByteDelta: the known ends are not equal bytes")
     }
 
-    /// How many bytes `a` and `b` have in common from their start (or their end), at most `limit`.
-    private static func commonCount(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, limit: Int, fromEnd: Bool) -> Int {
+    /// How many bytes `a` and `b` have in common from their start (or their end), at most
+    /// `limit`, given that the first (or last) `known` are.
+    private static func commonCount(
+        _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, limit: Int, fromEnd: Bool, from known: Int
+    ) -> Int {
         guard limit > 0, let aBase = a.baseAddress, let bBase = b.baseAddress else { return 0 }
         let page = 4096
-        var common = 0
+        var common = known
         func offsets(_ count: Int) -> (Int, Int) {
             fromEnd ? (a.count - common - count, b.count - common - count) : (common, common)
         }

@@ -411,11 +411,17 @@ struct WatchStateStore: Sendable {
     /// journal (there is one: only its changed bytes are written), or when the log does not lead
     /// to the last saved version yet (the slot must not be touched before it does).
     func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
-        guard self.isPersistent, self.logIsSettled, self.journal == nil else { return nil }
+        guard self.stagesCheckpoints else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
         let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
+    }
+
+    /// Whether ``stageCheckpoint(of:)`` would stage one now (no journal to append to): when not,
+    /// the tracker does not even compare the new bytes with the live version's.
+    var stagesCheckpoints: Bool {
+        self.isPersistent && self.logIsSettled && self.journal == nil
     }
 
     /// A checkpoint whose bytes are written, waiting for its header.
@@ -463,7 +469,9 @@ struct WatchStateStore: Sendable {
             journal.epoch == saved.cursor.epoch, journal.lastSeq == live.cursor.seq, live.cursor.epoch == saved.cursor.epoch,
             live.cursor.seq + 1 == saved.cursor.seq
         {
-            let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes))
+            // The ends the reader kept from the live version's bytes need no comparing again.
+            let known = version.unchangedBytes.flatMap { $0.previous == live.cursor ? ($0.prefix, $0.suffix) : nil } ?? (0, 0)
+            let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes, known: known))
             let record = DeltaJournal.record(entry)
             // `nil` while the journal on disk is in doubt (a write failed half-way): the next
             // save writes its version whole, and the next settle starts a new journal.

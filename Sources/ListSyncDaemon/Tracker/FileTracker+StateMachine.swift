@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import FileWatching
 import ListDiff
 import ListFormats
@@ -61,6 +66,11 @@ extension FileTracker {
         /// table of about 100 bytes per 64 KiB, and the records of the last list it read — the
         /// live version's, but for a save whose content equalled the live one.
         private var reader: IncrementalListReader?
+        /// Whether the reader's last read was of the last good version's bytes, exactly: what
+        /// it keeps of its next read is then the same as those bytes (``readsAfterLastGood``).
+        /// False after content-equal bytes that publish nothing (the reader read other bytes),
+        /// and while there is no reader or it forgot.
+        private var readerFollowsLastGood = false
         /// The size of the reader's chunks: ``IncrementalListReader/defaultChunkSize``, smaller in
         /// tests so that small files have many chunks.
         private let chunkSize: Int
@@ -152,7 +162,11 @@ extension FileTracker {
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
             case .success(.present(let bytes, _)):
-                if let lastGood, lastGood.list.bytes == bytes, options == self.liveOptions, self.pendingEpoch == nil {
+                // Bytes equal to the last good version's leave it live; the reader's chunk hashes
+                // tell most changed bytes from them without comparing the two files.
+                if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes),
+                    Self.equal(lastGood.list.bytes, bytes)
+                {
                     self.state = .live(lastGood)
                 } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == bytes, options == self.lastOptions {
                     return nil
@@ -161,10 +175,14 @@ extension FileTracker {
                     do {
                         let list = try self.read(bytes, options: options)
                         publication = self.publish(
-                            list, after: lastGood, withV1Digest: withV1Digest, known: self.knownEqualEnds(of: list, after: lastGood))
+                            list, after: lastGood, withV1Digest: withV1Digest, known: self.knownEqualEnds(of: list, after: lastGood),
+                            unchangedBytes: self.unchangedBytes(after: lastGood))
+                        // A new version is the reader's last read; content-equal bytes leave the last good one live.
+                        self.readerFollowsLastGood = publication.version != nil
                         self.liveOptions = options
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
+                        self.readerFollowsLastGood = false
                         self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
                         publication.isInvalidRead = true
                     }
@@ -187,6 +205,32 @@ extension FileTracker {
             return try reader.read(bytes: bytes)
         }
 
+        /// Whether `bytes` may be `lastGood`'s: false when the reader, which follows its bytes,
+        /// finds another length or a chunk whose hash differs (so the bytes differ), without
+        /// comparing the files; true when they must be compared.
+        private func mayBeBytes(of lastGood: WatchVersion, _ bytes: [UInt8]) -> Bool {
+            guard self.readerFollowsLastGood, let reader = self.reader else { return true }
+            return reader.mayBePreviousBytes(bytes)
+        }
+
+        /// Whether `a` and `b` hold the same bytes (`memcmp`, at memory speed).
+        private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+            guard a.count == b.count else { return false }
+            return a.withUnsafeBytes { a in
+                b.withUnsafeBytes { b in
+                    guard let aBase = a.baseAddress, let bBase = b.baseAddress else { return true }
+                    return aBase == bBase || memcmp(aBase, bBase, a.count) == 0
+                }
+            }
+        }
+
+        /// The bytes the reader's last read kept at both ends from `lastGood`'s, when it read
+        /// incrementally after them: what the state's journal entry need not compare again.
+        private func unchangedBytes(after lastGood: WatchVersion?) -> UnchangedByteEnds? {
+            guard let lastGood, self.readerFollowsLastGood, let read = self.reader?.lastRead, read.wasIncremental else { return nil }
+            return UnchangedByteEnds(previous: lastGood.cursor, prefix: read.keptPrefixByteCount, suffix: read.keptSuffixByteCount)
+        }
+
         /// What the reader's last read knows of `list` against `lastGood`: the records it kept
         /// from the previous version's chunks at both ends. The reader's previous list is always
         /// `lastGood`'s or one content-equal to it (an equal version publishes nothing and leaves
@@ -204,7 +248,8 @@ extension FileTracker {
         /// Makes `list` the live version and returns what publishes it; `known` is what the
         /// reader knows of its records against `lastGood`'s (the diff need not find it again).
         private mutating func publish(
-            _ list: ParsedList, after lastGood: WatchVersion?, withV1Digest: Bool, known: KnownEqualEnds = .nothing
+            _ list: ParsedList, after lastGood: WatchVersion?, withV1Digest: Bool, known: KnownEqualEnds = .nothing,
+            unchangedBytes: UnchangedByteEnds? = nil
         ) -> WatchPublication {
             if let epoch = self.pendingEpoch {
                 // A new history: its first version follows the last good one's `seq`, so a
@@ -229,7 +274,8 @@ extension FileTracker {
                 self.state = .live(lastGood)
                 return WatchPublication()
             }
-            let version = WatchVersion(epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood, known: known)
+            let version = WatchVersion(
+                epoch: self.epoch, seq: lastGood.seq + 1, list: list, following: lastGood, known: known, unchangedBytes: unchangedBytes)
             self.state = .live(version)
             // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
             // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``), which

@@ -94,15 +94,21 @@ import Testing
         }
     }
 
+    /// A machine, with chunks of 96 bytes, that published `text` as its first version.
+    static func machine(publishing text: String, options: ReadOptions) throws -> FileTracker.StateMachine {
+        var machine = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: 7), chunkSize: 96)
+        _ = try #require(machine.ingest(FileTrackerStateMachineTests.present(text), options: options)?.version)
+        return machine
+    }
+
     @Test(arguments: ["csv", "csv-crlf-bom", "tsv", "ndjson", "json"])
     func incrementalDiffPublishesWhatTheFullPathPublishes(format: String) async {
         let options = Self.options(format)
         let keptEnds = Tally()
         await propertyCheck(count: 60, input: Self.edits) { edits in
             #expect(throws: Never.self) {
-                var machine = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: 7), chunkSize: 96)
                 var model = Model()
-                _ = try #require(machine.ingest(FileTrackerStateMachineTests.present(model.text(format)), options: options)?.version)
+                var machine = try Self.machine(publishing: model.text(format), options: options)
                 for edit in edits {
                     model.apply(edit)
                     let text = model.text(format)
