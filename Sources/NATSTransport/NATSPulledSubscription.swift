@@ -71,24 +71,15 @@ public final class NATSPulledSubscription: @unchecked Sendable {
         _ connection: NATSConnection, stream: String, subject: String, from sequence: UInt64, described: String
     ) throws(NATSError) -> OpaquePointer {
         NATSError.clearLastError()
-        var options = jsSubOptions()
-        jsSubOptions_Init(&options)
-        let streamName = strdup(stream)
-        defer { free(streamName) }
-        options.Stream = UnsafePointer(streamName)
-        if sequence > 1 {
-            options.Config.DeliverPolicy = js_DeliverByStartSequence
-            options.Config.OptStartSeq = sequence
-        } else {
-            options.Config.DeliverPolicy = js_DeliverAll
-        }
-        options.Config.AckPolicy = js_AckAll
-        // A reader busy with one update for a while (`exec --from` running its command) keeps
-        // its consumer; one that died leaves it on the server for this long.
-        options.Config.InactiveThreshold = Self.inactiveThresholdNanoseconds
         var subscription: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
-        let status = js_PullSubscribe(&subscription, connection.context, subject, nil, nil, &options, &code)
+        let status = NATSSubscribeOptions.reading(stream, from: sequence) { options in
+            options.Config.AckPolicy = js_AckAll
+            // A reader busy with one update for a while (`exec --from` running its command)
+            // keeps its consumer; one that died leaves it on the server for this long.
+            options.Config.InactiveThreshold = Self.inactiveThresholdNanoseconds
+            return js_PullSubscribe(&subscription, connection.context, subject, nil, nil, &options, &code)
+        }
         guard status == NATS_OK, let subscription else {
             natsSubscription_Destroy(subscription)
             throw NATSError(described, status: status, code: code)
