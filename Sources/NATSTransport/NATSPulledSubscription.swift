@@ -11,8 +11,9 @@ import Glibc
 /// Messages arrive once each, in stream order: each batch is acknowledged as it is fetched (the
 /// consumer acknowledges all before it, `AckAll`); a delivery that is not the consumer's next
 /// (one lost with the connection, a redelivery) or a consumer the server has dropped (its
-/// inactivity threshold passed while the reader was away) makes it start a new consumer after
-/// the last message handed out, as nats.c's ordered consumers do. When the reader has caught up
+/// inactivity threshold passed while the reader was away; asked about once fetches have gone
+/// unanswered for ``quietCheckMilliseconds``) makes it start a new consumer after the last
+/// message handed out, as nats.c's ordered consumers do. When the reader has caught up
 /// (the last message had none pending), it asks for one message at a time, so that the next one
 /// is handed out the moment it is published.
 ///
@@ -33,6 +34,10 @@ public final class NATSPulledSubscription: @unchecked Sendable {
     /// reader that asks again later finds it gone and starts a new one after its last message.
     static let inactiveThresholdNanoseconds: Int64 = 300_000_000_000
 
+    /// After how long without a message the reader asks whether its consumer still exists: a
+    /// fetch from a consumer the server has dropped is not answered, it only times out.
+    static let quietCheckMilliseconds: Int64 = 5_000
+
     private let connection: NATSConnection
     private let stream: String
     private let subject: String
@@ -46,6 +51,9 @@ public final class NATSPulledSubscription: @unchecked Sendable {
     private var delivered: UInt64 = 0
     /// Whether the last message handed out had none pending after it.
     private var caughtUp = false
+    /// How long fetches have come back empty in a row, in milliseconds (reset by a message and
+    /// by each check that the consumer still exists).
+    private var quietMilliseconds: Int64 = 0
     /// The fetched batch not yet handed out, in order.
     private var batch: [NATSMessage] = []
     private var batchIndex = 0
@@ -94,6 +102,31 @@ public final class NATSPulledSubscription: @unchecked Sendable {
         self.closed = true
         natsSubscription_Unsubscribe(self.subscription)
         natsSubscription_Destroy(self.subscription)
+    }
+
+    /// What the server says of the current consumer: its name, and how many messages it has
+    /// delivered (to this reader, fetched or not yet handed out). A request: it blocks.
+    func consumerState() throws(NATSError) -> (name: String, delivered: UInt64) {
+        NATSError.clearLastError()
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try NATSError.check(natsSubscription_GetConsumerInfo(&info, self.subscription, nil, &code), "\(self.described): consumer info", code: code)
+        defer { jsConsumerInfo_Destroy(info) }
+        guard let info else { throw NATSError(self.described, text: "no consumer info") }
+        return (info.pointee.Name.map { String(cString: $0) } ?? "", info.pointee.Delivered.Consumer)
+    }
+
+    /// Counts `milliseconds` more without a message; once that reaches ``quietCheckMilliseconds``,
+    /// asks the server for the consumer and starts a new one when it is gone.
+    private func checkConsumer(afterQuiet milliseconds: Int64) throws(NATSError) {
+        self.quietMilliseconds += milliseconds
+        guard self.quietMilliseconds >= Self.quietCheckMilliseconds else { return }
+        self.quietMilliseconds = 0
+        do {
+            _ = try self.consumerState()
+        } catch where error.jetStreamCode == Int(JSConsumerNotFoundErr.rawValue) {
+            try self.restart()
+        }
     }
 
     /// Starts a new consumer after the last message handed out.
@@ -145,6 +178,7 @@ public final class NATSPulledSubscription: @unchecked Sendable {
         case NATS_OK:
             break
         case NATS_TIMEOUT:
+            try self.checkConsumer(afterQuiet: timeoutMilliseconds)
             return
         case NATS_NOT_FOUND:
             // None held now (asked without waiting): wait for the next one on the next call.
@@ -175,6 +209,7 @@ public final class NATSPulledSubscription: @unchecked Sendable {
             self.delivered = sequence.Consumer
             messages.append(NATSMessage(copying: message, streamSequence: sequence.Stream, pending: metadata.pointee.NumPending))
         }
+        self.quietMilliseconds = 0
         // Acknowledges the batch (and all before it): the server may send the next.
         if list.Count > 0, let lastMessage = list.Msgs[Int(list.Count) - 1] {
             _ = natsMsg_Ack(lastMessage, nil)
