@@ -5,8 +5,9 @@ import Glibc
 /// pull consumer that fetches a bounded batch at a time (at most ``batchMessages`` messages and
 /// ``batchBytes(maximumPayload:)`` bytes), so that a reader slower than the stream — one writing
 /// a snapshot of millions of rows to disk — holds at most one batch, whatever the stream's
-/// size. An ordered push consumer (``NATSOrderedSubscription``) is sent up to nats-server's
-/// flow-control window (32 MiB) ahead of its reader instead.
+/// size. An ordered push consumer (``NATSOrderedSubscription``) is sent the stream ahead of its
+/// reader instead, held in nats.c's subscription, which past its pending limit (64 MiB) drops
+/// messages ("Slow Consumer").
 ///
 /// Messages arrive once each, in stream order: each batch is acknowledged as it is fetched (the
 /// consumer acknowledges all before it, `AckAll`); a delivery that is not the consumer's next
@@ -126,6 +127,9 @@ public final class NATSPulledSubscription: @unchecked Sendable {
             _ = try self.consumerState()
         } catch where error.jetStreamCode == Int(JSConsumerNotFoundErr.rawValue) {
             try self.restart()
+        } catch {
+            // Unanswered (the connection is being restored, the cluster electing a leader):
+            // asked again after the next quiet period.
         }
     }
 
