@@ -19,21 +19,12 @@ public final class NATSOrderedSubscription: @unchecked Sendable {
     public init(connection: NATSConnection, stream: String, subject: String, from sequence: UInt64) throws(NATSError) {
         NATSError.clearLastError()
         self.described = "read \(subject) of stream \(stream) from \(sequence)"
-        var options = jsSubOptions()
-        jsSubOptions_Init(&options)
-        options.Ordered = true
-        let streamName = strdup(stream)
-        defer { free(streamName) }
-        options.Stream = UnsafePointer(streamName)
-        if sequence > 1 {
-            options.Config.DeliverPolicy = js_DeliverByStartSequence
-            options.Config.OptStartSeq = sequence
-        } else {
-            options.Config.DeliverPolicy = js_DeliverAll
-        }
         var subscription: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
-        let status = js_SubscribeSync(&subscription, connection.context, subject, nil, &options, &code)
+        let status = NATSSubscribeOptions.reading(stream, from: sequence) { options in
+            options.Ordered = true
+            return js_SubscribeSync(&subscription, connection.context, subject, nil, &options, &code)
+        }
         guard status == NATS_OK, let subscription else {
             natsSubscription_Destroy(subscription)
             throw NATSError(self.described, status: status, code: code)

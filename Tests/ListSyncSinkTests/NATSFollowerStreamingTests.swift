@@ -12,9 +12,7 @@ extension NATSSinkTests {
     /// `snapshot --from` of a 100k-row list (a snapshot of about 14 MB on the stream, in
     /// chunks), to standard output and with `--output`, and `mirror --from --once`, write what
     /// `listsync snapshot` prints over the socket, through the chunk-by-chunk path, with the
-    /// daemon stopped. Their peak memory is not bounded here: it is dominated by the NATS
-    /// subscription's buffering of the snapshot's messages (seen: 38 MB more than for a
-    /// 25k-row list, 43 MB before the chunks streamed).
+    /// daemon stopped. (Their peak memory is checked in `aSnapshotReaderIsSentTheStreamABatchAtATime`.)
     @Test func aSnapshotFromTheStreamIsWrittenAsItsChunksArrive() async throws {
         let servers = try await NATSServers()
         let harness = try EndToEndHarness()

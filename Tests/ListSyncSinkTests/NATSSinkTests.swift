@@ -27,24 +27,24 @@ struct NATSSinkTests {
     }()
     static let subject = "listsync.products"
 
-    /// Every message of the watch's subject, read with an ordered consumer through the wrapper
+    /// Every message of the watch's subject (or of `subject` of `stream`), read with an ordered consumer through the wrapper
     /// on a thread of its own (nats.c blocks), read again until its last message completes its
     /// cursor: a sink may be publishing a snapshot again, chunk by chunk, when the test looks.
-    static func messages(_ servers: NATSServers) async throws -> [NATSMessage] {
+    static func messages(_ servers: NATSServers, stream: String = Self.stream, subject: String = Self.subject) async throws -> [NATSMessage] {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
-            let messages = try await Self.messagesNow(servers)
+            let messages = try await Self.messagesNow(servers, stream: stream, subject: subject)
             let complete = messages.last.flatMap { JetStreamEnvelope(headers: $0.headers) }.map(\.completesCursor) ?? true
             if complete || ContinuousClock.now > deadline { return messages }
             try await Task.sleep(for: .milliseconds(200))
         }
     }
 
-    /// Every message of the watch's subject as it stands.
-    private static func messagesNow(_ servers: NATSServers) async throws -> [NATSMessage] {
+    /// Every message of `subject` of `stream` (the watch's) as it stands.
+    private static func messagesNow(_ servers: NATSServers, stream: String, subject: String) async throws -> [NATSMessage] {
         try await NATSTransportTests.withConnection(servers) { connection in
-            guard let last = try connection.lastMessage(in: Self.stream, subject: Self.subject) else { return [] }
-            let subscription = try NATSOrderedSubscription(connection: connection, stream: Self.stream, subject: Self.subject, from: 1)
+            guard let last = try connection.lastMessage(in: stream, subject: subject) else { return [] }
+            let subscription = try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: 1)
             var messages: [NATSMessage] = []
             while (messages.last?.streamSequence ?? 0) < last.streamSequence {
                 guard let message = try subscription.next(timeoutMilliseconds: 10_000) else {

@@ -125,28 +125,10 @@ extension NATSSinkTests {
         try await harness.startDaemon()
         // Today's sink into a scratch stream, for the list a reader rebuilds from it: at protocol
         // version 1, as the older sink published it.
-        let scratch = try Self.startSink(
-            harness, servers, number: 0, extra: ["--stream", "SCRATCH", "--subject", "scratch.products", "--protocol", "1"])
-        do {
-            try await eventually("the scratch stream holds a snapshot", timeout: .seconds(60)) {
-                // Not before the sink has made the stream: nats-server 2.9.10 can crash on a
-                // last-message request for a stream being created (see `waitUntilPublished`).
-                let made = try? await NATSTransportTests.withConnection(servers) { try $0.streamState("SCRATCH") }
-                guard made.flatMap({ $0 }) != nil else { return false }
-                let last = try? await NATSTransportTests.withConnection(servers) { try $0.lastMessage(in: "SCRATCH", subject: "scratch.products") }
-                return last.flatMap { $0 }.flatMap { JetStreamEnvelope(headers: $0.headers) }?.completesCursor ?? false
-            }
-        } catch {
-            // What the sink and the server said, for the next reader of a failure.
-            let sinkLogs = ((try? FileManager.default.contentsOfDirectory(atPath: harness.directory)) ?? [])
-                .filter { $0.hasPrefix("sink") }.sorted().map { "\($0): \(String(readFile(harness.path($0)).suffix(2000)))" }
-            throw TestFailure("\(error)\n\(sinkLogs.joined(separator: "\n"))\nnats-server: \(String(servers.logs.suffix(2000)))")
-        }
-        scratch.send(SIGKILL)
-        _ = try await scratch.waitForExit()
+        try await Self.publishToScratch(harness, servers, number: 0, extra: ["--protocol", "1"])
         let (line, cursor, layout, maximumPayload) = try await NATSTransportTests.withConnection(servers) { connection in
-            let last = try #require(try connection.lastMessage(in: "SCRATCH", subject: "scratch.products"))
-            let subscription = try NATSOrderedSubscription(connection: connection, stream: "SCRATCH", subject: "scratch.products", from: 1)
+            let last = try #require(try connection.lastMessage(in: Self.scratchStream, subject: Self.scratchSubject))
+            let subscription = try NATSOrderedSubscription(connection: connection, stream: Self.scratchStream, subject: Self.scratchSubject, from: 1)
             var mirror = MirroredList(watch: "products")
             var assembly = JetStreamLineAssembly()
             var changesetParts = ChangesetPartAssembly(maximumBytes: assembly.limit)

@@ -83,7 +83,7 @@ public struct JetStreamFollower {
         }
         let start = sequence + 1
         let subscription = try await JetStreamBlocking.run {
-            try NATSOrderedSubscription(connection: connection, stream: stream, subject: subject, from: start)
+            try NATSPulledSubscription(connection: connection, stream: stream, subject: subject, from: start)
         }
         do {
             try await self.read(subscription, into: &mirror, endingAt: end, delivery: delivery, body)
@@ -98,7 +98,7 @@ public struct JetStreamFollower {
     /// Reads `subscription` into `mirror` until `body` returns `false` or the task is cancelled;
     /// `end` is the subject's last sequence when following started.
     private func read(
-        _ subscription: NATSOrderedSubscription, into mirror: inout MirroredList, endingAt end: UInt64, delivery: SnapshotDelivery,
+        _ subscription: NATSPulledSubscription, into mirror: inout MirroredList, endingAt end: UInt64, delivery: SnapshotDelivery,
         _ body: (Update) async throws -> Bool
     ) async throws {
         var assembly = JetStreamLineAssembly()
