@@ -21,6 +21,27 @@ struct DeltaJournal: SequencedRecordFile {
     /// The most records after the newest checkpoint before a new checkpoint is written: bounds
     /// the replay at a restart (``DeltaReplay`` is quadratic in them).
     static let mostRecords = 256
+    /// The most records the journal holds, whether or not full checkpoints can be written: four
+    /// times ``mostRecords``, which a journal whose checkpoints are written never reaches.
+    static let mostRecordsKept = 4 * mostRecords
+    /// The fewest bytes ``mostBytes(forListOf:)`` allows, so that a small list is not saved whole
+    /// at every version when its checkpoints cannot be written.
+    static let leastBound = 64 << 10
+
+    /// The most bytes the journal of a list of `listBytes` bytes takes, whether or not full
+    /// checkpoints can be written: the list's size, at least ``leastBound``. A journal whose
+    /// checkpoints are written stays near half of it (records since the older slot); one that
+    /// would outgrow it gets no more records: the version is written whole to a slot instead,
+    /// and when that fails too, it is not saved (``StateFileError/journalFull(bound:checkpoint:)``).
+    static func mostBytes(forListOf listBytes: Int) -> Int {
+        max(listBytes, Self.leastBound)
+    }
+
+    /// Whether `record` may be appended for a version of `listBytes` bytes: the journal stays
+    /// within ``mostBytes(forListOf:)`` and ``mostRecordsKept``.
+    func admits(_ record: [UInt8], listBytes: Int) -> Bool {
+        self.records.count < Self.mostRecordsKept && self.size + record.count <= Self.mostBytes(forListOf: listBytes)
+    }
 
     /// One recorded version.
     struct Entry: Sendable {

@@ -32,8 +32,10 @@ import ListSyncProtocol
 /// **Bounded.** The log holds at most `historyLength` changesets and `historyMaxBytes` of them
 /// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
 /// the newest changeset is kept however large), the directory two copies of the list (the
-/// slots) and a journal of about half the list's bytes at most (records since the older slot),
-/// plus the newest record however large.
+/// slots) and a journal of about half the list's bytes (records since the older slot) — never
+/// more than the list's bytes (at least 64 KiB) nor ``DeltaJournal/mostRecordsKept`` records,
+/// even when full checkpoints keep failing: a version whose record would go past that is
+/// written whole to a slot instead, and is not saved (nor published) when that fails too.
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
 /// tracker's state machine.
@@ -465,19 +467,31 @@ struct WatchStateStore: Sendable {
         {
             let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes))
             let record = DeltaJournal.record(entry)
-            // `nil` while the journal on disk is in doubt (a write failed half-way): the next
-            // save writes its version whole, and the next settle starts a new journal.
-            self.journal = nil
-            try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
-            journal.appended(seq: saved.cursor.seq, count: record.count)
-            self.journal = journal
-            self.live = saved
-            self.liveBytes = bytes
+            if journal.admits(record, listBytes: bytes.count) {
+                // `nil` while the journal on disk is in doubt (a write failed half-way): the next
+                // save writes its version whole, and the next settle starts a new journal.
+                self.journal = nil
+                try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
+                journal.appended(seq: saved.cursor.seq, count: record.count)
+                self.journal = journal
+                self.live = saved
+                self.liveBytes = bytes
+                self.crashPoints.reach("published")
+                return
+            }
+            // The journal is at its bound (full checkpoints keep failing, or this record alone
+            // outweighs the list): the version is written whole instead, and when that fails
+            // too it is not saved — the journal stays as it is, leading to the live version.
+            do throws(StateFileError) {
+                try self.writeSlot(saved, bytes: bytes, staged: nil)
+            } catch {
+                throw .journalFull(bound: DeltaJournal.mostBytes(forListOf: bytes.count), checkpoint: error)
+            }
         } else {
             try self.writeSlot(saved, bytes: bytes, staged: staged)
-            // The journal on disk leads to an older version: a new one starts at this slot.
-            self.journal = nil
         }
+        // The journal on disk leads to an older version: a new one starts at this slot.
+        self.journal = nil
         self.crashPoints.reach("published")
     }
 
