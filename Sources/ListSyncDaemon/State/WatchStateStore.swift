@@ -413,11 +413,18 @@ struct WatchStateStore: Sendable {
     /// journal (there is one: only its changed bytes are written), or when the log does not lead
     /// to the last saved version yet (the slot must not be touched before it does).
     func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
-        guard self.isPersistent, self.logIsSettled, self.journal == nil else { return nil }
+        guard self.stagesCheckpoints else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
         let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
+    }
+
+    /// Whether ``stageCheckpoint(of:)`` writes a new version's bytes (it is saved whole): when
+    /// not — the journal follows, as after a restore — the tracker need not compare the bytes it
+    /// read with the live version's (O(*n*)) to decide whether to stage them.
+    var stagesCheckpoints: Bool {
+        self.isPersistent && self.logIsSettled && self.journal == nil
     }
 
     /// A checkpoint whose bytes are written, waiting for its header.

@@ -21,7 +21,7 @@ extension FileTracker {
     ) async throws -> Ingestion {
         let lastGood = machine.state.lastGood
         async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
-            guard case .success(.present(let bytes, _)) = content, bytes != lastGood?.list.bytes else { return nil }
+            guard store.stagesCheckpoints, case .success(.present(let bytes, _)) = content, bytes != lastGood?.list.bytes else { return nil }
             return try? store.stageCheckpoint(of: bytes)
         }
         let metrics = self.feed.metrics
