@@ -111,7 +111,7 @@ struct DeltaJournal: SequencedRecordFile {
                 if ChecksummedRecordReader(file, from: start).nextRecordIsLast { break }
                 throw error
             }
-            var record = StateReader(Array(payload))
+            var record = StateReader(file, within: payload.indices)
             let seq = try record.integer()
             guard seq == journal.lastSeq + 1 else { throw .malformed("version \(seq) does not follow \(journal.lastSeq)", at: start) }
             let byteCount = try record.integer()
@@ -121,9 +121,8 @@ struct DeltaJournal: SequencedRecordFile {
             guard let byteCount = Int(exactly: byteCount), let prefix = Int(exactly: prefix), let removed = Int(exactly: removed) else {
                 throw .malformed("an impossible length", at: start)
             }
-            // The inserted bytes as a slice of the file, not of the record's copy.
-            let insertedStart = start + ChecksummedRecord.headerSize + 40
-            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: file[insertedStart..<(insertedStart + inserted.count)])
+            // The inserted bytes are a slice of the file: the record is read where it lies.
+            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: inserted)
             guard let digest = ListDigest(bytes: Array(try record.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: start) }
             let changeset: [UInt8]?
             switch try record.integer() {

@@ -174,6 +174,8 @@ struct WatchStateStore: Sendable {
         // Entries found in the directory may not be durable yet (the daemon was killed before
         // it synced them): make them so before anything is served from them.
         if !headers.isEmpty { try? StateFile.syncDirectory(of: self.logPath) }
+        // Only the newest slot's changeset is needed (a whole-list change's may take hundreds of MiB).
+        headers = []
         if newest == nil {
             do throws(StateDamage) {
                 newest = try self.convertLegacyCheckpoint()
@@ -185,7 +187,9 @@ struct WatchStateStore: Sendable {
             try? StateFile.remove(self.legacyCheckpointPath)
         }
         self.newestSlot = newest?.slot
-        let logFile: [UInt8]?
+        // Let go of once its kept lines are copied, before the list is parsed: a log may hold
+        // hundreds of MiB (`history_max_mib`), which would add to the parse's peak.
+        var logFile: [UInt8]?
         do throws(StateFileError) {
             logFile = try StateFile.read(self.logPath)
         } catch {
@@ -208,7 +212,7 @@ struct WatchStateStore: Sendable {
         }
         let changed = saved.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
-        // Slices of the log file read: only the lines kept in memory are copied, at the end.
+        // Slices of the log file read: only the lines kept in memory are copied.
         var changesets: [ArraySlice<UInt8>] = []
         do throws(StateDamage.Reason) {
             if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: saved.cursor.epoch, leadingTo: saved.cursor.seq) {
@@ -233,21 +237,24 @@ struct WatchStateStore: Sendable {
         } catch {
             return (self.damaged(StateDamage(path: self.logPath, reason: error)), setAside)
         }
+        if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
+            changesets.append(changeset[...])
+        }
+        let kept = self.keptInMemory(changesets)
+        changesets = []
+        logFile = nil
         let version: WatchVersion
         do throws(StateDamage.Reason) {
             version = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
         } catch {
             return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
-        if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
-            changesets.append(changeset[...])
-        }
         self.live = saved
         self.liveBytes = bytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
-        return (.restored(version, watch: saved.watch, changesets: self.keptInMemory(changesets)), setAside)
+        return (.restored(version, watch: saved.watch, changesets: kept), setAside)
     }
 
     /// Copies of the newest of `lines` (oldest first) that memory keeps: at most
