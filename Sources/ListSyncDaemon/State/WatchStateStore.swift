@@ -195,12 +195,13 @@ struct WatchStateStore: Sendable {
         } catch {
             return (self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error))), setAside)
         }
-        guard let newest else {
+        // Taken out of `newest`, so that the slot's bytes are let go of once the journal is
+        // replayed over them, before the list is parsed.
+        guard case (let slot, let checkpoint, var slotBytes)? = newest.take() else {
             if logFile == nil { return (.none, setAside) }
             let found = setAside.isEmpty ? "there is no checkpoint" : "no checkpoint reads"
             return (self.damaged(StateDamage(path: self.logPath, reason: .inconsistent("\(found), so the log leads to no version"))), setAside)
         }
-        let (slot, checkpoint, slotBytes) = newest
         self.slotCursors[slot] = checkpoint.cursor
         // The versions saved since the slot's, replayed from the journal.
         let saved: SavedVersion
@@ -210,6 +211,7 @@ struct WatchStateStore: Sendable {
         } catch {
             return (self.damaged(error), setAside)
         }
+        slotBytes = []
         let changed = saved.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
         // Slices of the log file read: only the lines kept in memory are copied.
