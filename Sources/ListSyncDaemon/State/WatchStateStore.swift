@@ -429,9 +429,8 @@ struct WatchStateStore: Sendable {
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
     }
 
-    /// Whether ``stageCheckpoint(of:)`` writes a new version's bytes (it is saved whole): when
-    /// not — the journal follows, as after a restore — the tracker need not compare the bytes it
-    /// read with the live version's (O(*n*)) to decide whether to stage them.
+    /// Whether ``stageCheckpoint(of:)`` would stage one now (no journal to append to): when not,
+    /// the tracker does not even compare the new bytes with the live version's.
     var stagesCheckpoints: Bool {
         self.isPersistent && self.logIsSettled && self.journal == nil
     }

@@ -21,7 +21,8 @@ extension FileTracker {
     ) async throws -> Ingestion {
         let lastGood = machine.state.lastGood
         async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
-            guard store.stagesCheckpoints, case .success(.present(let bytes, _)) = content, bytes != lastGood?.list.bytes else { return nil }
+            // (The bytes compared with the live version's only when a slot would be staged.)
+            guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes != lastGood?.list.bytes else { return nil }
             return try? store.stageCheckpoint(of: bytes)
         }
         let metrics = self.feed.metrics
