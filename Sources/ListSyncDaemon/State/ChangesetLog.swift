@@ -105,7 +105,8 @@ struct ChangesetLog: SequencedRecordFile {
             let start = reader.offset
             var payload: StateReader
             do throws(StateDamage.Reason) {
-                payload = StateReader(Array(try reader.record()))
+                // Only the `seq` is read here: the line stays a slice of the file, not copied.
+                payload = StateReader(Array(try reader.record().prefix(8)))
             } catch {
                 if log.lastSeq + 1 >= lastSeq { break }
                 throw error

@@ -112,7 +112,7 @@ extension Checkpoint {
         var reader = StateReader(trailer)
         var header: StateReader
         do throws(StateDamage.Reason) {
-            header = StateReader(Array(try reader.record()))
+            header = StateReader(trailer, within: try reader.record().indices)
         } catch .truncated {
             throw .truncated(at: offset)
         } catch .checksumMismatch {

@@ -21,6 +21,27 @@ struct DeltaJournal: SequencedRecordFile {
     /// The most records after the newest checkpoint before a new checkpoint is written: bounds
     /// the replay at a restart (``DeltaReplay`` is quadratic in them).
     static let mostRecords = 256
+    /// The most records the journal holds, whether or not full checkpoints can be written: four
+    /// times ``mostRecords``, which a journal whose checkpoints are written never reaches.
+    static let mostRecordsKept = 4 * mostRecords
+    /// The fewest bytes ``mostBytes(forListOf:)`` allows, so that a small list is not saved whole
+    /// at every version when its checkpoints cannot be written.
+    static let leastBound = 64 << 10
+
+    /// The most bytes the journal of a list of `listBytes` bytes takes, whether or not full
+    /// checkpoints can be written: the list's size, at least ``leastBound``. A journal whose
+    /// checkpoints are written stays near half of it (records since the older slot); one that
+    /// would outgrow it gets no more records: the version is written whole to a slot instead,
+    /// and when that fails too, it is not saved (``StateFileError/journalFull(bound:checkpoint:)``).
+    static func mostBytes(forListOf listBytes: Int) -> Int {
+        max(listBytes, Self.leastBound)
+    }
+
+    /// Whether `record` may be appended for a version of `listBytes` bytes: the journal stays
+    /// within ``mostBytes(forListOf:)`` and ``mostRecordsKept``.
+    func admits(_ record: [UInt8], listBytes: Int) -> Bool {
+        self.records.count < Self.mostRecordsKept && self.size + record.count <= Self.mostBytes(forListOf: listBytes)
+    }
 
     /// One recorded version.
     struct Entry: Sendable {
@@ -90,7 +111,7 @@ struct DeltaJournal: SequencedRecordFile {
                 if ChecksummedRecordReader(file, from: start).nextRecordIsLast { break }
                 throw error
             }
-            var record = StateReader(Array(payload))
+            var record = StateReader(file, within: payload.indices)
             let seq = try record.integer()
             guard seq == journal.lastSeq + 1 else { throw .malformed("version \(seq) does not follow \(journal.lastSeq)", at: start) }
             let byteCount = try record.integer()
@@ -100,9 +121,8 @@ struct DeltaJournal: SequencedRecordFile {
             guard let byteCount = Int(exactly: byteCount), let prefix = Int(exactly: prefix), let removed = Int(exactly: removed) else {
                 throw .malformed("an impossible length", at: start)
             }
-            // The inserted bytes as a slice of the file, not of the record's copy.
-            let insertedStart = start + ChecksummedRecord.headerSize + 40
-            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: file[insertedStart..<(insertedStart + inserted.count)])
+            // The inserted bytes are a slice of the file: the record is read where it lies.
+            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: inserted)
             guard let digest = ListDigest(bytes: Array(try record.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: start) }
             let changeset: [UInt8]?
             switch try record.integer() {

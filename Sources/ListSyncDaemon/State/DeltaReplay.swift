@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Rebuilds a version's bytes from a checkpoint's and the ``ByteDelta``s recorded after it,
 /// without moving the file's bytes once per delta: the deltas edit a list of pieces (ranges of
 /// the checkpoint's bytes or of inserted bytes), and the bytes are copied once, at the end.
@@ -58,18 +60,20 @@ struct DeltaReplay {
         return true
     }
 
-    /// The bytes, copied once.
+    /// The bytes, copied once, into a buffer of 2 MiB pages (``HugePages``) that is not zeroed first.
     func bytes() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(self.count)
-        for piece in self.pieces {
-            if let insert = piece.insert {
-                let run = self.inserts[insert]
-                bytes.append(contentsOf: run[(run.startIndex + piece.range.lowerBound)..<(run.startIndex + piece.range.upperBound)])
-            } else {
-                bytes.append(contentsOf: self.base[piece.range])
+        [UInt8](unsafeUninitializedCapacity: self.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: self.count)
+            for piece in self.pieces {
+                let run = piece.insert.map { self.inserts[$0] } ?? self.base[...]
+                let start = run.startIndex + piece.range.lowerBound
+                run[start..<(start + piece.range.count)].withUnsafeBufferPointer { source in
+                    guard let from = source.baseAddress else { return }
+                    (base + initialized).initialize(from: from, count: source.count)
+                    initialized += source.count
+                }
             }
         }
-        return bytes
     }
 }

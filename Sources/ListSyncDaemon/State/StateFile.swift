@@ -27,9 +27,10 @@ enum StateFile {
         guard status.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path) }
         let wanted = max(0, min(count, Int(status.st_size) - offset))
         var failure: SystemCallError?
-        // Not zeroed first: a checkpoint's list may be 100 MB.
+        // Not zeroed first, and in 2 MiB pages: a checkpoint's list may be 100 MB, read at every restart.
         let bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
+            HugePages.advise(base, byteCount: wanted)
             while initialized < wanted {
                 let read = pread(descriptor, base + initialized, wanted - initialized, off_t(offset + initialized))
                 if read > 0 {

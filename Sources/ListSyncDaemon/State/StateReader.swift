@@ -4,16 +4,27 @@ import DurableFiles
 struct StateReader {
     let bytes: [UInt8]
     private(set) var offset: Int
+    /// Where the bytes read end: the end of ``bytes``, or of the record read within them.
+    private let end: Int
 
     init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
+        self.end = bytes.count
     }
 
-    var isAtEnd: Bool { self.offset == self.bytes.count }
+    /// A reader of `range` of `bytes` (a record's payload, as ``record()`` returns it), without
+    /// copying it out: a checkpoint's header may carry a changeset of hundreds of MiB.
+    init(_ bytes: [UInt8], within range: Range<Int>) {
+        self.bytes = bytes
+        self.offset = range.lowerBound
+        self.end = range.upperBound
+    }
+
+    var isAtEnd: Bool { self.offset == self.end }
 
     mutating func integer() throws(StateDamage.Reason) -> UInt64 {
-        guard self.bytes.count - self.offset >= 8 else { throw .truncated(at: self.offset) }
+        guard self.end - self.offset >= 8 else { throw .truncated(at: self.offset) }
         var value: UInt64 = 0
         for index in (0..<8).reversed() {
             value = value << 8 | UInt64(self.bytes[self.offset + index])
@@ -24,7 +35,7 @@ struct StateReader {
 
     mutating func byteString() throws(StateDamage.Reason) -> ArraySlice<UInt8> {
         let count = try self.integer()
-        guard count <= UInt64(self.bytes.count - self.offset) else { throw .truncated(at: self.offset) }
+        guard count <= UInt64(self.end - self.offset) else { throw .truncated(at: self.offset) }
         defer { self.offset += Int(count) }
         return self.bytes[self.offset..<self.offset + Int(count)]
     }
@@ -45,7 +56,7 @@ struct StateReader {
 
     mutating func strings() throws(StateDamage.Reason) -> [String] {
         let count = try self.integer()
-        guard count <= UInt64(self.bytes.count - self.offset) / 8 else { throw .truncated(at: self.offset) }
+        guard count <= UInt64(self.end - self.offset) / 8 else { throw .truncated(at: self.offset) }
         var values: [String] = []
         for _ in 0..<count { values.append(try self.string()) }
         return values
@@ -61,7 +72,7 @@ struct StateReader {
         } catch {
             throw StateDamage.Reason(error)
         }
-        guard let payload else { throw .truncated(at: self.offset) }
+        guard let payload, records.offset <= self.end else { throw .truncated(at: self.offset) }
         self.offset = records.offset
         return payload
     }

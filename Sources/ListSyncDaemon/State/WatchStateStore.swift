@@ -32,8 +32,10 @@ import ListSyncProtocol
 /// **Bounded.** The log holds at most `historyLength` changesets and `historyMaxBytes` of them
 /// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
 /// the newest changeset is kept however large), the directory two copies of the list (the
-/// slots) and a journal of about half the list's bytes at most (records since the older slot),
-/// plus the newest record however large.
+/// slots) and a journal of about half the list's bytes (records since the older slot) — never
+/// more than the list's bytes (at least 64 KiB) nor ``DeltaJournal/mostRecordsKept`` records,
+/// even when full checkpoints keep failing: a version whose record would go past that is
+/// written whole to a slot instead, and is not saved (nor published) when that fails too.
 ///
 /// A value type used by one tracker at a time, moved to the thread pool and back like the
 /// tracker's state machine.
@@ -172,6 +174,8 @@ struct WatchStateStore: Sendable {
         // Entries found in the directory may not be durable yet (the daemon was killed before
         // it synced them): make them so before anything is served from them.
         if !headers.isEmpty { try? StateFile.syncDirectory(of: self.logPath) }
+        // Only the newest slot's changeset is needed (a whole-list change's may take hundreds of MiB).
+        headers = []
         if newest == nil {
             do throws(StateDamage) {
                 newest = try self.convertLegacyCheckpoint()
@@ -183,18 +187,21 @@ struct WatchStateStore: Sendable {
             try? StateFile.remove(self.legacyCheckpointPath)
         }
         self.newestSlot = newest?.slot
-        let logFile: [UInt8]?
+        // Let go of once its kept lines are copied, before the list is parsed: a log may hold
+        // hundreds of MiB (`history_max_mib`), which would add to the parse's peak.
+        var logFile: [UInt8]?
         do throws(StateFileError) {
             logFile = try StateFile.read(self.logPath)
         } catch {
             return (self.damaged(StateDamage(path: self.logPath, reason: .unreadable(error))), setAside)
         }
-        guard let newest else {
+        // Taken out of `newest`, so that the slot's bytes are let go of once the journal is
+        // replayed over them, before the list is parsed.
+        guard case (let slot, let checkpoint, var slotBytes)? = newest.take() else {
             if logFile == nil { return (.none, setAside) }
             let found = setAside.isEmpty ? "there is no checkpoint" : "no checkpoint reads"
             return (self.damaged(StateDamage(path: self.logPath, reason: .inconsistent("\(found), so the log leads to no version"))), setAside)
         }
-        let (slot, checkpoint, slotBytes) = newest
         self.slotCursors[slot] = checkpoint.cursor
         // The versions saved since the slot's, replayed from the journal.
         let saved: SavedVersion
@@ -204,9 +211,10 @@ struct WatchStateStore: Sendable {
         } catch {
             return (self.damaged(error), setAside)
         }
+        slotBytes = []
         let changed = saved.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
-        // Slices of the log file read: only the lines kept in memory are copied, at the end.
+        // Slices of the log file read: only the lines kept in memory are copied.
         var changesets: [ArraySlice<UInt8>] = []
         do throws(StateDamage.Reason) {
             if let logFile, let decoded = try ChangesetLog.decode(logFile, epoch: saved.cursor.epoch, leadingTo: saved.cursor.seq) {
@@ -231,21 +239,24 @@ struct WatchStateStore: Sendable {
         } catch {
             return (self.damaged(StateDamage(path: self.logPath, reason: error)), setAside)
         }
+        if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
+            changesets.append(changeset[...])
+        }
+        let kept = self.keptInMemory(changesets)
+        changesets = []
+        logFile = nil
         let version: WatchVersion
         do throws(StateDamage.Reason) {
             version = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
         } catch {
             return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
-        if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
-            changesets.append(changeset[...])
-        }
         self.live = saved
         self.liveBytes = bytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
-        return (.restored(version, watch: saved.watch, changesets: self.keptInMemory(changesets)), setAside)
+        return (.restored(version, watch: saved.watch, changesets: kept), setAside)
     }
 
     /// Copies of the newest of `lines` (oldest first) that memory keeps: at most
@@ -473,19 +484,31 @@ struct WatchStateStore: Sendable {
             let known = version.unchangedBytes.flatMap { $0.previous == live.cursor ? ($0.prefix, $0.suffix) : nil } ?? (0, 0)
             let entry = DeltaJournal.Entry(version: saved, byteCount: bytes.count, delta: ByteDelta(from: liveBytes, to: bytes, known: known))
             let record = DeltaJournal.record(entry)
-            // `nil` while the journal on disk is in doubt (a write failed half-way): the next
-            // save writes its version whole, and the next settle starts a new journal.
-            self.journal = nil
-            try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
-            journal.appended(seq: saved.cursor.seq, count: record.count)
-            self.journal = journal
-            self.live = saved
-            self.liveBytes = bytes
+            if journal.admits(record, listBytes: bytes.count) {
+                // `nil` while the journal on disk is in doubt (a write failed half-way): the next
+                // save writes its version whole, and the next settle starts a new journal.
+                self.journal = nil
+                try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
+                journal.appended(seq: saved.cursor.seq, count: record.count)
+                self.journal = journal
+                self.live = saved
+                self.liveBytes = bytes
+                self.crashPoints.reach("published")
+                return
+            }
+            // The journal is at its bound (full checkpoints keep failing, or this record alone
+            // outweighs the list): the version is written whole instead, and when that fails
+            // too it is not saved — the journal stays as it is, leading to the live version.
+            do throws(StateFileError) {
+                try self.writeSlot(saved, bytes: bytes, staged: nil)
+            } catch {
+                throw .journalFull(bound: DeltaJournal.mostBytes(forListOf: bytes.count), checkpoint: error)
+            }
         } else {
             try self.writeSlot(saved, bytes: bytes, staged: staged)
-            // The journal on disk leads to an older version: a new one starts at this slot.
-            self.journal = nil
         }
+        // The journal on disk leads to an older version: a new one starts at this slot.
+        self.journal = nil
         self.crashPoints.reach("published")
     }
 

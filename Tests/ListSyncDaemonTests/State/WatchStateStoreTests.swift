@@ -182,10 +182,12 @@ struct WatchStateStoreTests {
         return store
     }
 
-    /// What a restarted store restores from `scratch`.
-    static func restored(from scratch: ScratchDirectory) throws -> (version: WatchVersion, changesets: [[UInt8]]) {
-        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
-        guard case .restored(let version, _, let changesets) = restarted.restore(for: Self.watch).restoration else {
+    /// What a restarted store of `watch` (keeping `historyLength` changesets) restores from `scratch`.
+    static func restored(
+        from scratch: ScratchDirectory, watch: WatchConfiguration = Self.watch, historyLength: Int = 8
+    ) throws -> (version: WatchVersion, changesets: [[UInt8]]) {
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: historyLength, crashPoints: .none)
+        guard case .restored(let version, _, let changesets) = restarted.restore(for: watch).restoration else {
             throw TestFailure(description: "nothing restored")
         }
         return (version, changesets)
