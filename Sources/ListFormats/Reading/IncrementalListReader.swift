@@ -100,16 +100,23 @@ public struct IncrementalListReader: Sendable {
     /// Reads the next version of the file: the list ``ListReader/read(bytes:)`` reads from
     /// `bytes`, re-parsing only the chunks that changed since the last read. After an error
     /// the next read parses every chunk.
-    public mutating func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
+    ///
+    /// With `pool`, the records are written into the records array the pool keeps when nothing
+    /// else holds it (a version two reads back, retired), rather than into new memory; and the
+    /// previous version's bytes and records go to the pool for the read after this one.
+    public mutating func read(bytes: [UInt8], recycling pool: ListBufferPool? = nil) throws(ListFormatError) -> ParsedList {
         let previous = memory
         memory = nil
         lastRead = Statistics()
+        defer {
+            if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records) }
+        }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
             return try ListReader(options: options).read(bytes: bytes)
         }
         do {
             let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-                try readInChunks(buffer, keeping: bytes, previous: previous)
+                try readInChunks(buffer, keeping: bytes, previous: previous, spareRecords: pool?.takeRecords() ?? [])
             }
             self.memory = memory
             lastRead = statistics
@@ -133,6 +140,8 @@ public struct IncrementalListReader: Sendable {
         /// line not ended) and a JSON array's last chunk (its `]`) may not.
         var isLineBased: Bool
         var chunks: [Chunk]
+        /// The file's bytes (shared with the list), for the ``ListBufferPool`` once retired.
+        var source: [UInt8]
         /// The list's records in file order (shared with a list without sections).
         var records: [ListRecord]
         var grouping: Grouping
@@ -302,7 +311,7 @@ public struct IncrementalListReader: Sendable {
     }
 
     private func readInChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?, spareRecords: consuming [ListRecord]
     ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
@@ -319,7 +328,7 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
+            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
@@ -345,7 +354,8 @@ public struct IncrementalListReader: Sendable {
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
         let records = Self.join(
-            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta)
+            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta,
+            into: consume spareRecords)
 
         // The chunks, likewise; the region's sections numbered as the previous version's (new
         // ones after them), with the section of each record (`section_by`).
@@ -446,7 +456,7 @@ public struct IncrementalListReader: Sendable {
         list._checkInvariants()
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
-            isLineBased: header.isLineBased, chunks: chunks, records: records, grouping: grouping,
+            isLineBased: header.isLineBased, chunks: chunks, source: bytes, records: records, grouping: grouping,
             sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
@@ -504,32 +514,29 @@ public struct IncrementalListReader: Sendable {
     }
 
     /// `prefix`, the `middle` parts, then `suffix` with each record moved by `delta` bytes: one pass
-    /// of plain copies into an array of the right size.
+    /// of plain copies, into `spare`'s storage when nothing else holds it and it has room (a
+    /// retired version's records, already resident: not zeroed again), else into a new array
+    /// with a little room to grow (``RecycledArray/recyclableCapacity(for:)``).
     private static func join(
-        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
+        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
+        into spare: consuming [ListRecord]
     ) -> [ListRecord] {
         let count = prefix.count + middle.reduce(0) { $0 + $1.count } + suffix.count
-        return [ListRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
-            var next = base
-            for part in [prefix] + middle.map({ $0[...] }) {
-                part.withUnsafeBufferPointer { part in
-                    guard let source = part.baseAddress else { return }
-                    next.initialize(from: source, count: part.count)
-                    next += part.count
-                }
-            }
-            suffix.withUnsafeBufferPointer { suffix in
-                guard let source = suffix.baseAddress else { return }
-                if delta == 0 {
-                    next.initialize(from: source, count: suffix.count)
-                } else {
-                    for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
-                }
-            }
-            initialized = count
+        var records = consume spare
+        if RecycledArray.isUniquelyReferenced(&records), records.capacity >= count {
+            records.removeAll(keepingCapacity: true)
+        } else {
+            records = []
+            records = RecycledArray.empty(capacity: RecycledArray.recyclableCapacity(for: count))
         }
+        records.append(contentsOf: prefix)
+        for part in middle { records.append(contentsOf: part) }
+        if delta == 0 {
+            records.append(contentsOf: suffix)
+        } else {
+            records.append(contentsOf: suffix.lazy.map { $0.moved(by: delta) })
+        }
+        return records
     }
 
     /// Names in order of first appearance, from lists of names in order.
