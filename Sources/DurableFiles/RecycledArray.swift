@@ -44,19 +44,10 @@ public enum RecycledArray {
         return !storageIsUnique(&alone)
     }()
 
-    /// A new empty array with room for `capacity` elements, its storage not yet touched and
-    /// advised into huge pages (``HugePages``): what a version is written into when no retired
-    /// one can be.
-    public static func empty<Element>(capacity: Int) -> [Element] {
-        [Element](unsafeUninitializedCapacity: capacity) { buffer, count in
-            if let base = buffer.baseAddress { HugePages.advise(base, byteCount: buffer.count * MemoryLayout<Element>.stride) }
-            count = 0
-        }
-    }
-
     /// The capacity to give a new array of `count` elements that later versions will be written
     /// into: a little more (1/32, at least 4,096 elements) so that a list that grows by appends
-    /// fits in it for a while. Pages never touched cost no memory.
+    /// fits in it for a while. The room is not advised into huge pages: pages never touched
+    /// cost no memory, and a huge page across the end would make 2 MiB resident for a few bytes.
     public static func recyclableCapacity(for count: Int) -> Int {
         count + max(count / 32, 4_096)
     }

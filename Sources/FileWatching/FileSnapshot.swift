@@ -118,7 +118,7 @@ public enum FileSnapshot: Hashable, Sendable {
             bytes = [UInt8](unsafeUninitializedCapacity: RecycledArray.recyclableCapacity(for: expectedSize + 1)) { buffer, count in
                 // Huge pages: a 100 MB read faults 50 times instead of 25,000 (issue 19: the
                 // faults of the fresh buffer were a fifth of the daemon's time on a one-row edit).
-                if let base = buffer.baseAddress { HugePages.advise(base, byteCount: buffer.count) }
+                if let base = buffer.baseAddress { HugePages.advise(base, byteCount: expectedSize + 1) }
                 (count, outcome) = fill(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<(expectedSize + 1)])), from: descriptor)
             }
         }

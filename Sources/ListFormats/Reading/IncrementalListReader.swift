@@ -515,28 +515,59 @@ public struct IncrementalListReader: Sendable {
 
     /// `prefix`, the `middle` parts, then `suffix` with each record moved by `delta` bytes: one pass
     /// of plain copies, into `spare`'s storage when nothing else holds it and it has room (a
-    /// retired version's records, already resident: not zeroed again), else into a new array
-    /// with a little room to grow (``RecycledArray/recyclableCapacity(for:)``).
+    /// retired version's records, already resident: written over, not zeroed again), else into
+    /// a new array with a little room to grow (``RecycledArray/recyclableCapacity(for:)``).
     private static func join(
         _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
         into spare: consuming [ListRecord]
     ) -> [ListRecord] {
         let count = prefix.count + middle.reduce(0) { $0 + $1.count } + suffix.count
         var records = consume spare
-        if RecycledArray.isUniquelyReferenced(&records), records.capacity >= count {
-            records.removeAll(keepingCapacity: true)
-        } else {
+        guard count > 0, RecycledArray.isUniquelyReferenced(&records), records.capacity >= count,
+            let any = prefix.first ?? suffix.first ?? middle.first(where: { !$0.isEmpty })?.first
+        else {
             records = []
-            records = RecycledArray.empty(capacity: RecycledArray.recyclableCapacity(for: count))
+            return [ListRecord](unsafeUninitializedCapacity: RecycledArray.recyclableCapacity(for: count)) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
+                write(prefix, middle, suffix, movedBy: delta, to: base)
+                initialized = count
+            }
         }
-        records.append(contentsOf: prefix)
-        for part in middle { records.append(contentsOf: part) }
-        if delta == 0 {
-            records.append(contentsOf: suffix)
-        } else {
-            records.append(contentsOf: suffix.lazy.map { $0.moved(by: delta) })
+        // The count first (any record stands in for those it grows by, all written over next).
+        if records.count > count {
+            records.removeLast(records.count - count)
+        } else if records.count < count {
+            records.append(contentsOf: repeatElement(any, count: count - records.count))
+        }
+        records.withUnsafeMutableBufferPointer { buffer in
+            if let base = buffer.baseAddress { write(prefix, middle, suffix, movedBy: delta, to: base) }
         }
         return records
+    }
+
+    /// Writes the records ``join(_:_:_:movedBy:into:)`` joins to `base` on: memory for them that
+    /// is uninitialised or holds records (plain bytes, nothing to release).
+    private static func write(
+        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
+        to base: UnsafeMutablePointer<ListRecord>
+    ) {
+        var next = base
+        for part in [prefix] + middle.map({ $0[...] }) {
+            part.withUnsafeBufferPointer { part in
+                guard let source = part.baseAddress else { return }
+                next.initialize(from: source, count: part.count)
+                next += part.count
+            }
+        }
+        suffix.withUnsafeBufferPointer { suffix in
+            guard let source = suffix.baseAddress else { return }
+            if delta == 0 {
+                next.initialize(from: source, count: suffix.count)
+            } else {
+                for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
+            }
+        }
     }
 
     /// Names in order of first appearance, from lists of names in order.
