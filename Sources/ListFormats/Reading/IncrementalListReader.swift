@@ -32,7 +32,9 @@ import CListFormatsScan
 ///
 /// Memory: the chunk table (about 100 bytes per chunk) beside the list's records, which the
 /// returned list shares when it has no sections (a sectioned list has its records once more, in
-/// sections, and the reader 4 bytes per record for its section).
+/// sections, and the reader 4 bytes per record for its section). With a ``ListBufferPool``
+/// (``read(bytes:recycling:)``), the records of a version are written into those of the version
+/// two reads back once nothing else holds them, rather than into new memory.
 public struct IncrementalListReader: Sendable {
     /// How to read.
     public let options: ReadOptions

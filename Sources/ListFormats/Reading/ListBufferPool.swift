@@ -15,8 +15,11 @@ import Synchronization
 ///
 ///     let pool = ListBufferPool()
 ///     var spare = pool.takeBytes()
-///     let snapshot = try FileSnapshot.read(atPath: path, reusing: &spare)
-///     let list = try reader.read(bytes: bytes, recycling: pool)
+///     // FileWatching's read, into the spare bytes when it can:
+///     guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else { … }
+///     let list = try reader.read(bytes: bytes, recycling: pool)   // records likewise
+///     …
+///     pool.release()                                               // idle: memory back
 public final class ListBufferPool: Sendable {
     private struct Spare: Sendable {
         var bytes: [UInt8] = []
