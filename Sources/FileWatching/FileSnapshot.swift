@@ -25,12 +25,17 @@ public enum FileSnapshot: Hashable, Sendable {
     ///
     /// Reads O(*size*) bytes per attempt into one buffer sized from `fstat`.
     ///
+    /// With `spare`, the storage of a version no longer used (``RecycledArray``): the bytes are
+    /// read into it — already resident, not zeroed again — when nothing else holds it and it has
+    /// room; `spare` is left empty either way (a spare that cannot be used is dropped before a
+    /// new buffer is made, so memory held elsewhere is not doubled by this read).
+    ///
     /// - Throws: ``FileReadError/unstable(path:attempts:)`` when the file kept changing during
     ///   every attempt (a new event will follow), ``FileReadError/notARegularFile(path:)``, or
     ///   ``FileReadError/systemCall(path:_:)`` for any other failure (permissions, I/O).
-    public static func read(atPath path: String, maximumAttempts: Int = 5) throws(FileReadError) -> FileSnapshot {
+    public static func read(atPath path: String, maximumAttempts: Int = 5, reusing spare: inout [UInt8]) throws(FileReadError) -> FileSnapshot {
         for attempt in 1...max(1, maximumAttempts) {
-            if let snapshot = try readOnce(atPath: path) {
+            if let snapshot = try readOnce(atPath: path, reusing: &spare) {
                 return snapshot
             }
             if attempt < maximumAttempts {
@@ -40,8 +45,14 @@ public enum FileSnapshot: Hashable, Sendable {
         throw .unstable(path: path, attempts: max(1, maximumAttempts))
     }
 
+    /// ``read(atPath:maximumAttempts:reusing:)`` into a new buffer.
+    public static func read(atPath path: String, maximumAttempts: Int = 5) throws(FileReadError) -> FileSnapshot {
+        var spare: [UInt8] = []
+        return try read(atPath: path, maximumAttempts: maximumAttempts, reusing: &spare)
+    }
+
     /// One attempt; `nil` when the file moved during the read.
-    private static func readOnce(atPath path: String) throws(FileReadError) -> FileSnapshot? {
+    private static func readOnce(atPath path: String, reusing spare: inout [UInt8]) throws(FileReadError) -> FileSnapshot? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
             let error = SystemCallError.lastError(of: "open")
@@ -55,17 +66,20 @@ public enum FileSnapshot: Hashable, Sendable {
         guard before.st_mode & S_IFMT == S_IFREG else {
             throw .notARegularFile(path: path)
         }
-        let bytes = try readAll(descriptor, expectedSize: Int(before.st_size), path: path)
+        let bytes = try readAll(descriptor, expectedSize: Int(before.st_size), path: path, reusing: &spare)
         let after = try status(of: descriptor, path: path)
         let identity = FileIdentity(after)
         var atPath = stat()
         // The path must still name the file we read: a rename over it during the read means a
-        // newer version is there.
+        // newer version is there (read again, into the same buffer).
         guard stat(path, &atPath) == 0,
               FileIdentity(atPath) == identity,
               FileIdentity(before) == identity,
               Int64(bytes.count) == identity.size
-        else { return nil }
+        else {
+            spare = bytes
+            return nil
+        }
         return .present(bytes: bytes, identity: identity)
     }
 
@@ -77,18 +91,38 @@ public enum FileSnapshot: Hashable, Sendable {
         return status
     }
 
-    /// Reads to end of file: into one uninitialised buffer of `expectedSize + 1` bytes (the
-    /// extra byte notices growth without another `read` in the common case), then — only if the
-    /// file grew — in 64 KiB chunks.
-    private static func readAll(_ descriptor: Int32, expectedSize: Int, path: String) throws(FileReadError) -> [UInt8] {
-        var outcome: Result<Bool, SystemCallError> = .success(false)
-        var bytes = [UInt8](unsafeUninitializedCapacity: expectedSize + 1) { buffer, count in
-            // Huge pages: a 100 MB read faults 50 times instead of 25,000 (issue 19: the faults
-            // of the fresh buffer were a fifth of the daemon's time on a one-row edit).
-            if let base = buffer.baseAddress { HugePages.advise(base, byteCount: buffer.count) }
-            (count, outcome) = fill(UnsafeMutableRawBufferPointer(buffer), from: descriptor)
+    /// Reads to end of file: into one buffer of `expectedSize + 1` bytes (the extra byte notices
+    /// growth without another `read` in the common case) — `spare` when it can be written in
+    /// place (see ``read(atPath:maximumAttempts:reusing:)``), else a new uninitialised one — then,
+    /// only if the file grew, in 64 KiB chunks.
+    private static func readAll(
+        _ descriptor: Int32, expectedSize: Int, path: String, reusing spare: inout [UInt8]
+    ) throws(FileReadError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        swap(&bytes, &spare)
+        var outcome: Result<Bool, SystemCallError>
+        if RecycledArray.isUniquelyReferenced(&bytes), bytes.capacity >= expectedSize + 1 {
+            // A retired version's bytes are overwritten, not zeroed; only what the file grew by
+            // since is.
+            if bytes.count < expectedSize + 1 {
+                bytes.append(contentsOf: repeatElement(0, count: expectedSize + 1 - bytes.count))
+            }
+            let count: Int
+            (count, outcome) = bytes.withUnsafeMutableBytes { bytes in
+                fill(UnsafeMutableRawBufferPointer(rebasing: bytes[..<(expectedSize + 1)]), from: descriptor)
+            }
+            bytes.removeLast(bytes.count - count)
+        } else {
+            bytes = []
+            outcome = .success(false)
+            bytes = [UInt8](unsafeUninitializedCapacity: RecycledArray.recyclableCapacity(for: expectedSize + 1)) { buffer, count in
+                // Huge pages: a 100 MB read faults 50 times instead of 25,000 (issue 19: the
+                // faults of the fresh buffer were a fifth of the daemon's time on a one-row edit).
+                if let base = buffer.baseAddress { HugePages.advise(base, byteCount: expectedSize + 1) }
+                (count, outcome) = fill(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<(expectedSize + 1)])), from: descriptor)
+            }
         }
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var chunk: [UInt8] = []
         while true {
             switch outcome {
             case .failure(let error):
@@ -96,6 +130,7 @@ public enum FileSnapshot: Hashable, Sendable {
             case .success(true):
                 return bytes
             case .success(false):
+                if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 64 * 1024) }
                 let count: Int
                 (count, outcome) = chunk.withUnsafeMutableBytes { fill($0, from: descriptor) }
                 bytes += chunk[..<count]

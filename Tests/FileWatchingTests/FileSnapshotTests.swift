@@ -19,6 +19,43 @@ struct FileSnapshotTests {
         #expect(snapshot == .present(bytes: Array(text.utf8), identity: FileIdentity(status)))
     }
 
+    /// A spare buffer nothing else holds is read into in place, whatever the file's new size
+    /// (shorter, a little longer); one that is still held is left as it was and a new one made.
+    @Test func readsIntoASpareBufferOnlyWhenNothingElseHoldsIt() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        func read(_ text: String, reusing spare: inout [UInt8]) throws -> [UInt8] {
+            try FileOperations.write(text, to: path)
+            guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
+                Issue.record("\(path) read as missing")
+                return []
+            }
+            #expect(spare.isEmpty, "the spare is taken")
+            #expect(bytes == Array(text.utf8))
+            return bytes
+        }
+        func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
+        let versions = [20_000, 19_000, 20_500, 20_000].enumerated().map { version, rows in
+            String(repeating: "\(version),name\n", count: rows)
+        }
+        var spare: [UInt8] = []
+        var current = try read(versions[0], reusing: &spare)
+        for text in versions.dropFirst() {
+            let storage = address(current)
+            spare = current
+            current = []
+            current = try read(text, reusing: &spare)
+            #expect(address(current) == storage, "read in place")
+        }
+        // Held elsewhere: untouched.
+        let held = current
+        let copy = held.map { $0 }
+        spare = current
+        current = try read(versions[1], reusing: &spare)
+        #expect(held == copy)
+        #expect(address(current) != address(held))
+    }
+
     @Test func anEmptyFileIsPresentAndEmpty() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/empty.csv"

@@ -32,7 +32,9 @@ import CListFormatsScan
 ///
 /// Memory: the chunk table (about 100 bytes per chunk) beside the list's records, which the
 /// returned list shares when it has no sections (a sectioned list has its records once more, in
-/// sections, and the reader 4 bytes per record for its section).
+/// sections, and the reader 4 bytes per record for its section). With a ``ListBufferPool``
+/// (``read(bytes:recycling:)``), the records of a version are written into those of the version
+/// two reads back once nothing else holds them, rather than into new memory.
 public struct IncrementalListReader: Sendable {
     /// How to read.
     public let options: ReadOptions
@@ -120,16 +122,23 @@ public struct IncrementalListReader: Sendable {
     /// Reads the next version of the file: the list ``ListReader/read(bytes:)`` reads from
     /// `bytes`, re-parsing only the chunks that changed since the last read. After an error
     /// the next read parses every chunk.
-    public mutating func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
+    ///
+    /// With `pool`, the records are written into the records array the pool keeps when nothing
+    /// else holds it (a version two reads back, retired), rather than into new memory; and the
+    /// previous version's bytes and records go to the pool for the read after this one.
+    public mutating func read(bytes: [UInt8], recycling pool: ListBufferPool? = nil) throws(ListFormatError) -> ParsedList {
         let previous = memory
         memory = nil
         lastRead = Statistics()
+        defer {
+            if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records) }
+        }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
             return try ListReader(options: options).read(bytes: bytes)
         }
         do {
             let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-                try readInChunks(buffer, keeping: bytes, previous: previous)
+                try readInChunks(buffer, keeping: bytes, previous: previous, spareRecords: pool?.takeRecords() ?? [])
             }
             self.memory = memory
             lastRead = statistics
@@ -153,6 +162,8 @@ public struct IncrementalListReader: Sendable {
         /// line not ended) and a JSON array's last chunk (its `]`) may not.
         var isLineBased: Bool
         var chunks: [Chunk]
+        /// The file's bytes (shared with the list), for the ``ListBufferPool`` once retired.
+        var source: [UInt8]
         /// The list's records in file order (shared with a list without sections).
         var records: [ListRecord]
         var grouping: Grouping
@@ -339,7 +350,7 @@ public struct IncrementalListReader: Sendable {
     }
 
     private func readInChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?, spareRecords: consuming [ListRecord]
     ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
@@ -356,7 +367,7 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
+            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
@@ -382,7 +393,8 @@ public struct IncrementalListReader: Sendable {
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
         let records = Self.join(
-            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta)
+            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta,
+            into: consume spareRecords)
 
         // The chunks, likewise; the region's sections numbered as the previous version's (new
         // ones after them), with the section of each record (`section_by`).
@@ -483,7 +495,7 @@ public struct IncrementalListReader: Sendable {
         list._checkInvariants()
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
-            isLineBased: header.isLineBased, chunks: chunks, records: records, grouping: grouping,
+            isLineBased: header.isLineBased, chunks: chunks, source: bytes, records: records, grouping: grouping,
             sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
         let keptBytes = previous == nil ? (prefix: 0, suffix: 0) : Self.keptBytes(of: old, prefix: prefix, suffix: suffix)
         let statistics = Statistics(
@@ -543,31 +555,59 @@ public struct IncrementalListReader: Sendable {
     }
 
     /// `prefix`, the `middle` parts, then `suffix` with each record moved by `delta` bytes: one pass
-    /// of plain copies into an array of the right size.
+    /// of plain copies, into `spare`'s storage when nothing else holds it and it has room (a
+    /// retired version's records, already resident: written over, not zeroed again), else into
+    /// a new array with a little room to grow (``RecycledArray/recyclableCapacity(for:)``).
     private static func join(
-        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int
+        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
+        into spare: consuming [ListRecord]
     ) -> [ListRecord] {
         let count = prefix.count + middle.reduce(0) { $0 + $1.count } + suffix.count
-        return [ListRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
-            var next = base
-            for part in [prefix] + middle.map({ $0[...] }) {
-                part.withUnsafeBufferPointer { part in
-                    guard let source = part.baseAddress else { return }
-                    next.initialize(from: source, count: part.count)
-                    next += part.count
-                }
+        var records = consume spare
+        guard count > 0, RecycledArray.isUniquelyReferenced(&records), records.capacity >= count,
+            let any = prefix.first ?? suffix.first ?? middle.first(where: { !$0.isEmpty })?.first
+        else {
+            records = []
+            return [ListRecord](unsafeUninitializedCapacity: RecycledArray.recyclableCapacity(for: count)) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
+                write(prefix, middle, suffix, movedBy: delta, to: base)
+                initialized = count
             }
-            suffix.withUnsafeBufferPointer { suffix in
-                guard let source = suffix.baseAddress else { return }
-                if delta == 0 {
-                    next.initialize(from: source, count: suffix.count)
-                } else {
-                    for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
-                }
+        }
+        // The count first (any record stands in for those it grows by, all written over next).
+        if records.count > count {
+            records.removeLast(records.count - count)
+        } else if records.count < count {
+            records.append(contentsOf: repeatElement(any, count: count - records.count))
+        }
+        records.withUnsafeMutableBufferPointer { buffer in
+            if let base = buffer.baseAddress { write(prefix, middle, suffix, movedBy: delta, to: base) }
+        }
+        return records
+    }
+
+    /// Writes the records ``join(_:_:_:movedBy:into:)`` joins to `base` on: memory for them that
+    /// is uninitialised or holds records (plain bytes, nothing to release).
+    private static func write(
+        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
+        to base: UnsafeMutablePointer<ListRecord>
+    ) {
+        var next = base
+        for part in [prefix] + middle.map({ $0[...] }) {
+            part.withUnsafeBufferPointer { part in
+                guard let source = part.baseAddress else { return }
+                next.initialize(from: source, count: part.count)
+                next += part.count
             }
-            initialized = count
+        }
+        suffix.withUnsafeBufferPointer { suffix in
+            guard let source = suffix.baseAddress else { return }
+            if delta == 0 {
+                next.initialize(from: source, count: suffix.count)
+            } else {
+                for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
+            }
         }
     }
 

@@ -18,8 +18,10 @@ extension FileTracker {
         _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool, pool: NIOThreadPool
     ) async throws -> FileRead {
         try await pool.runIfActive {
+            // Into the storage of the version before the live one, when nothing holds it any more.
+            var spare = self.buffers.takeBytes()
             let checkedRead = check?.beginRead()
-            var content = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path) }
+            var content = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path, reusing: &spare) }
             if completeLinesOnly, watch.format != .json {
                 content = content.map { $0.completeLines() }
             }

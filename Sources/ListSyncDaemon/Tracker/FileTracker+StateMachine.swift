@@ -74,6 +74,9 @@ extension FileTracker {
         /// The size of the reader's chunks: ``IncrementalListReader/defaultChunkSize``, smaller in
         /// tests so that small files have many chunks.
         private let chunkSize: Int
+        /// Where the reader puts the storage of versions it moved on from and takes the storage
+        /// to write the next one into (the tracker's; `nil`: new memory for every version).
+        var buffers: ListBufferPool?
 
         init(watch: String, epoch: Epoch, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
             self.watch = watch
@@ -202,7 +205,7 @@ extension FileTracker {
         private mutating func read(_ bytes: [UInt8], options: ReadOptions) throws(ListFormatError) -> ParsedList {
             var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options, chunkSize: self.chunkSize)
             defer { self.reader = reader }
-            return try reader.read(bytes: bytes)
+            return try reader.read(bytes: bytes, recycling: self.buffers)
         }
 
         /// Whether `bytes` may be `lastGood`'s: false when the reader, which follows its bytes,

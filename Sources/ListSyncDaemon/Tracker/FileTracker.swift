@@ -39,13 +39,27 @@ final class FileTracker: Sendable {
     /// Whether ``run(pool:)`` deletes the watch's state when it ends: the watch was removed.
     private let removesState = Atomic(false)
     let logger: Logger
+    /// The storage of the version before the live one — file bytes and records — which the next
+    /// read writes into when nothing else holds it any more (``ListBufferPool``), released once
+    /// the watch has been idle for ``idleBufferRelease``.
+    let buffers = ListBufferPool()
+    /// How long after its last read the watch releases ``buffers`` (``idleBufferRelease``; tests set it).
+    private let bufferIdleDelay: Duration
 
     /// How long to wait before trying again to save state that could not be saved (a full disk).
     static let storageRetryInterval = Duration.seconds(1)
 
+    /// How long after its last read a watch gives back the storage kept for its next version:
+    /// a burst of saves reuses it, and between bursts the daemon holds one version per watch.
+    static let idleBufferRelease = Duration.milliseconds(1500)
+
     /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
-    init(watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, restoreHold: RestoreHold = .none, logger: Logger) {
+    init(
+        watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, restoreHold: RestoreHold = .none,
+        bufferIdleDelay: Duration = FileTracker.idleBufferRelease, logger: Logger
+    ) {
         self.feed = feed
+        self.bufferIdleDelay = bufferIdleDelay
         self.restoreHold = restoreHold
         self.configuration = Mutex(Settings(watch: watch, newEpoch: nil, historyLength: store.historyLength, historyMaxBytes: store.historyMaxBytes))
         self.initialStore = store
@@ -162,7 +176,15 @@ final class FileTracker: Sendable {
         }
         guard var tracking = await self.restore(pool: pool) else { return }
         self.restored.fire()
+        tracking.machine.buffers = self.buffers
+        var bufferRelease: Task<Void, Never>?
+        defer {
+            bufferRelease?.cancel()
+            self.buffers.release()
+        }
         for await request in self.requests {
+            bufferRelease?.cancel()
+            defer { bufferRelease = self.releaseBuffersWhenIdle() }
             let publishesWhileWriting = self.settings(takingEpoch: false).watch.publishWhileWriting
             switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: publishesWhileWriting) {
             case .nothing:
@@ -235,6 +257,14 @@ final class FileTracker: Sendable {
             try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, pool: pool)
         }
         return true
+    }
+
+    /// Releases ``buffers`` after the idle delay, unless cancelled first (another request came).
+    private func releaseBuffersWhenIdle() -> Task<Void, Never> {
+        Task { [buffers, bufferIdleDelay] in
+            guard (try? await Task.sleep(for: bufferIdleDelay)) != nil else { return }
+            buffers.release()
+        }
     }
 
     /// The settings for the next read; a new epoch a reload asked for is taken, so only one read starts it.

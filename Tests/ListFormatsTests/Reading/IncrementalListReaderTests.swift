@@ -236,11 +236,13 @@ import Testing
         await propertyCheck(count: 1500, input: Self.scenario) { scenario in
             var incremental = IncrementalListReader(
                 options: scenario.options, chunkSize: scenario.chunkSize, splitSize: scenario.splitSize)
+            // Each version's records written into the storage of the one two reads back, as in the daemon.
+            let pool = ListBufferPool()
             let full = ListReader(options: scenario.options)
             var previous: (bytes: [UInt8], didRead: Bool)?
             for (number, bytes) in scenario.versions.enumerated() {
                 let expected = Outcome { () throws(ListFormatError) in try full.read(bytes: bytes) }
-                let actual = Outcome { () throws(ListFormatError) in try incremental.read(bytes: bytes) }
+                let actual = Outcome { () throws(ListFormatError) in try incremental.read(bytes: bytes, recycling: pool) }
                 let version = "version \(number): \(String(decoding: bytes, as: UTF8.self).debugDescription)"
                 if let previous, previous.didRead, previous.bytes == bytes, !expected.records.isEmpty {
                     // The same bytes again keep the chunks, whatever the shape (files without

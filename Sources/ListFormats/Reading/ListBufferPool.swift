@@ -1,0 +1,80 @@
+import DurableFiles
+import Synchronization
+
+/// The storage of the list version an ``IncrementalListReader`` read before its last one — the
+/// file's bytes and the records — for the next version to be written into, already resident.
+///
+/// A daemon reading a 1M-row file per version otherwise maps about 85 MB of fresh memory per
+/// version, which the kernel zeroes on first touch (a third of its CPU on a one-row edit,
+/// issue 19). The pool holds one version's arrays at most, and only references to them: they
+/// are written into only once nothing else holds them (``RecycledArray/isUniquelyReferenced(_:)``,
+/// checked by whoever takes them), so a version still read — by a snapshot in progress, a
+/// subscriber, the tracker — never changes; its storage is then dropped from the pool instead
+/// and freed by its last reader. ``release()`` gives the memory back (the daemon calls it once a
+/// watch has been idle for a moment), so that between bursts of saves nothing is kept.
+///
+///     let pool = ListBufferPool()
+///     var spare = pool.takeBytes()
+///     // FileWatching's read, into the spare bytes when it can:
+///     guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else { … }
+///     let list = try reader.read(bytes: bytes, recycling: pool)   // records likewise
+///     …
+///     pool.release()                                               // idle: memory back
+public final class ListBufferPool: Sendable {
+    private struct Spare: Sendable {
+        var bytes: [UInt8] = []
+        var records: [ListRecord] = []
+    }
+
+    private let spare = Mutex(Spare())
+
+    public init() {}
+
+    /// Takes the kept file bytes, leaving none in the pool (empty when there are none). Write
+    /// into them only if ``RecycledArray/isUniquelyReferenced(_:)`` says so (as
+    /// `FileSnapshot.read(atPath:maximumAttempts:reusing:)` does).
+    public func takeBytes() -> [UInt8] {
+        spare.withLock { spare in
+            var bytes: [UInt8] = []
+            swap(&bytes, &spare.bytes)
+            return bytes
+        }
+    }
+
+    /// Takes the kept records array, leaving none in the pool.
+    func takeRecords() -> [ListRecord] {
+        spare.withLock { spare in
+            var records: [ListRecord] = []
+            swap(&records, &spare.records)
+            return records
+        }
+    }
+
+    /// Keeps `bytes` and `records`, the storage of a version its reader has moved on from, in
+    /// place of what the pool held. They are written into later only if nothing else holds them
+    /// by then.
+    func retire(bytes: [UInt8], records: [ListRecord]) {
+        let dropped = spare.withLock { spare in
+            var dropped = Spare(bytes: bytes, records: records)
+            swap(&dropped, &spare)
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Drops what the pool holds: memory nothing else holds goes back to the system.
+    public func release() {
+        let dropped = spare.withLock { spare in
+            var dropped = Spare()
+            swap(&dropped, &spare)
+            return dropped
+        }
+        // Freed here, outside the lock.
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Whether the pool holds nothing.
+    public var isEmpty: Bool {
+        spare.withLock { $0.bytes.capacity == 0 && $0.records.capacity == 0 }
+    }
+}
