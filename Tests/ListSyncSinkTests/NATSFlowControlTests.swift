@@ -123,7 +123,9 @@ extension NATSSinkTests {
         try await harness.waitForVersion(first.seq + 1, timeout: .seconds(60))
         let sink = try Self.startSink(harness, servers, number: 1)
         let cursor = try await Self.waitUntilPublished(harness, servers, "the large list")
-        let expected = try await harness.run("snapshot", ["products", "--output-format", "csv"])
+        // A 28 MB snapshot read by a debug build: on a machine loaded by the rest of the suite it
+        // has taken more than 20 s.
+        let expected = try await harness.run("snapshot", ["products", "--output-format", "csv"], timeout: .seconds(180))
         #expect(expected.status == 0, "\(expected.error)")
         sink.send(SIGKILL)
         _ = try await sink.waitForExit()

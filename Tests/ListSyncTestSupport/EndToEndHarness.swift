@@ -177,9 +177,11 @@ package final class EndToEndHarness {
     }
 
     /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end.
-    package func run(_ subcommand: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+    package func run(
+        _ subcommand: String, _ arguments: [String], timeout: Duration = .seconds(20)
+    ) async throws -> (status: Int32, output: String, error: String) {
         let client = try self.client(subcommand, arguments)
-        let status = try await client.waitForExit()
+        let status = try await client.waitForExit(timeout: timeout)
         return (status, client.output, client.errorOutput)
     }
 
