@@ -176,9 +176,11 @@ package final class EndToEndHarness {
         return client
     }
 
-    /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end.
+    /// Runs `listsync SUBCOMMAND --socket … ARGUMENTS` to its end; fails when it has not ended
+    /// within `timeout` (a hang guard: a debug build reading a large snapshot beside a full run
+    /// has taken more than 20 s).
     package func run(
-        _ subcommand: String, _ arguments: [String], timeout: Duration = .seconds(20)
+        _ subcommand: String, _ arguments: [String], timeout: Duration = .seconds(60)
     ) async throws -> (status: Int32, output: String, error: String) {
         let client = try self.client(subcommand, arguments)
         let status = try await client.waitForExit(timeout: timeout)

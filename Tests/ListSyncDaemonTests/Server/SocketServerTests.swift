@@ -79,7 +79,7 @@ import Testing
             }
             #expect(context.connections.count == 1)
             // …having received only what fitted in its buffers, never everything.
-            let received = try await sleeper.receiveUntilClosed(timeout: .seconds(10))
+            let received = try await sleeper.receiveUntilClosed(timeout: .seconds(30))
             #expect(received.compactMap(\.changesetSeq).count < 60)
             #expect(feed.subscriberCount == 1)
 
@@ -88,7 +88,7 @@ import Testing
             #expect(try await reader.receiveUntil { $0.changesets.count == 61 })
 
             await server.shutdown()
-            #expect(try await reader.client.receiveUntilClosed(timeout: .seconds(10)).last == .goodbye(reason: .shutdown))
+            #expect(try await reader.client.receiveUntilClosed(timeout: .seconds(30)).last == .goodbye(reason: .shutdown))
             #expect(access(path, F_OK) != 0)
         }
     }
