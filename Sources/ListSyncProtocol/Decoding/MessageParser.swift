@@ -9,6 +9,15 @@ public enum MessageParser {
     ///   the fault, or ``ProtocolErrorCode/badRequest`` for a top-level array.
     /// - Complexity: O(*n*) in the length of the line.
     public static func value(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ListValue? {
+        let decoded = line.withContiguousStorageIfAvailable(Self.decoder.value(ofLine:))
+            ?? Array(line).withUnsafeBufferPointer(Self.decoder.value(ofLine:))
+        if let decoded { return decoded }
+        return try readerValue(ofLine: line)
+    }
+
+    /// The value of `line` as the NDJSON reader reads it: for the lines ``decoder`` leaves to it,
+    /// errors above all, which it words with their positions.
+    static func readerValue(ofLine line: some Collection<UInt8>) throws(ProtocolError) -> ListValue? {
         let parsed: ParsedList
         do {
             parsed = try Self.reader.read(bytes: Array(line))
@@ -58,5 +67,12 @@ public enum MessageParser {
 
     /// A line is one NDJSON record: the NDJSON reader parses it with positions, rejects duplicate
     /// member names and anything after the value.
-    private static let reader = ListReader(options: ReadOptions(format: .ndjson, maxNestingDepth: maxNestingDepth))
+    private static let options = ReadOptions(format: .ndjson, maxNestingDepth: maxNestingDepth)
+
+    /// Reads the lines that ``decoder`` does not accept, for their errors.
+    private static let reader = ListReader(options: options)
+
+    /// Builds a well-formed line's value in one pass (no canonical text or hash, which a message
+    /// never uses); accepts only lines that ``reader`` reads as one object, with the same value.
+    private static let decoder = JSONLineDecoder(options: options)
 }
