@@ -1,41 +1,39 @@
-/// A multiset of fingerprints of a list's records' identities, kept by an
+/// A multiset of 32-bit fingerprints of a list's records' identities, kept by an
 /// ``IncrementalListReader`` from one version to the next and patched by the records a version
 /// reads again, so that checking those for a repeated identity costs O(changed records) rather
 /// than a pass over every kept record (issue 19: the daemon's CPU per one-row version).
 ///
-/// A fingerprint is the low half of a record's identity hash, the 64 bits ``DuplicateCounter``
-/// counts (32 bits would not do: one of the ~1,300 records a 64 KiB chunk holds would share them
-/// with one of a million others in about a third of the versions, each then counted in full).
-/// Two records with one identity have one fingerprint, so a changed record whose fingerprint is
-/// in the set once certainly repeats no identity; a fingerprint met more than once may be a
-/// repeat or two identities with one low half, and the reader then counts over every record as
-/// before. The set never says "once" of a repeated identity: the only errors are "maybe" for
-/// distinct identities, which cost a full count, never a wrong report.
+/// A fingerprint is 32 bits of a record's identity hash (its low half, as ``DuplicateCounter``
+/// counts). Two records with one identity have one fingerprint, so a changed record whose
+/// fingerprint is in the set once certainly repeats no identity; a fingerprint met more than once
+/// may be a repeat or two identities that share 32 bits, and the reader then counts over every
+/// record as before. The set never says "once" of a repeated identity: the only errors are
+/// "maybe" for distinct identities, which cost a full count, never a wrong report.
 ///
 /// Linear probing over a power-of-two table at most three quarters full, where each value's
 /// home slot follows from the value itself, so that a removal shifts the values after it back
 /// (no tombstones) and the table stays as it would be had the value never been added.
-/// Memory: 8 bytes per slot, two slots per record or fewer — 16 MiB for a million records.
+/// Memory: 4 bytes per slot, two slots per record or fewer — 8 MiB for a million records.
 struct IdentityFingerprints: Sendable {
     /// 0 is an empty slot; a value is never 0 (``fingerprint(_:)``).
-    private var slots: [UInt64]
-    private var shift: UInt64
+    private var slots: [UInt32]
+    private var shift: UInt32
     /// The values held (with repeats).
     private(set) var count = 0
 
     /// The fingerprints of `records`' identities.
     init(_ records: UnsafeBufferPointer<ListRecord>) {
-        var bits = 10
+        var bits: UInt32 = 10
         while 1 << bits < records.count * 2 { bits += 1 }
-        slots = [UInt64](repeating: 0, count: 1 << bits)
-        shift = UInt64(64 - bits)
+        slots = [UInt32](repeating: 0, count: 1 << bits)
+        shift = 32 - bits
         for record in records { insert(Self.fingerprint(record)) }
     }
 
     /// The fingerprint of `record`'s identity: never 0 (0 reads as 1, a "maybe" at worst).
     @inline(__always)
-    static func fingerprint(_ record: ListRecord) -> UInt64 {
-        max(record.differenceIdentifier.hash.low, 1)
+    static func fingerprint(_ record: ListRecord) -> UInt32 {
+        max(UInt32(truncatingIfNeeded: record.differenceIdentifier.hash.low), 1)
     }
 
     /// Whether `count` values fit without making the table more than three quarters full.
@@ -45,12 +43,12 @@ struct IdentityFingerprints: Sendable {
 
     /// The slot where the probe for `value` starts.
     @inline(__always)
-    private static func home(_ value: UInt64, _ shift: UInt64) -> Int {
-        Int(truncatingIfNeeded: (value &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    private static func home(_ value: UInt32, _ shift: UInt32) -> Int {
+        Int(truncatingIfNeeded: (value &* 0x9E37_79B9) >> shift)
     }
 
     /// Adds one occurrence of `value` (not 0). The table must have room (``hasRoom(for:)``).
-    mutating func insert(_ value: UInt64) {
+    mutating func insert(_ value: UInt32) {
         let mask = slots.count - 1
         let shift = shift
         slots.withUnsafeMutableBufferPointer { slots in
@@ -63,7 +61,7 @@ struct IdentityFingerprints: Sendable {
 
     /// Removes one occurrence of `value`; false when there is none.
     @discardableResult
-    mutating func remove(_ value: UInt64) -> Bool {
+    mutating func remove(_ value: UInt32) -> Bool {
         let mask = slots.count - 1
         let shift = shift
         let removed = slots.withUnsafeMutableBufferPointer { slots in
@@ -93,7 +91,7 @@ struct IdentityFingerprints: Sendable {
     }
 
     /// Whether `value` is held exactly once.
-    func holdsOnce(_ value: UInt64) -> Bool {
+    func holdsOnce(_ value: UInt32) -> Bool {
         let mask = slots.count - 1
         let shift = shift
         return slots.withUnsafeBufferPointer { slots in

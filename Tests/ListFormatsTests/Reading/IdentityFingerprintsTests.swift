@@ -9,9 +9,9 @@ import Testing
 @Suite struct IdentityFingerprintsTests {
     /// Insertions and removals (`true`: insert) of values from a small pool, so that they repeat,
     /// enough of them to fill a small table to three quarters.
-    static let operations = Generator<(pool: [UInt64], steps: [(Bool, Int)]), Shrink.None<(pool: [UInt64], steps: [(Bool, Int)])>> { rng in
-        let pool = (0..<Int.random(in: 1...1200, using: &rng)).map { _ -> UInt64 in
-            Int.random(in: 0..<4, using: &rng) == 0 ? UInt64.random(in: 1...8, using: &rng) : UInt64.random(in: 1...UInt64.max, using: &rng)
+    static let operations = Generator<(pool: [UInt32], steps: [(Bool, Int)]), Shrink.None<(pool: [UInt32], steps: [(Bool, Int)])>> { rng in
+        let pool = (0..<Int.random(in: 1...1200, using: &rng)).map { _ -> UInt32 in
+            Int.random(in: 0..<4, using: &rng) == 0 ? UInt32.random(in: 1...8, using: &rng) : UInt32.random(in: 1...UInt32.max, using: &rng)
         }
         let steps = (0..<Int.random(in: 0...3000, using: &rng)).map { _ in
             (Int.random(in: 0..<3, using: &rng) != 0, Int.random(in: 0..<pool.count, using: &rng))
@@ -22,7 +22,7 @@ import Testing
     @Test func holdWhatACountOfTheValuesHolds() async {
         await propertyCheck(count: 200, input: Self.operations) { operations in
             var fingerprints = IdentityFingerprints(UnsafeBufferPointer(start: nil, count: 0))
-            var expected: [UInt64: Int] = [:]
+            var expected: [UInt32: Int] = [:]
             for (isInsertion, index) in operations.steps {
                 let value = operations.pool[index]
                 if isInsertion {
