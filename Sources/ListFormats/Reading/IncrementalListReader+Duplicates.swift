@@ -1,48 +1,49 @@
 extension IncrementalListReader {
-    /// Brings `fingerprints` — those of the previous version's records — to those of `records`,
-    /// the next version's: the records read again (`added`) replace the previous version's
-    /// between the kept ends (`removed`). Made afresh from every record when there are none yet
-    /// (the first version to follow another), when the change is a large part of the list (a
-    /// pass over it costs less), or when the table is too full for the new count.
-    ///
-    /// Returns whether they were patched (false: made afresh).
-    ///
-    /// - Complexity: O(`removed.count + added.count`) probes of the table; O(*n*) when made afresh.
-    static func update(
-        _ fingerprints: inout IdentityFingerprints?, removing removed: ArraySlice<ListRecord>,
-        adding added: ArraySlice<ListRecord>, of records: [ListRecord]
-    ) -> Bool {
-        if var patched = fingerprints.take(), removed.count + added.count <= max(records.count / 4, 64),
-            patched.hasRoom(for: records.count)
-        {
-            let complete = removed.allSatisfy { patched.remove(IdentityFingerprints.fingerprint($0)) }
-            if complete {
-                for record in added { patched.insert(IdentityFingerprints.fingerprint(record)) }
-                assert(patched.count == records.count)
-                fingerprints = patched
-                return true
-            }
-        }
-        fingerprints = records.withUnsafeBufferPointer { IdentityFingerprints($0) }
-        return false
-    }
-
-    /// Whether the records read again (`changed`) certainly repeat no identity among themselves
-    /// or with the kept records, when the previous version repeated none: every one's
-    /// fingerprint is held once in `fingerprints` (those of the whole new version).
+    /// Whether `records` — the previous version's records at both ends (`keptPrefix` records at
+    /// the start, `keptSuffix` at the end) around the records read again — certainly repeat no
+    /// identity, when the previous version repeated none.
     ///
     /// The kept records are some of the previous version's, so they repeat no identity among
     /// themselves; a repeat needs a changed record whose identity is another changed record's or
-    /// a kept one's, and then its fingerprint is held twice. When none is, the duplicate count is
-    /// 0, exactly what ``DuplicateCounter`` counts, without its pass over every record and its
-    /// buffer of 10 bytes per record. `false` when it cannot tell cheaply (a fingerprint held
-    /// twice, none kept): then the counter counts.
+    /// a kept one's. When the changed records' identity hashes (low halves) are distinct and none
+    /// is a kept record's, no two records have one identity: the duplicate count is 0, exactly
+    /// what ``DuplicateCounter`` counts, without its buffer of 10 bytes per record (zeroed fresh
+    /// memory at every version) and its pass over them. `false` when it cannot tell cheaply (a
+    /// hash met twice, or more changed records than a sixteenth of the list): then the counter
+    /// counts.
     ///
-    /// - Complexity: O(`changed.count`) probes; nothing when no record was read again.
-    static func changedRecordsRepeatNoIdentity(
-        _ changed: ArraySlice<ListRecord>, fingerprints: IdentityFingerprints?
-    ) -> Bool {
-        guard let fingerprints else { return changed.isEmpty }
-        return changed.allSatisfy { fingerprints.holdsOnce(IdentityFingerprints.fingerprint($0)) }
+    /// - Complexity: O(*n*) reads of 8 bytes per kept record against a bitmap that stays in the
+    ///   cache, and a set of the changed records' hashes; nothing when no record was read again.
+    static func changedRecordsRepeatNoIdentity(_ records: [ListRecord], keptPrefix: Int, keptSuffix: Int) -> Bool {
+        let changedEnd = records.count - keptSuffix
+        guard keptPrefix <= changedEnd else { return false }
+        let changedCount = changedEnd - keptPrefix
+        guard changedCount > 0 else { return true }
+        guard changedCount <= max(records.count / 16, 64) else { return false }
+        // A bitmap of at least 64 bits per changed record (a kept record finds its bit set by
+        // chance at most 1 time in 64) and 2^16 bits: a few kilobytes for a few changed rows.
+        var bitCountLog2 = 16
+        while 1 << bitCountLog2 < changedCount * 64 { bitCountLog2 += 1 }
+        let shift = UInt64(64 - bitCountLog2)
+        var bitmap = [UInt64](repeating: 0, count: 1 << (bitCountLog2 - 6))
+        var changed = Set<UInt64>(minimumCapacity: changedCount)
+        return records.withUnsafeBufferPointer { records in
+            bitmap.withUnsafeMutableBufferPointer { bitmap in
+                for index in keptPrefix..<changedEnd {
+                    let hash = records[index].differenceIdentifier.hash.low
+                    guard changed.insert(hash).inserted else { return false }
+                    let bit = Int(truncatingIfNeeded: hash >> shift)
+                    bitmap[bit >> 6] |= 1 << UInt64(bit & 63)
+                }
+                for range in [0..<keptPrefix, changedEnd..<records.count] {
+                    for index in range {
+                        let hash = records[index].differenceIdentifier.hash.low
+                        let bit = Int(truncatingIfNeeded: hash >> shift)
+                        if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return false }
+                    }
+                }
+                return true
+            }
+        }
     }
 }

@@ -80,11 +80,6 @@ public struct IncrementalListReader: Sendable {
         /// it read again against the kept ones (the previous version had none), without counting
         /// over every record.
         public var checkedDuplicatesInChangedRecordsOnly = false
-        /// Whether it brought the fingerprints of the records' identities (which that check
-        /// reads) up to date by the records it read again only, rather than making them from
-        /// every record (the first version to follow another, a large change) or not at all (a
-        /// read of every chunk).
-        public var patchedIdentityFingerprints = false
         /// The bytes at the start of the file that are the previous version's first bytes, as the
         /// XXH3-128 of the header and of the chunks it kept there says: so many bytes that the
         /// two versions have in common from the start, without comparing them (0 when it
@@ -132,11 +127,8 @@ public struct IncrementalListReader: Sendable {
     /// else holds it (a version two reads back, retired), rather than into new memory; and the
     /// previous version's bytes and records go to the pool for the read after this one.
     public mutating func read(bytes: [UInt8], recycling pool: ListBufferPool? = nil) throws(ListFormatError) -> ParsedList {
-        var previous = memory
+        let previous = memory
         memory = nil
-        // Taken out, so that patching them writes in place rather than into a copy.
-        var fingerprints = previous?.fingerprints
-        previous?.fingerprints = nil
         lastRead = Statistics()
         defer {
             if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records) }
@@ -146,9 +138,7 @@ public struct IncrementalListReader: Sendable {
         }
         do {
             let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-                try readInChunks(
-                    buffer, keeping: bytes, previous: previous, fingerprints: &fingerprints,
-                    spareRecords: pool?.takeRecords() ?? [])
+                try readInChunks(buffer, keeping: bytes, previous: previous, spareRecords: pool?.takeRecords() ?? [])
             }
             self.memory = memory
             lastRead = statistics
@@ -184,9 +174,6 @@ public struct IncrementalListReader: Sendable {
         var sectionValues: [[UInt8]]
         /// The records that repeat an earlier record's identity (``ReadReport/duplicateCount``).
         var duplicateCount: Int
-        /// The fingerprints of the records' identities, once a version followed another (a
-        /// first read makes none): the next version patches them by the records it reads again.
-        var fingerprints: IdentityFingerprints?
     }
 
     /// How the records are grouped into sections.
@@ -363,8 +350,7 @@ public struct IncrementalListReader: Sendable {
     }
 
     private func readInChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?,
-        fingerprints: inout IdentityFingerprints?, spareRecords: consuming [ListRecord]
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?, spareRecords: consuming [ListRecord]
     ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
@@ -381,8 +367,7 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0,
-            fingerprints: nil)
+            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
@@ -493,20 +478,9 @@ public struct IncrementalListReader: Sendable {
         // Duplicates: none when the previous version had none and the records read again bring
         // none (checked against the kept ones); otherwise counted over every record.
         let keptSuffixRecords = old.records.count - suffixRecords
-        // The identity fingerprints: none after a first read (which counts anyway), then made
-        // once and patched by the records read again.
-        var patchedFingerprints = false
-        if previous == nil {
-            fingerprints = nil
-        } else {
-            patchedFingerprints = Self.update(
-                &fingerprints, removing: old.records[prefixRecords..<suffixRecords],
-                adding: records[prefixRecords..<(records.count - keptSuffixRecords)], of: records)
-        }
         let countedInChangedRecords =
             previous?.duplicateCount == 0
-            && Self.changedRecordsRepeatNoIdentity(
-                records[prefixRecords..<(records.count - keptSuffixRecords)], fingerprints: fingerprints)
+            && Self.changedRecordsRepeatNoIdentity(records, keptPrefix: prefixRecords, keptSuffix: keptSuffixRecords)
         if !countedInChangedRecords {
             var duplicates = DuplicateCounter(estimatedCount: records.count)
             for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
@@ -522,15 +496,14 @@ public struct IncrementalListReader: Sendable {
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
             isLineBased: header.isLineBased, chunks: chunks, source: bytes, records: records, grouping: grouping,
-            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount,
-            fingerprints: fingerprints)
+            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
         let keptBytes = previous == nil ? (prefix: 0, suffix: 0) : Self.keptBytes(of: old, prefix: prefix, suffix: suffix)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1,
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
-            checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords, patchedIdentityFingerprints: patchedFingerprints,
+            checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
             keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix)
         return (list, memory, statistics)
     }

@@ -340,36 +340,6 @@ import Testing
         }
     }
 
-    /// Successive one-row edits, each on the version before: from the second version that
-    /// follows another, the identity fingerprints are patched by the records read again, not made
-    /// from every record, and each version still reports the duplicates one pass finds.
-    @Test func identityFingerprintsFollowTheChangedRecords() throws {
-        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
-        let edits: [(String, String, duplicates: Int, patched: Bool, checkedInChangedRecordsOnly: Bool)] = [
-            ("", "", 0, false, false),
-            ("\n1500,name 1500,", "\n1500,renamed,", 0, false, true),
-            ("\n3500,name 3500,", "\n3500,renamed,", 0, true, true),
-            ("\n3500,renamed,", "\n12,renamed,", 1, true, false),
-            ("\n12,renamed,", "\n3500,renamed,", 0, true, false),
-            ("\n4999,name 4999,plain\n", "\n4999,name 4999,plain\n5000,appended,z\n", 0, true, true),
-            ("\n2001,name 2001,plain\n", "\n", 0, true, true),
-        ]
-        var reader = IncrementalListReader(options: options, chunkSize: 1024)
-        var text = Self.csvFile(rows: 0..<5000)
-        for (number, (old, new, duplicates, patched, checkedInChangedRecordsOnly)) in edits.enumerated() {
-            if !old.isEmpty {
-                #expect(text.contains(old))
-                text = text.replacingOccurrences(of: old, with: new)
-            }
-            let bytes = Array(text.utf8)
-            let list = try reader.read(bytes: bytes)
-            #expect(reader.lastRead.patchedIdentityFingerprints == patched, "version \(number)")
-            #expect(reader.lastRead.checkedDuplicatesInChangedRecordsOnly == checkedInChangedRecordsOnly, "version \(number)")
-            #expect(list.report.duplicateCount == duplicates, "version \(number)")
-            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
-        }
-    }
-
     @Test func aChangedHeaderReadsTheWholeFile() throws {
         var reader = IncrementalListReader(options: ReadOptions(format: .csv(delimiter: .comma)), chunkSize: 256)
         _ = try reader.read(bytes: Array(Self.csvFile(rows: 0..<200).utf8))
