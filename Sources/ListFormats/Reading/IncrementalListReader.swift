@@ -1,5 +1,6 @@
-import DurableFiles
 import CListFormatsScan
+import DurableFiles
+import Synchronization
 
 /// Reads the successive versions of one list file, re-parsing only what changed.
 ///
@@ -80,6 +81,9 @@ public struct IncrementalListReader: Sendable {
         /// it read again against the kept ones (the previous version had none), without counting
         /// over every record.
         public var checkedDuplicatesInChangedRecordsOnly = false
+        /// The records it wrote into the list's records array: all of them into new memory,
+        /// fewer into a retired version's array that already holds some (``ListBufferPool``).
+        public var writtenRecordCount = 0
         /// The bytes at the start of the file that are the previous version's first bytes, as the
         /// XXH3-128 of the header and of the chunks it kept there says: so many bytes that the
         /// two versions have in common from the start, without comparing them (0 when it
@@ -131,14 +135,16 @@ public struct IncrementalListReader: Sendable {
         memory = nil
         lastRead = Statistics()
         defer {
-            if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records) }
+            if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records, version: previous.version) }
         }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
             return try ListReader(options: options).read(bytes: bytes)
         }
         do {
             let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-                try readInChunks(buffer, keeping: bytes, previous: previous, spareRecords: pool?.takeRecords() ?? [])
+                try readInChunks(
+                    buffer, keeping: bytes, previous: previous,
+                    spare: pool?.takeRecords() ?? ([], 0))
             }
             self.memory = memory
             lastRead = statistics
@@ -174,7 +180,21 @@ public struct IncrementalListReader: Sendable {
         var sectionValues: [[UInt8]]
         /// The records that repeat an earlier record's identity (``ReadReport/duplicateCount``).
         var duplicateCount: Int
+        /// This version's number (from 1, unique in the process) and the previous version's (0:
+        /// none), whose records these are, but for the records read again: those between the
+        /// first `keptPrefixRecords` and the last `keptSuffixRecords`, the latter moved by
+        /// `byteDelta` (0 and 0 when every chunk was parsed). Tells what a spare records array of
+        /// the version before already holds of the next one (``JoinedRecords``).
+        var version: UInt64
+        var previousVersion: UInt64
+        var previousRecordCount: Int
+        var keptPrefixRecords: Int
+        var keptSuffixRecords: Int
+        var byteDelta: Int
     }
+
+    /// Numbers versions: a spare records array is known to be a given version's by its number.
+    private static let versionCounter = Atomic<UInt64>(1)
 
     /// How the records are grouped into sections.
     enum Grouping: Sendable {
@@ -350,7 +370,8 @@ public struct IncrementalListReader: Sendable {
     }
 
     private func readInChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?, spareRecords: consuming [ListRecord]
+        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?,
+        spare: consuming (records: [ListRecord], version: UInt64)
     ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
@@ -367,7 +388,9 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0)
+            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0,
+            version: 0, previousVersion: 0, previousRecordCount: 0, keptPrefixRecords: 0, keptSuffixRecords: 0,
+            byteDelta: 0)
         var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
@@ -392,9 +415,21 @@ public struct IncrementalListReader: Sendable {
         // The records: kept prefix, the region's, kept suffix moved.
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
-        let records = Self.join(
-            old.records[0..<prefixRecords], parts.map(\.region.records), old.records[suffixRecords...], movedBy: delta,
-            into: consume spareRecords)
+        let middleRecords = parts.map(\.region.records)
+        // A spare array of the version before the previous one (A) already holds what the
+        // previous version (B) kept of it: when that read kept the count and the length, every
+        // record but those it read again; otherwise the records at the start that both reads kept.
+        var spareHolds = SpareContents.nothing
+        if let previous, spare.version != 0, spare.version == previous.previousVersion {
+            if previous.previousRecordCount == old.records.count, previous.byteDelta == 0 {
+                spareHolds = .previousBut(previous.keptPrefixRecords..<(old.records.count - previous.keptSuffixRecords))
+            } else {
+                spareHolds = .prefix(min(previous.keptPrefixRecords, prefixRecords))
+            }
+        }
+        var joined = JoinedRecords(
+            prefix: old.records[0..<prefixRecords], middle: middleRecords, suffix: old.records[suffixRecords...], movedBy: delta)
+        let records = joined.join(into: spare.records, holding: spareHolds, previous: old.records)
 
         // The chunks, likewise; the region's sections numbered as the previous version's (new
         // ones after them), with the section of each record (`section_by`).
@@ -496,7 +531,11 @@ public struct IncrementalListReader: Sendable {
         let memory = Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
             isLineBased: header.isLineBased, chunks: chunks, source: bytes, records: records, grouping: grouping,
-            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount)
+            sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount,
+            version: Self.versionCounter.add(1, ordering: .relaxed).oldValue,
+            previousVersion: previous?.version ?? 0, previousRecordCount: old.records.count,
+            keptPrefixRecords: previous == nil ? 0 : prefixRecords, keptSuffixRecords: previous == nil ? 0 : keptSuffixRecords,
+            byteDelta: previous == nil ? 0 : delta)
         let keptBytes = previous == nil ? (prefix: 0, suffix: 0) : Self.keptBytes(of: old, prefix: prefix, suffix: suffix)
         let statistics = Statistics(
             wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
@@ -504,6 +543,7 @@ public struct IncrementalListReader: Sendable {
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
             checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
+            writtenRecordCount: joined.writtenCount,
             keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix)
         return (list, memory, statistics)
     }
@@ -552,63 +592,6 @@ public struct IncrementalListReader: Sendable {
             return [Part(try header.readRegion(buffer, storage, start, startsAt, end, endsAt), of: buffer)]
         }
         return [firstPart, try second.get()]
-    }
-
-    /// `prefix`, the `middle` parts, then `suffix` with each record moved by `delta` bytes: one pass
-    /// of plain copies, into `spare`'s storage when nothing else holds it and it has room (a
-    /// retired version's records, already resident: written over, not zeroed again), else into
-    /// a new array with a little room to grow (``RecycledArray/recyclableCapacity(for:)``).
-    private static func join(
-        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
-        into spare: consuming [ListRecord]
-    ) -> [ListRecord] {
-        let count = prefix.count + middle.reduce(0) { $0 + $1.count } + suffix.count
-        var records = consume spare
-        guard count > 0, RecycledArray.isUniquelyReferenced(&records), records.capacity >= count,
-            let any = prefix.first ?? suffix.first ?? middle.first(where: { !$0.isEmpty })?.first
-        else {
-            records = []
-            return [ListRecord](unsafeUninitializedCapacity: RecycledArray.recyclableCapacity(for: count)) { buffer, initialized in
-                guard let base = buffer.baseAddress else { return }
-                HugePages.advise(base, byteCount: count * MemoryLayout<ListRecord>.stride)
-                write(prefix, middle, suffix, movedBy: delta, to: base)
-                initialized = count
-            }
-        }
-        // The count first (any record stands in for those it grows by, all written over next).
-        if records.count > count {
-            records.removeLast(records.count - count)
-        } else if records.count < count {
-            records.append(contentsOf: repeatElement(any, count: count - records.count))
-        }
-        records.withUnsafeMutableBufferPointer { buffer in
-            if let base = buffer.baseAddress { write(prefix, middle, suffix, movedBy: delta, to: base) }
-        }
-        return records
-    }
-
-    /// Writes the records ``join(_:_:_:movedBy:into:)`` joins to `base` on: memory for them that
-    /// is uninitialised or holds records (plain bytes, nothing to release).
-    private static func write(
-        _ prefix: ArraySlice<ListRecord>, _ middle: [[ListRecord]], _ suffix: ArraySlice<ListRecord>, movedBy delta: Int,
-        to base: UnsafeMutablePointer<ListRecord>
-    ) {
-        var next = base
-        for part in [prefix] + middle.map({ $0[...] }) {
-            part.withUnsafeBufferPointer { part in
-                guard let source = part.baseAddress else { return }
-                next.initialize(from: source, count: part.count)
-                next += part.count
-            }
-        }
-        suffix.withUnsafeBufferPointer { suffix in
-            guard let source = suffix.baseAddress else { return }
-            if delta == 0 {
-                next.initialize(from: source, count: suffix.count)
-            } else {
-                for index in 0..<suffix.count { (next + index).initialize(to: source[index].moved(by: delta)) }
-            }
-        }
     }
 
     /// Names in order of first appearance, from lists of names in order.

@@ -24,6 +24,8 @@ public final class ListBufferPool: Sendable {
     private struct Spare: Sendable {
         var bytes: [UInt8] = []
         var records: [ListRecord] = []
+        /// The ``IncrementalListReader`` version whose records `records` are (0: none).
+        var recordsVersion: UInt64 = 0
     }
 
     private let spare = Mutex(Spare())
@@ -41,21 +43,24 @@ public final class ListBufferPool: Sendable {
         }
     }
 
-    /// Takes the kept records array, leaving none in the pool.
-    func takeRecords() -> [ListRecord] {
+    /// Takes the kept records array, leaving none in the pool, with the number of the reader's
+    /// version they are (0: none), which says what they hold.
+    func takeRecords() -> (records: [ListRecord], version: UInt64) {
         spare.withLock { spare in
             var records: [ListRecord] = []
             swap(&records, &spare.records)
-            return records
+            defer { spare.recordsVersion = 0 }
+            return (records, spare.recordsVersion)
         }
     }
 
     /// Keeps `bytes` and `records`, the storage of a version its reader has moved on from, in
     /// place of what the pool held. They are written into later only if nothing else holds them
     /// by then.
-    func retire(bytes: [UInt8], records: [ListRecord]) {
+    /// `version` is the number the reader gave the version whose records they are.
+    func retire(bytes: [UInt8], records: [ListRecord], version: UInt64) {
         let dropped = spare.withLock { spare in
-            var dropped = Spare(bytes: bytes, records: records)
+            var dropped = Spare(bytes: bytes, records: records, recordsVersion: version)
             swap(&dropped, &spare)
             return dropped
         }
