@@ -63,13 +63,16 @@ struct LatencyBenchmark {
 
     // MARK: Workloads
 
-    /// `edits` edits of a `rows`-row file (one row changed, or rows appended), each timed at a raw
-    /// subscriber and at a mirror.
-    func measure(rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool, edit kind: Edit = .oneRow) async throws -> [Result] {
+    /// `edits` edits of a `rows`-row file in `format` (one row changed, or rows appended), each
+    /// timed at a raw subscriber and at a mirror.
+    func measure(
+        rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool, edit kind: Edit = .oneRow, format: LatencyFile.Format = .csv
+    ) async throws -> [Result] {
         let scratch = try self.scratchDirectory("rows-\(rows)")
-        var file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
+        var file = try LatencyFile(url: scratch.appendingPathComponent("products.\(format.fileExtension)"), rows: rows, format: format)
         let daemon = try await LatencyDaemon(
-            binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent)
+            binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
+            format: format)
         defer { daemon.stop() }
         let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
         let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
@@ -124,15 +127,17 @@ struct LatencyBenchmark {
         return results
     }
 
-    /// From starting the daemon to serving a `rows`-row watch, `runs` times: the first start
-    /// reads the file; each restart (after SIGTERM) restores the saved state, then reads the file.
-    func measureRestart(rows: Int, runs: Int) async throws -> (first: Duration, restarts: [Duration]) {
+    /// From starting the daemon to serving a `rows`-row watch of a file in `format`, `runs` times:
+    /// the first start reads the file; each restart (after SIGTERM) restores the saved state,
+    /// then reads the file.
+    func measureRestart(rows: Int, runs: Int, format: LatencyFile.Format = .csv) async throws -> (first: Duration, restarts: [Duration]) {
         let scratch = try self.scratchDirectory("restart-\(rows)")
-        let file = try LatencyFile(url: scratch.appendingPathComponent("products.csv"), rows: rows)
+        let file = try LatencyFile(url: scratch.appendingPathComponent("products.\(format.fileExtension)"), rows: rows, format: format)
         var starts: [Duration] = []
         for _ in 0...runs {
             let daemon = try await LatencyDaemon(
-                binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent)
+                binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
+                format: format)
             starts.append(daemon.startup)
             daemon.stop()
         }
@@ -228,13 +233,14 @@ struct LatencyBenchmark {
         return "\(bytes >> 20) MiB, " + (Double(bytes) / Double(size)).rounded(decimals: 2) + "×"
     }
 
-    static func restartTable(_ results: [(state: String, rows: Int, first: Duration, restarts: [Duration])]) -> Table {
+    /// `rows` says the file's format too (`1000000 NDJSON`).
+    static func restartTable(_ results: [(state: String, rows: String, first: Duration, restarts: [Duration])]) -> Table {
         Table(
             header: ["rows", "state", "first start → served", "restart → served p50", "restart → served max", "bar"],
             rows: results.map { result in
                 let restarts = LatencySamples(result.restarts)
                 return [
-                    "\(result.rows)", result.state, result.first.milliseconds, restarts.p50.milliseconds, restarts.max.milliseconds,
+                    result.rows, result.state, result.first.milliseconds, restarts.p50.milliseconds, restarts.max.milliseconds,
                     result.state == "saved" ? "restart ≤ 1500 ms" : "—",
                 ]
             })

@@ -31,6 +31,9 @@ extension ListSyncBenchmarks {
                 listsyncd) of the --large-rows list --snapshot-runs times, its CSV output to a file \
                 (checked equal to the watched file), and reports its wall time and peak resident \
                 memory (by GNU time, /usr/bin/time) beside `wc -l` of the file. \
+                --large-format ndjson or json makes the large, append and restart workloads' file \
+                an NDJSON file or a JSON array (one object a line; an append goes before its closing \
+                `]`, written over it in place) with the same fields and key, and the watch that format. \
                 The metrics workload (issue 20; not run by default) runs the 10k-row workload \
                 --metrics-rounds times with metrics_listen unset and set, alternately, each run a fresh \
                 daemon with its state saved and --metrics-edits counted edits; with it set, /metrics is \
@@ -50,6 +53,9 @@ extension ListSyncBenchmarks {
 
         @Option(help: "Rows of the large file (10000000 for issue 19's 10M-row workload: about 520 MB).")
         var largeRows = 1_000_000
+
+        @Option(help: "The format of the large, append and restart workloads' file: csv, ndjson, json (one JSON array, an object a line).")
+        var largeFormat: LatencyFile.Format = .csv
 
         @Option(help: "Whether the large and append workloads also time a ListSyncClient mirror (it holds the whole list in the benchmark's memory: false for --large-rows 10000000).")
         var largeMirror = true
@@ -102,7 +108,8 @@ extension ListSyncBenchmarks {
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
             var results: [LatencyBenchmark.Result] = []
-            var restarts: [(state: String, rows: Int, first: Duration, restarts: [Duration])] = []
+            var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []
+            let largeFormat = self.largeFormat.label
             for state in self.state {
                 benchmark.persistent = state != "none"
                 let label = " (state \(state))"
@@ -112,22 +119,23 @@ extension ListSyncBenchmarks {
                         rows: 10_000, edits: self.smallEdits, workload: "10k rows" + label, bar: "p50 − settle ≤ 5 ms", withMirror: true)
                 }
                 if self.workload.contains("large") {
-                    print("- \(self.largeRows) rows, state \(state): \(self.largeEdits) edits")
-                    results += try await benchmark.measure(
-                        rows: self.largeRows, edits: self.largeEdits, workload: "\(self.largeRows / 1000)k rows, one row changed" + label,
-                        bar: "≤ 300 ms", withMirror: self.largeMirror)
-                }
-                if self.workload.contains("append") {
-                    print("- \(self.largeRows) rows, state \(state): \(self.largeEdits) appends of \(self.appendedRows) rows")
+                    print("- \(self.largeRows) rows \(largeFormat), state \(state): \(self.largeEdits) edits")
                     results += try await benchmark.measure(
                         rows: self.largeRows, edits: self.largeEdits,
-                        workload: "\(self.largeRows / 1000)k rows, \(self.appendedRows) rows appended" + label,
-                        bar: "p50 − settle ≤ 15 ms", withMirror: self.largeMirror, edit: .append(rows: self.appendedRows))
+                        workload: "\(self.largeRows / 1000)k rows \(largeFormat), one row changed" + label,
+                        bar: "≤ 300 ms", withMirror: self.largeMirror, format: self.largeFormat)
+                }
+                if self.workload.contains("append") {
+                    print("- \(self.largeRows) rows \(largeFormat), state \(state): \(self.largeEdits) appends of \(self.appendedRows) rows")
+                    results += try await benchmark.measure(
+                        rows: self.largeRows, edits: self.largeEdits,
+                        workload: "\(self.largeRows / 1000)k rows \(largeFormat), \(self.appendedRows) rows appended" + label,
+                        bar: "p50 − settle ≤ 15 ms", withMirror: self.largeMirror, edit: .append(rows: self.appendedRows), format: self.largeFormat)
                 }
                 if self.workload.contains("restart") {
-                    print("- restart, \(self.largeRows) rows, state \(state): \(self.restarts) restarts")
-                    let (first, times) = try await benchmark.measureRestart(rows: self.largeRows, runs: self.restarts)
-                    restarts.append((state, self.largeRows, first, times))
+                    print("- restart, \(self.largeRows) rows \(largeFormat), state \(state): \(self.restarts) restarts")
+                    let (first, times) = try await benchmark.measureRestart(rows: self.largeRows, runs: self.restarts, format: self.largeFormat)
+                    restarts.append((state, "\(self.largeRows) \(largeFormat)", first, times))
                 }
             }
             benchmark.persistent = true

@@ -28,10 +28,11 @@ final class LatencyDaemon {
     /// and waits until it serves the file. Without `persistent`, the daemon saves no state
     /// (`LISTSYNCD_BENCHMARK_NO_STATE=1`), for a comparison. Without `historyBounds`, the daemon
     /// bounds each watch's history by its defaults. With `metricsListen` (`"HOST:PORT"`), the
-    /// daemon serves its metrics there (`metrics_listen`, issue 20).
+    /// daemon serves its metrics there (`metrics_listen`, issue 20). The watch's `format` is
+    /// `format`'s (by default, a CSV).
     init(
         binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration, persistent: Bool = true,
-        historyBounds: HistoryBounds? = nil, metricsListen: String? = nil
+        historyBounds: HistoryBounds? = nil, metricsListen: String? = nil, format: LatencyFile.Format = .csv
     ) async throws {
         self.directory = directory
         self.socketPath = directory.appendingPathComponent("d.sock").path
@@ -47,6 +48,7 @@ final class LatencyDaemon {
             [[watch]]
             name = "products"
             path = "\(watchedFile.path)"
+            format = "\(format.rawValue)"
             key = ["sku"]
 
             """.write(to: configuration, atomically: true, encoding: .utf8)

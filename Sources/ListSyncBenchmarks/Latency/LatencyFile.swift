@@ -1,7 +1,8 @@
 import Foundation
 
-/// A products CSV of a given size, saved the way editors save: the whole file written to a
-/// temporary file in the same directory, then renamed over.
+/// A products CSV (or NDJSON file, or JSON array: ``Format``) of a given size, saved the way
+/// editors save: the whole file written to a temporary file in the same directory, then renamed
+/// over.
 struct LatencyFile {
     /// How wide each row is.
     enum Layout {
@@ -15,16 +16,23 @@ struct LatencyFile {
     let url: URL
     let rows: Int
     let layout: Layout
-    /// The row lines, without the header; one changes per edit.
+    let format: Format
+    /// The records in `format`, without the header or separators; one changes per edit.
     private var lines: [String]
 
     /// Creates the file with `rows` rows.
-    init(url: URL, rows: Int, layout: Layout = .wide) throws {
+    init(url: URL, rows: Int, layout: Layout = .wide, format: Format = .csv) throws {
         self.url = url
         self.rows = rows
         self.layout = layout
-        self.lines = (0..<rows).map { Self.row($0, version: 0, layout: layout) }
+        self.format = format
+        self.lines = (0..<rows).map { format.record(csvRow: Self.row($0, version: 0, layout: layout)) }
         try self.write(to: url)
+    }
+
+    /// Row `index` as of `version`, in the file's format.
+    private func record(_ index: Int, version: Int) -> String {
+        self.format.record(csvRow: Self.row(index, version: version, layout: self.layout))
     }
 
     /// Row `index` as of `version`; its price differs in every version (in the compact layout,
@@ -41,12 +49,14 @@ struct LatencyFile {
     private(set) var size = 0
 
     private mutating func write(to url: URL) throws {
-        var text = "sku,name,price,category\n"
-        text.reserveCapacity(self.rows * 48)
-        for line in self.lines {
+        var text = self.format.prefix
+        text.reserveCapacity(self.rows * (self.format == .csv ? 48 : 96))
+        for (number, line) in self.lines.enumerated() {
+            if number > 0 { text += self.format.separator }
             text += line
-            text += "\n"
         }
+        if !self.lines.isEmpty { text += "\n" }
+        text += self.format.suffix
         self.size = text.utf8.count
         // Written from the string's own bytes: no second copy of a 10M-row file (520 MB).
         try text.withUTF8 { bytes in try Self.write(bytes, to: url) }
@@ -74,7 +84,7 @@ struct LatencyFile {
     /// temporary file; ``rename()`` then publishes it.
     mutating func prepareEdit(_ number: Int) throws {
         let index = (number &* 7919) % self.rows
-        self.lines[index] = Self.row(index, version: number + 1, layout: self.layout)
+        self.lines[index] = self.record(index, version: number + 1)
         try self.write(to: self.temporary)
     }
 
@@ -82,34 +92,51 @@ struct LatencyFile {
     /// the temporary file; ``rename()`` then publishes it.
     mutating func prepareWholeListEdit(_ number: Int) throws {
         for index in self.lines.indices {
-            self.lines[index] = Self.row(index, version: number + 1, layout: self.layout)
+            self.lines[index] = self.record(index, version: number + 1)
         }
         try self.write(to: self.temporary)
     }
 
     /// The bytes of `count` new rows after the last one (the rows the file will have once they
-    /// are appended with ``append(_:)``), as a program that logs rows writes them.
+    /// are appended with ``append(_:)``), as a program that logs rows writes them: in a CSV or
+    /// NDJSON file, the new lines; in a JSON array, the new objects and the array's end again,
+    /// written over its old end (`\n]\n`).
     mutating func prepareAppend(rows count: Int) -> [UInt8] {
-        var text = ""
+        let hadRecords = !self.lines.isEmpty
+        var records: [String] = []
         for index in self.lines.count..<(self.lines.count + count) {
-            let line = Self.row(index, version: 0, layout: self.layout)
-            self.lines.append(line)
-            text += line
-            text += "\n"
+            records.append(self.record(index, version: 0))
         }
-        self.size += text.utf8.count
+        self.lines += records
+        let text: String
+        let overwritten: Int
+        switch self.format {
+        case .csv, .ndjson:
+            text = records.map { $0 + "\n" }.joined()
+            overwritten = 0
+        case .json:
+            text = (hadRecords ? self.format.separator : "") + records.joined(separator: self.format.separator) + "\n" + self.format.suffix
+            overwritten = (hadRecords ? 1 : 0) + self.format.suffix.utf8.count
+        }
+        self.size += text.utf8.count - overwritten
         return Array(text.utf8)
     }
 
-    /// Appends `bytes` to the file in place: opened with `O_APPEND`, one `write(2)`, closed (the
-    /// daemon waits its settle delay after the close). The benchmark's clock starts before the open.
+    /// Appends `bytes` (from ``prepareAppend(rows:)``) to the file in place: one `write(2)`,
+    /// then closed (the daemon waits its settle delay after the close). The benchmark's clock
+    /// starts before the open. A CSV or NDJSON file is opened with `O_APPEND`; a JSON array's
+    /// bytes are written (`pwrite(2)`) over its closing `]`, so that they go before it.
     func append(_ bytes: [UInt8]) throws {
-        let descriptor = Glibc.open(self.url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let inArray = self.format == .json
+        let descriptor = Glibc.open(self.url.path, O_WRONLY | (inArray ? 0 : O_APPEND) | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw LatencySubscribers.Failure(description: "open \(self.url.path): \(String(cString: strerror(errno)))")
         }
         defer { Glibc.close(descriptor) }
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        let offset = off_t(self.size - bytes.count)
+        let written = bytes.withUnsafeBytes { buffer in
+            inArray ? Glibc.pwrite(descriptor, buffer.baseAddress, buffer.count, offset) : Glibc.write(descriptor, buffer.baseAddress, buffer.count)
+        }
         guard written == bytes.count else {
             throw LatencySubscribers.Failure(description: "write \(self.url.path): \(written < 0 ? String(cString: strerror(errno)) : "short write")")
         }
