@@ -7,7 +7,9 @@ import Glibc
 /// the default action, the process dies with "Bus error" and says nothing of why; with this
 /// handler it says what happened and exits with diff(1)'s trouble status, 2, so that a script
 /// never takes a cut-short output for a result. The handler only writes a fixed message and
-/// exits (`write` and `_exit` are async-signal-safe).
+/// exits (`write` and `_exit` are async-signal-safe); the message says "most likely", because a
+/// signal handler cannot tell that fault from another source of `SIGBUS` (a program file of the
+/// process itself replaced in place).
 enum MappedFileFault {
     /// The exit status after the fault: diff(1)'s "trouble".
     static let exitStatus: Int32 = 2
@@ -17,8 +19,8 @@ enum MappedFileFault {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
             let message: StaticString = """
-                listsync: a file was truncated by another program while it was being read (SIGBUS); \
-                the output, if any, is incomplete\n
+                listsync: reading a mapped file failed (SIGBUS): most likely a file was truncated by \
+                another program while it was being read; the output, if any, is incomplete\n
                 """
             _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
             _exit(2)  // ``exitStatus``: a C handler reads no Swift global.
