@@ -13,6 +13,9 @@ struct LatencyBenchmark {
     var settle: Duration
     /// Whether the daemon saves its state (issue 12), or runs without for a comparison.
     var persistent = true
+    /// Whether each version's temporary file is `fsync`ed before it is renamed over (outside the
+    /// clock), as a careful writer saves.
+    var writerSyncs = false
 
     /// The latencies of one workload, per kind of subscriber.
     struct Result {
@@ -32,6 +35,9 @@ struct LatencyBenchmark {
         var peakAtLoad: Int? = nil
         /// The size of the watched file at the end, in bytes.
         var fileSize: Int? = nil
+        /// Per rename, from its start to its inotify event at a watcher of the benchmark's own
+        /// (``RenameObserver``): the file system's share, before any watcher can know.
+        var renameToEvent: [Duration]? = nil
     }
 
     /// Many subscribers of one list: their snapshots, then per changeset rename → first and
@@ -54,7 +60,7 @@ struct LatencyBenchmark {
     }
 
     /// How each timed version of the file is made.
-    enum Edit {
+    enum Edit: Equatable {
         /// One row changed, the whole file written to a temporary file and renamed over.
         case oneRow
         /// `rows` rows appended in place (`O_APPEND`, one write, close).
@@ -70,6 +76,7 @@ struct LatencyBenchmark {
     ) async throws -> [Result] {
         let scratch = try self.scratchDirectory("rows-\(rows)")
         var file = try LatencyFile(url: scratch.appendingPathComponent("products.\(format.fileExtension)"), rows: rows, format: format)
+        file.syncsBeforeRename = self.writerSyncs
         let daemon = try await LatencyDaemon(
             binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
             format: format)
@@ -84,6 +91,9 @@ struct LatencyBenchmark {
         }
         var rawSamples: [Duration] = []
         var mirrorSamples: [Duration] = []
+        let renames = kind == .oneRow ? try RenameObserver(file: file.url) : nil
+        defer { renames?.stop() }
+        var renameToEvent: [Duration] = []
         let residentAfterLoad = try daemon.residentMemory
         let peakAtLoad = try daemon.peakMemory
         try daemon.resetPeakMemory()
@@ -102,6 +112,9 @@ struct LatencyBenchmark {
                 try file.append(bytes)
             }
             rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
+            if let renames {
+                renameToEvent.append(try renames.arrival(ofRename: edit) - start)
+            }
             if mirror != nil {
                 while let arrival = await mirrorArrivals.next() {
                     if arrival.seq == seq {
@@ -118,7 +131,8 @@ struct LatencyBenchmark {
         var results = [
             Result(
                 workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount,
-                residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, peakAtLoad: peakAtLoad, fileSize: fileSize)
+                residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, peakAtLoad: peakAtLoad, fileSize: fileSize,
+                renameToEvent: renames == nil ? nil : renameToEvent)
         ]
         if mirror != nil {
             results.append(
@@ -209,7 +223,7 @@ struct LatencyBenchmark {
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
             "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit",
-            "`wc -l` p50", "p50 / `wc -l`", "peak RSS loading / file", "RSS after load / file", "peak RSS over the edits / file", "bar",
+            "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading / file", "RSS after load / file", "peak RSS over the edits / file", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
@@ -219,6 +233,7 @@ struct LatencyBenchmark {
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
                 result.daemonCPU?.milliseconds ?? "—", lineCount?.milliseconds ?? "—",
                 lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—",
+                result.renameToEvent.map { LatencySamples($0).p50.milliseconds } ?? "—",
                 Self.relative(result.peakAtLoad, to: result.fileSize), Self.relative(result.residentAfterLoad, to: result.fileSize),
                 Self.relative(result.peakOverEdits, to: result.fileSize),
                 result.bar,

@@ -12,7 +12,11 @@ extension ListSyncBenchmarks {
                 watched one; the clock starts at the rename. Reported with and without the daemon's \
                 settle delay after a rename (--settle-ms, the daemon's default 20 ms), with the daemon \
                 saving its state (issue 12) and without (--state saved,none), beside `wc -l` of the same \
-                file timed in the same run (issue 19's baseline: reading the file once) and p50 over it. \
+                file timed in the same run (issue 19's baseline: reading the file once) and p50 over it, \
+                and the time from each rename's start to its inotify event at a watcher of the \
+                benchmark's own (the file system's share: on ext4 a rename over a file first starts \
+                the new file's writeback; --writer-sync fsyncs each temporary file before its rename, \
+                outside the clock, as a careful writer does). \
                 A daemon that reads a complete file renamed over the watched one at once (issue 19 item 5) \
                 waits no settle delay for these renames: its "− settle" columns go below zero. The restart workload \
                 times a daemon start with a large watch, first and with its state saved. The append workload \
@@ -102,11 +106,15 @@ extension ListSyncBenchmarks {
         @Option(help: "The listsyncd binary. Default: next to this benchmark.")
         var listsyncd: String?
 
+        @Flag(help: "fsync each version's temporary file before renaming it over the watched one (before the clock starts), as a careful writer saves.")
+        var writerSync = false
+
         func run() async throws {
             let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
             var benchmark = LatencyBenchmark(
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
+            benchmark.writerSyncs = self.writerSync
             var results: [LatencyBenchmark.Result] = []
             var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []
             let largeFormat = self.largeFormat.label

@@ -48,6 +48,11 @@ struct LatencyFile {
     /// The size of the file as last written, in bytes.
     private(set) var size = 0
 
+    /// Whether a version written to the temporary file is `fsync`ed before ``rename()`` (before
+    /// the benchmark's clock starts), as a careful writer saves: the rename then has no data of
+    /// the file left to write out.
+    var syncsBeforeRename = false
+
     private mutating func write(to url: URL) throws {
         var text = self.format.prefix
         text.reserveCapacity(self.rows * (self.format == .csv ? 48 : 96))
@@ -59,11 +64,13 @@ struct LatencyFile {
         text += self.format.suffix
         self.size = text.utf8.count
         // Written from the string's own bytes: no second copy of a 10M-row file (520 MB).
-        try text.withUTF8 { bytes in try Self.write(bytes, to: url) }
+        let sync = self.syncsBeforeRename && url == self.temporary
+        try text.withUTF8 { bytes in try Self.write(bytes, to: url, sync: sync) }
     }
 
-    /// Writes `bytes` to a new file at `url` (truncating one that is there), with `write(2)`.
-    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to url: URL) throws {
+    /// Writes `bytes` to a new file at `url` (truncating one that is there), with `write(2)`, and
+    /// `fsync`s it when `sync`.
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to url: URL, sync: Bool) throws {
         let descriptor = Glibc.open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw LatencySubscribers.Failure(description: "open \(url.path): \(String(cString: strerror(errno)))")
@@ -77,6 +84,9 @@ struct LatencyFile {
                 throw LatencySubscribers.Failure(description: "write \(url.path): \(written < 0 ? String(cString: strerror(errno)) : "short write")")
             }
             offset += written
+        }
+        guard !sync || fsync(descriptor) == 0 else {
+            throw LatencySubscribers.Failure(description: "fsync \(url.path): \(String(cString: strerror(errno)))")
         }
     }
 
