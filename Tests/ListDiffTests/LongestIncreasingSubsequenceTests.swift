@@ -3,20 +3,10 @@ import Testing
 @testable import ListDiff
 
 /// `markLongestIncreasingSubsequence` marks an increasing subsequence of the greatest length
-/// (checked against a quadratic count), and all of a sequence that is increasing already —
-/// which it finds without its working arrays — also after a call that used them.
+/// (checked against the oracle's quadratic count, ``ChangeCounts``), and all of a sequence that
+/// is increasing already — which it finds without its working arrays — also after a call that
+/// used them.
 @Suite struct LongestIncreasingSubsequenceTests {
-    /// The length of a longest strictly increasing subsequence, the quadratic way.
-    static func longestLength(_ values: [Int]) -> Int {
-        var lengths = [Int](repeating: 1, count: values.count)
-        for index in values.indices {
-            for earlier in 0..<index where values[earlier] < values[index] {
-                lengths[index] = max(lengths[index], lengths[earlier] + 1)
-            }
-        }
-        return lengths.max() ?? 0
-    }
-
     @Test func marksALongestIncreasingSubsequence() async {
         // Distinct values in any order (repeats dropped), sometimes sorted first, sometimes
         // sorted with one moved.
@@ -38,7 +28,7 @@ import Testing
             let chosen = zip(values, members).filter(\.1).map(\.0)
             #expect(members.count == values.count)
             #expect(zip(chosen, chosen.dropFirst()).allSatisfy { $0 < $1 }, "\(values): \(chosen) is not increasing")
-            #expect(chosen.count == Self.longestLength(values), "\(values): \(chosen) is not longest")
+            #expect(chosen.count == ChangeCounts.longestIncreasingSubsequenceLength(values), "\(values): \(chosen) is not longest")
             // The same scratch and members again, on the values sorted: all of them.
             markLongestIncreasingSubsequence(values.sorted(), into: &members, scratch: &scratch)
             #expect(members == [Bool](repeating: true, count: values.count))
