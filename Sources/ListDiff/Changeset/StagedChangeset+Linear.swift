@@ -15,6 +15,15 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
     /// paths in section `section`.
     @inlinable
     public init(source: Collection, target: Collection, section: Int) {
+        self.init(source: source, target: target, section: section, knownEqualEnds: .nothing)
+    }
+
+    /// Computes the stages that turn `source` into `target`, reporting element paths in section
+    /// `section`, as ``init(source:target:section:)`` does, sparing the work of finding what
+    /// `knownEqualEnds` says (it must be true: debug builds check it) — with unique identifiers,
+    /// a table over the source when the lists are mostly in the same order.
+    @inlinable
+    public init(source: Collection, target: Collection, section: Int, knownEqualEnds: KnownEqualEnds) {
         let sourceElements = ContiguousArray(source)
         let targetElements = ContiguousArray(target)
         var difference = ListDifference(
@@ -23,7 +32,8 @@ extension StagedChangeset where Collection: RangeReplaceableCollection, Collecti
             target: targetElements,
             targetBounds: ListDifference.linearBounds(count: targetElements.count),
             sections: .singleSection,
-            sectionUpdated: []
+            sectionUpdated: [],
+            known: knownEqualEnds
         )
         if section != 0 {
             difference.placeElements(inSection: section)

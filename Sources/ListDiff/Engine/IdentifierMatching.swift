@@ -42,10 +42,15 @@ struct IdentifierMatching {
     /// Unless `storesPairedEnds`, the positions paired in place at both ends are not stored
     /// (``PositionMap``): the two maps then take memory and writes for the elements between
     /// the ends only, and cannot be changed at the ends.
+    ///
+    /// When `known` says the identifiers are unique, the elements between the ends are first
+    /// paired in step (``matchInStep(source:target:sourceToTarget:targetToSource:offset:pendingLimit:)``),
+    /// and go through the table only when more than `inStepPendingLimit` of them (by default
+    /// ``inStepPendingLimit(sourceCount:targetCount:)``) are out of step at once.
     @inlinable
     init<Element: Differentiable>(
         source: ContiguousArray<Element>, target: ContiguousArray<Element>, known: KnownEqualEnds = .nothing,
-        storesPairedEnds: Bool = true
+        storesPairedEnds: Bool = true, inStepPendingLimit: Int? = nil
     ) {
         let sourceCount = source.count
         let targetCount = target.count
@@ -80,13 +85,22 @@ struct IdentifierMatching {
                     targetToSource[targetCount &- 1 &- offset] = sourceCount &- 1 &- offset
                 }
             }
-            Self.matchThroughTable(
-                source: UnsafeBufferPointer(rebasing: source[prefix..<(sourceCount &- suffix)]),
-                target: UnsafeBufferPointer(rebasing: target[prefix..<(targetCount &- suffix)]),
-                sourceToTarget: UnsafeMutableBufferPointer(rebasing: sourceToTarget[(prefix &- start)..<(sourceCount &- suffix &- start)]),
-                targetToSource: UnsafeMutableBufferPointer(rebasing: targetToSource[(prefix &- start)..<(targetCount &- suffix &- start)]),
-                offset: prefix
+            let sourceMiddle = UnsafeBufferPointer(rebasing: source[prefix..<(sourceCount &- suffix)])
+            let targetMiddle = UnsafeBufferPointer(rebasing: target[prefix..<(targetCount &- suffix)])
+            let sourceMiddleToTarget = UnsafeMutableBufferPointer(rebasing: sourceToTarget[(prefix &- start)..<(sourceCount &- suffix &- start)])
+            let targetMiddleToSource = UnsafeMutableBufferPointer(rebasing: targetToSource[(prefix &- start)..<(targetCount &- suffix &- start)])
+            // Unique identifiers pair in step when the lists are mostly in the same order.
+            let pairedInStep = known.identifiersAreUnique && Self.matchInStep(
+                source: sourceMiddle, target: targetMiddle,
+                sourceToTarget: sourceMiddleToTarget, targetToSource: targetMiddleToSource, offset: prefix,
+                pendingLimit: inStepPendingLimit ?? Self.inStepPendingLimit(sourceCount: sourceMiddle.count, targetCount: targetMiddle.count)
             )
+            if !pairedInStep {
+                Self.matchThroughTable(
+                    source: sourceMiddle, target: targetMiddle,
+                    sourceToTarget: sourceMiddleToTarget, targetToSource: targetMiddleToSource, offset: prefix
+                )
+            }
         }
         }
         }

@@ -20,8 +20,18 @@ func markLongestIncreasingSubsequence(
 ) {
     let count = values.count
     members.removeAll(keepingCapacity: true)
+    // Already increasing (no element changed order, the common case): the whole of it is the
+    // only longest subsequence — one pass, none of the working arrays (two of `count` integers).
+    let isIncreasing = values.withUnsafeBufferPointer { values in
+        var index = 1
+        while index < count && values[index &- 1] < values[index] { index &+= 1 }
+        return index >= count
+    }
+    if isIncreasing {
+        members.append(contentsOf: repeatElement(true, count: count))
+        return
+    }
     members.append(contentsOf: repeatElement(false, count: count))
-    guard count > 0 else { return }
     scratch.tails.removeAll(keepingCapacity: true)
     scratch.tails.append(contentsOf: repeatElement(0, count: count))
     scratch.predecessors.removeAll(keepingCapacity: true)

@@ -23,14 +23,28 @@ struct ListComparison: Sendable {
     /// Diffs `old` against `new`. O(*n*) expected, plus the values of the
     /// records inserted and updated.
     init(old: ListFile, new: ListFile) {
+        self.init(old: old, new: new, tellsUniqueness: true)
+    }
+
+    /// Diffs `old` against `new`, telling the engine that no identity repeats when the readers
+    /// counted no duplicate in either list (``ReadReport/duplicateCount``) if `tellsUniqueness`:
+    /// the engine then pairs the records in step, without a table over the old list
+    /// (``KnownEqualEnds/identifiersAreUnique``). The changeset is the same either way; without
+    /// it (`false`) the engine finds everything itself, the path the tests compare with.
+    init(old: ListFile, new: ListFile, tellsUniqueness: Bool) {
         self.old = old
         self.new = new
+        let known = KnownEqualEnds(
+            prefix: 0, suffix: 0,
+            identifiersAreUnique: tellsUniqueness && old.list.report.duplicateCount == 0 && new.list.report.duplicateCount == 0)
         if old.list.isSectioned || new.list.isSectioned {
             stages = ChangesetEncoder.stages(
-                of: StagedChangeset(source: old.list.sections, target: new.list.sections), source: old.list, target: new.list)
+                of: StagedChangeset(source: old.list.sections, target: new.list.sections, knownEqualEnds: known),
+                source: old.list, target: new.list)
         } else {
             stages = ChangesetEncoder.stages(
-                of: StagedChangeset(source: old.list.records, target: new.list.records), source: old.list, target: new.list)
+                of: StagedChangeset(source: old.list.records, target: new.list.records, section: 0, knownEqualEnds: known),
+                source: old.list, target: new.list)
         }
         schemaChange = Self.schemaChange(from: old.list, to: new.list)
     }
