@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 import ListSyncProtocol
 
@@ -221,16 +222,10 @@ struct WatchStateStore: Sendable {
                 guard saved.changeset != nil || decoded.log.lastSeq == saved.cursor.seq else {
                     throw .inconsistent("the log ends at version \(decoded.log.lastSeq), before the first of its epoch, \(saved.cursor.seq)")
                 }
-                if decoded.log.size < logFile.count {
-                    // A changeset whose append was cut short: its slot still carries it.
-                    do throws(StateFileError) {
-                        try StateFile.truncate(self.logPath, to: decoded.log.size)
-                    } catch {
-                        throw .unreadable(error)
-                    }
-                }
-                self.log = decoded.log
-                self.archive.replace(with: decoded.log, at: self.logPath)
+                var log = decoded.log
+                try Self.cutTornTail(of: &log, file: logFile, at: self.logPath)
+                self.log = log
+                self.archive.replace(with: log, at: self.logPath)
                 changesets = decoded.lines
             } else if saved.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
@@ -401,18 +396,29 @@ struct WatchStateStore: Sendable {
                 }
                 saved = entry.version
             }
-            if journal.size < file.count {
-                do throws(StateFileError) {
-                    try StateFile.truncate(path, to: journal.size)
-                } catch {
-                    throw .unreadable(error)
-                }
-            }
-            self.journal = journal
+            var kept = journal
+            try Self.cutTornTail(of: &kept, file: file, at: path)
+            self.journal = kept
             return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes())
         } catch {
             throw StateDamage(path: path, reason: error)
         }
+    }
+
+    /// Cuts the file at `path`, read whole as `file`, where the records `value` read end, when
+    /// anything but zeros follows them (a record a crash cut short: its version was never
+    /// published, and no later, shorter record may be followed by what is left of it); zeros
+    /// are kept for the next appends.
+    private static func cutTornTail<File: SequencedRecordFile>(of value: inout File, file: [UInt8], at path: String) throws(StateDamage.Reason) {
+        let (region, isClean) = ZeroFilledAppendRegion.found(in: file, recordsEnd: value.size)
+        if !isClean {
+            do throws(StateFileError) {
+                try StateFile.truncate(path, to: value.size)
+            } catch {
+                throw .unreadable(error)
+            }
+        }
+        value.fileSize = region.size
     }
 
     /// Starts saving a version whose file holds `bytes` whole, writing them over the slot the
@@ -488,8 +494,9 @@ struct WatchStateStore: Sendable {
                 // `nil` while the journal on disk is in doubt (a write failed half-way): the next
                 // save writes its version whole, and the next settle starts a new journal.
                 self.journal = nil
-                try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
-                journal.appended(seq: saved.cursor.seq, count: record.count)
+                try journal.append(
+                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.mostBytes(forListOf: bytes.count), kind: "deltas",
+                    crashPoints: self.crashPoints)
                 self.journal = journal
                 self.live = saved
                 self.liveBytes = bytes
@@ -591,9 +598,11 @@ struct WatchStateStore: Sendable {
         else { return }
         guard let journal = self.journal, journal.epoch == live.cursor.epoch, journal.lastSeq == live.cursor.seq else {
             guard newest == live.cursor else { return }
-            let (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
+            var (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
             self.journal = nil
-            try StateFile.replace(self.journalPath, with: [file], kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            try empty.write(
+                to: self.journalPath, header: file, limit: DeltaJournal.mostBytes(forListOf: liveBytes.count), kind: "deltas-rewrite",
+                crashPoints: self.crashPoints)
             self.journal = empty
             return
         }
@@ -603,10 +612,11 @@ struct WatchStateStore: Sendable {
         let since = journal.recordsAfter(newest.seq)
         guard !twoSlotsLead || since.count >= DeltaJournal.mostRecords || since.bytes > liveBytes.count / 4 else { return }
         if journal.baseSeq < newest.seq {
-            let (rebased, header, from) = journal.rebased(on: newest.seq)
+            var (rebased, header, from) = journal.rebased(on: newest.seq)
             self.journal = nil
-            try StateFile.replace(
-                self.journalPath, with: [header], copying: from..<journal.size, kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            try rebased.write(
+                to: self.journalPath, header: header, copying: from..<journal.size, limit: DeltaJournal.mostBytes(forListOf: liveBytes.count),
+                kind: "deltas-rewrite", crashPoints: self.crashPoints)
             self.journal = rebased
         }
         try self.writeSlot(live, bytes: liveBytes, staged: nil)
@@ -628,8 +638,7 @@ struct WatchStateStore: Sendable {
                 // `nil` while the log on disk is in doubt (a write failed half-way): the next
                 // settle replaces it.
                 self.log = nil
-                try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
-                log.appended(seq: seq, count: record.count)
+                try log.append(record, seq: seq, to: self.logPath, limit: self.historyMaxBytes, kind: "log", crashPoints: self.crashPoints)
                 self.log = log
                 self.archive.update(log)
                 return
@@ -639,7 +648,7 @@ struct WatchStateStore: Sendable {
             // however large.
             let kept = log.newestCount(
                 atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
-            if try StateFile.size(of: self.logPath) == log.size {
+            if try StateFile.size(of: self.logPath) == log.fileSize {
                 let (kept, header) = log.keepingNewest(kept)
                 try self.rewriteLog(kept, header: header, copying: log.start(ofNewest: kept.records.count)..<log.size, appending: record, seq: seq)
                 return
@@ -676,8 +685,9 @@ struct WatchStateStore: Sendable {
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
-        try StateFile.replace(
-            self.logPath, with: [header], copying: kept, then: record.map { [$0] } ?? [], kind: "log-rewrite", crashPoints: self.crashPoints)
+        try log.write(
+            to: self.logPath, header: header, copying: kept, then: record.map { [$0] } ?? [], limit: self.historyMaxBytes,
+            kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
         self.archive.replace(with: log, at: self.logPath)
     }
