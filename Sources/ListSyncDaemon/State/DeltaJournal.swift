@@ -42,6 +42,15 @@ struct DeltaJournal: SequencedRecordFile {
         max(listBytes, Self.leastBound)
     }
 
+    /// The size up to which the zeros after the records extend the journal's file
+    /// (``ZeroFilledAppendRegion``) for a list of `listBytes` bytes: half of
+    /// ``mostBytes(forListOf:)``, what a journal whose checkpoints are written holds, so that its
+    /// appends never change the file's size in the steady state, and the file outgrows it only
+    /// by records (never by zeros) when checkpoints fail.
+    static func zeroFilledBytes(forListOf listBytes: Int) -> Int {
+        Self.mostBytes(forListOf: listBytes) / 2
+    }
+
     /// Whether `record` may be appended for a version of `listBytes` bytes: the journal stays
     /// within ``mostBytes(forListOf:)`` and ``mostRecordsKept``.
     func admits(_ record: [UInt8], listBytes: Int) -> Bool {

@@ -10,11 +10,13 @@ import ListSyncProtocol
 /// **Durable before visible, with one flush of what changed.** The tracker saves each version
 /// (``save(_:changeset:watch:staged:)``) before it hands it to the feed: a record of how its
 /// bytes differ from the version before (``ByteDelta``), with its cursor, digest, changeset and
-/// settings, is appended to the journal and `fsync`ed — a one-row edit writes about a row, not
-/// the file. Only the first version of an epoch (or one after a failed append) is written whole,
+/// settings, is appended to the journal and `fdatasync`ed — a one-row edit writes about a row, not
+/// the file, and over zeros the journal file already holds (``ZeroFilledAppendRegion``), so the
+/// flush changes neither its size nor its blocks and the file system need not commit its own
+/// journal (a commit that would wait for the watched file's data, just renamed). Only the first version of an epoch (or one after a failed append) is written whole,
 /// over the slot that holds the older version, in place, flushed by one `fdatasync`; its bytes
 /// are written while it is diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog(writingCheckpoint:)``
-/// appends the changeset to the log and `fsync`s it; the next version is saved only once that is
+/// appends the changeset to the log (over its zeros too) and `fdatasync`s it; the next version is saved only once that is
 /// done, so the log always holds every changeset but the newest version's own.
 ///
 /// **A full checkpoint now and then, after publishing.** ``settleLog(writingCheckpoint:)`` then writes the live
@@ -34,7 +36,7 @@ import ListSyncProtocol
 /// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
 /// the newest changeset is kept however large), the directory two copies of the list (the
 /// slots) and a journal of about half the list's bytes (records since the older slot) — never
-/// more than the list's bytes (at least 64 KiB) nor ``DeltaJournal/mostRecordsKept`` records,
+/// more than the list's bytes (at least 64 KiB; its file too, with its zeros) nor ``DeltaJournal/mostRecordsKept`` records,
 /// even when full checkpoints keep failing: a version whose record would go past that is
 /// written whole to a slot instead, and is not saved (nor published) when that fails too.
 ///
@@ -495,7 +497,7 @@ struct WatchStateStore: Sendable {
                 // save writes its version whole, and the next settle starts a new journal.
                 self.journal = nil
                 try journal.append(
-                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.mostBytes(forListOf: bytes.count), kind: "deltas",
+                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count), kind: "deltas",
                     crashPoints: self.crashPoints)
                 self.journal = journal
                 self.live = saved
@@ -559,7 +561,7 @@ struct WatchStateStore: Sendable {
         return self.log.map { $0.epoch == live.cursor.epoch && $0.lastSeq == live.cursor.seq } ?? false
     }
 
-    /// Makes the log lead to the last saved version: appends its changeset and `fsync`s, or
+    /// Makes the log lead to the last saved version: appends its changeset and `fdatasync`s, or
     /// starts a new log for a new epoch (or when the log on disk is in doubt). The tracker calls
     /// it once the version is published, off the path to subscribers; ``save(_:changeset:watch:staged:)``
     /// calls it first in case it failed.
@@ -601,7 +603,7 @@ struct WatchStateStore: Sendable {
             var (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
             self.journal = nil
             try empty.write(
-                to: self.journalPath, header: file, limit: DeltaJournal.mostBytes(forListOf: liveBytes.count), kind: "deltas-rewrite",
+                to: self.journalPath, header: file, limit: DeltaJournal.zeroFilledBytes(forListOf: liveBytes.count), kind: "deltas-rewrite",
                 crashPoints: self.crashPoints)
             self.journal = empty
             return
@@ -615,7 +617,7 @@ struct WatchStateStore: Sendable {
             var (rebased, header, from) = journal.rebased(on: newest.seq)
             self.journal = nil
             try rebased.write(
-                to: self.journalPath, header: header, copying: from..<journal.size, limit: DeltaJournal.mostBytes(forListOf: liveBytes.count),
+                to: self.journalPath, header: header, copying: from..<journal.size, limit: DeltaJournal.zeroFilledBytes(forListOf: liveBytes.count),
                 kind: "deltas-rewrite", crashPoints: self.crashPoints)
             self.journal = rebased
         }
