@@ -144,10 +144,7 @@ struct WatchStateStoreTests {
     @Test func aVersionSavedToTheJournalChangesNeitherItsFilesSizeNorItsBlocks() throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 21)
-        func version(_ number: Int) throws -> WatchVersion {
-            let bytes = Array(Lists.products(rows: 3000, version: number).utf8)
-            return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
-        }
+        func version(_ number: Int) throws -> WatchVersion { try Self.products(number, rows: 3000, epoch: epoch) }
         func status(_ path: String) throws -> [Int] {
             var status = stat()
             guard stat(path, &status) == 0 else { throw TestFailure(description: "stat \(path): errno \(errno)") }
@@ -181,6 +178,12 @@ struct WatchStateStoreTests {
         let extended = try EndToEndTests.Persistence.contents(of: store.journalPath)
         #expect(extended.count > (try Self.recordsEnd(ofJournal: extended)), "zeros follow the records")
         #expect(try Self.restored(from: scratch, historyLength: 1000).version.digest == (try version(7)).digest)
+    }
+
+    /// Version `number` (its `seq` too) of a products list of `rows` rows in history `epoch`.
+    static func products(_ number: Int, rows: Int, epoch: Epoch) throws -> WatchVersion {
+        let bytes = Array(Lists.products(rows: rows, version: number).utf8)
+        return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
     }
 
     /// `file` with the `count` bytes before `end` (where its records end) zeroed: the last
@@ -306,10 +309,7 @@ extension WatchStateStoreTests {
     @Test func manyVersionsGoToTheJournalWithAFullCheckpointNowAndThen() throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 13)
-        func version(_ number: Int) throws -> WatchVersion {
-            let bytes = Array(Lists.products(rows: 400, version: number).utf8)
-            return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
-        }
+        func version(_ number: Int) throws -> WatchVersion { try Self.products(number, rows: 400, epoch: epoch) }
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
         try store.save(try version(0), changeset: nil, watch: Self.watch)
         try store.settleLog()
