@@ -16,14 +16,19 @@ import Darwin
 /// it is first written. They are extended only now and then (at least ``leastGrowth``, or half
 /// the file, within the caller's byte bound), by writing the record and the new zeros together.
 ///
+/// The zeros start with an end mark, a frame length of 2⁶⁴ − 1 (eight `0xFF` bytes), written
+/// again after each append: a reader of the builds before the zeros takes it for a record cut
+/// short at the file's end — a torn last record — and so reads every record and cuts the file
+/// there, rather than taking the zeros for damage.
+///
 /// Reading: the records end (the *logical end*) where a record cannot start — its frame's
-/// length is zero (``endsRecords(in:at:)``): no record of these files is empty, and a zero frame
-/// would never check (the checksum of no bytes is not zero). A bad record followed by nothing but
-/// zeros is a torn last record (``isLastRecord(in:at:)``). Bytes other than zeros after the
-/// logical end — a record a crash cut short — must be cut off before the next append
-/// (``found(in:recordsEnd:)`` says so), so that no leftover can ever follow a later, shorter
-/// record. A file without zeros (written before them) is read the same way: its logical end is
-/// its end.
+/// length is the end mark or zero (``endsRecords(in:at:)``): no record of these files is empty
+/// or 2⁶⁴ − 1 bytes long, and a zero frame would never check (the checksum of no bytes is not
+/// zero). A bad record followed by nothing but padding (zeros, perhaps after an end mark) is a
+/// torn last record (``isLastRecord(in:at:)``). Anything else after the logical end — a record a
+/// crash cut short — must be cut off before the next append (``found(in:recordsEnd:)`` says so),
+/// so that no leftover can ever follow a later, shorter record. A file without zeros (written
+/// before them) is read the same way: its logical end is its end.
 ///
 /// A failed append leaves the file as it was: the record's bytes are zeroed again and an
 /// extension is cut back.
@@ -51,8 +56,11 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
         self.init(end: end, size: Self.grownSize(for: end, limit: limit))
     }
 
-    /// The zero bytes after the records.
+    /// The zero bytes after the records (the end mark among them).
     public var zeroBytes: Int { self.size - self.end }
+
+    /// The end mark: the frame length that no record has, where the zeros start.
+    public static let endMark = [UInt8](repeating: 0xFF, count: 8)
 
     /// The size of a file that must hold `end` bytes of records, extended: at least
     /// ``leastGrowth`` or half of `end` more, but not past `limit` (never less than `end`).
@@ -63,27 +71,37 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
     // MARK: Reading
 
     /// The region of a file read whole (`file`) whose records were found to end at `end`, and
-    /// whether what follows them is zeros only: when not (a torn record), the caller cuts the
-    /// file at `end` before appending (the region then ends there). O(bytes after `end`).
+    /// whether what follows them is padding only (``isPadding(_:)``): when not (a torn record),
+    /// the caller cuts the file at `end` before appending (the region then ends there).
+    /// O(bytes after `end`).
     public static func found(in file: [UInt8], recordsEnd end: Int) -> (region: ZeroFilledAppendRegion, isClean: Bool) {
-        let clean = self.isZeroFilled(file[min(end, file.count)...])
+        let clean = self.isPadding(file[min(end, file.count)...])
         return (ZeroFilledAppendRegion(end: end, size: clean ? max(end, file.count) : end), clean)
     }
 
     /// Whether no record starts at `offset` of `bytes`: the bytes are read, or the next frame's
-    /// length (as much of it as there is) is zero — the logical end.
+    /// length (as much of it as there is) is the end mark or zero — the logical end.
     public static func endsRecords(in bytes: [UInt8], at offset: Int) -> Bool {
         guard offset < bytes.count else { return true }
-        return self.isZeroFilled(bytes[offset..<min(bytes.count, offset + 8)])
+        let length = bytes[offset..<min(bytes.count, offset + Self.endMark.count)]
+        return self.isZeroFilled(length) || length.elementsEqual(Self.endMark.prefix(length.count))
     }
 
     /// Whether the (bad) record at `offset` of `bytes` is the last one: the length in its frame
-    /// reaches the end of the bytes, or only zeros follow where it says it ends. A torn record —
-    /// an append a crash cut short — is always the last.
+    /// reaches the end of the bytes, or only padding follows where it says it ends. A torn
+    /// record — an append a crash cut short — is always the last.
     public static func isLastRecord(in bytes: [UInt8], at offset: Int) -> Bool {
         let reader = ChecksummedRecordReader(bytes, from: offset)
         guard !reader.nextRecordIsLast, let count = reader.declaredCount else { return true }
-        return self.isZeroFilled(bytes[(offset + ChecksummedRecord.headerSize + Int(count))...])
+        return self.isPadding(bytes[(offset + ChecksummedRecord.headerSize + Int(count))...])
+    }
+
+    /// Whether `bytes` is what follows the records of a file: zeros, perhaps after the end
+    /// mark (or as much of it as fits).
+    public static func isPadding(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let mark = bytes.prefix(Self.endMark.count)
+        let zerosStart = mark.elementsEqual(Self.endMark.prefix(mark.count)) ? mark.endIndex : bytes.startIndex
+        return self.isZeroFilled(bytes[zerosStart...])
     }
 
     /// Whether every byte of `bytes` is zero. O(*n*), a word at a time.
@@ -119,14 +137,17 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
         let newEnd = self.end + bytes.count
         let newSize = newEnd > self.size ? Self.grownSize(for: newEnd, limit: limit) : (self.size > limit ? max(newEnd, limit) : self.size)
         do throws(Failure) {
+            // The records, then the end mark where the zeros now start (as much of it as the
+            // zeros hold; the rest is written with the new zeros).
+            let mark = Array(Self.endMark.prefix(max(0, min(Self.endMark.count, self.size - newEnd))))
             do {
-                try FileDescriptorIO.writeAll(bytes, to: descriptor, at: self.end)
+                try FileDescriptorIO.writeAll(bytes + mark, to: descriptor, at: self.end)
             } catch {
                 throw failure(.write, path, error)
             }
             if newSize > max(newEnd, self.size) {
                 // Zeros are an optimization: on a full disk the file ends with the records.
-                if (try? Self.writeZeros(to: descriptor, from: max(newEnd, self.size), to: newSize)) == nil {
+                if (try? Self.writePadding(to: descriptor, recordsEnd: newEnd, from: max(newEnd, self.size), to: newSize)) == nil {
                     guard ftruncate(descriptor, off_t(newEnd)) == 0 else { throw failure(.write, path, .lastError(of: "ftruncate")) }
                     return try self.finish(descriptor, end: newEnd, size: newEnd, path: path, reached: reached, failure: failure)
                 }
@@ -135,8 +156,9 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
             }
             try self.finish(descriptor, end: newEnd, size: newSize, path: path, reached: reached, failure: failure)
         } catch {
-            // Nothing of the failed records may be read after a later, shorter one.
-            _ = try? Self.writeZeros(to: descriptor, from: self.end, to: min(newEnd, self.size))
+            // The padding as it was: nothing of the failed records may be read after a later,
+            // shorter one.
+            _ = try? Self.writePadding(to: descriptor, recordsEnd: self.end, from: self.end, to: min(newEnd + Self.endMark.count, self.size))
             _ = ftruncate(descriptor, off_t(self.size))
             throw error
         }
@@ -154,27 +176,33 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
         reached(.synced)
     }
 
-    /// Writes the zeros of a new file's region to `descriptor`, after its records (written up
-    /// to ``end``). On a full disk the file is cut back to its records instead, and the region
-    /// ends there.
+    /// Writes the padding of a new file's region (the end mark, then zeros) to `descriptor`,
+    /// after its records (written up to ``end``). On a full disk the file is cut back to its
+    /// records instead, and the region ends there.
     ///
     /// - Throws: ``SystemCallError`` when writing fails otherwise (or the cut does).
     public mutating func writeZeros(to descriptor: Int32) throws(SystemCallError) {
         guard self.size > self.end else { return }
         do {
-            try Self.writeZeros(to: descriptor, from: self.end, to: self.size)
+            try Self.writePadding(to: descriptor, recordsEnd: self.end, from: self.end, to: self.size)
         } catch where [ENOSPC, EDQUOT, EFBIG].contains(error.code) {
             guard ftruncate(descriptor, off_t(self.end)) == 0 else { throw .lastError(of: "ftruncate") }
             self.size = self.end
         }
     }
 
-    /// Writes zeros over bytes `start..<end` of `descriptor`, 64 KiB at a time.
-    private static func writeZeros(to descriptor: Int32, from start: Int, to end: Int) throws(SystemCallError) {
-        let block = [UInt8](repeating: 0, count: min(64 << 10, max(0, end - start)))
+    /// Writes bytes `start..<size` of the padding after records that end at `end` (`start` ≥
+    /// `end`): the end mark, as much of it as fits, then zeros, 64 KiB at a time.
+    private static func writePadding(to descriptor: Int32, recordsEnd end: Int, from start: Int, to size: Int) throws(SystemCallError) {
         var offset = start
-        while offset < end {
-            let count = min(block.count, end - offset)
+        let markEnd = min(end + Self.endMark.count, size)
+        if offset < markEnd {
+            try FileDescriptorIO.writeAll(Array(Self.endMark[(offset - end)..<(markEnd - end)]), to: descriptor, at: offset)
+            offset = markEnd
+        }
+        let block = [UInt8](repeating: 0, count: min(64 << 10, max(0, size - offset)))
+        while offset < size {
+            let count = min(block.count, size - offset)
             try FileDescriptorIO.writeAll(count == block.count ? block : Array(block[..<count]), to: descriptor, at: offset)
             offset += count
         }

@@ -26,7 +26,7 @@ struct WatchStateStoreTests {
             let (log, _) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
             #expect(log.lastSeq == seq)
             #expect(log.records.count <= 4, "after seq \(seq): \(log.records.count) changesets on disk")
-            #expect(ZeroFilledAppendRegion.isZeroFilled(file[log.size...]), "only zeros follow the records")
+            #expect(ZeroFilledAppendRegion.isPadding(file[log.size...]), "only padding follows the records")
             #expect(file.count <= DaemonConfiguration.Defaults.historyMaxMiB << 20)
         }
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 4, crashPoints: .none)
@@ -134,7 +134,7 @@ struct WatchStateStoreTests {
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
         let restored = try EndToEndTests.Persistence.contents(of: store.logPath)
         #expect(restored.prefix(end) == log.prefix(end), "the record is appended again")
-        #expect(ZeroFilledAppendRegion.isZeroFilled(restored[end...]), "nothing of the torn record is left after it")
+        #expect(ZeroFilledAppendRegion.isPadding(restored[end...]), "nothing of the torn record is left after it")
     }
 
     /// A version saved to the journal, and its changeset to the log, are written over zeros

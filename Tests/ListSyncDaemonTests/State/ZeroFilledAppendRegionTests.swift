@@ -96,6 +96,11 @@ struct ZeroFilledAppendRegionTests {
         var zeros = ChecksummedRecordReader([UInt8](repeating: 0, count: 64))
         #expect(throws: ChecksummedRecordDamage.checksumMismatch(at: 0)) { _ = try zeros.next() }
         #expect(ZeroFilledAppendRegion.endsRecords(in: file, at: end) && ZeroFilledAppendRegion.endsRecords(in: file, at: file.count - 3))
+        // The zeros start with the end mark, which a reader of the builds before the zeros takes
+        // for a record cut short at the file's end: the last, torn, dropped.
+        #expect(Array(file[end..<(end + 8)]) == ZeroFilledAppendRegion.endMark)
+        var older = ChecksummedRecordReader(file, from: Self.header.count)
+        #expect(older.readAll() == (payloads[...].map { $0[...] }, .truncated(at: end)) && older.nextRecordIsLast)
         // A file written before the zeros reads the same: its records end at its end.
         #expect(Self.records(of: Array(file[..<end])) == (payloads, end))
     }
