@@ -24,6 +24,23 @@ public enum FileDescriptorIO {
         }
     }
 
+    /// Writes every byte of `bytes` to `descriptor` from byte `offset` of its file (pwrite(2)),
+    /// whatever the descriptor's position: what writes into space a file already holds.
+    ///
+    /// - Throws: ``SystemCallError`` (`pwrite`) on the first error other than `EINTR`; some bytes
+    ///   may be written.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32, at offset: Int) throws(SystemCallError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset + written)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .lastError(of: "pwrite")
+            }
+            written += count
+        }
+    }
+
     /// Reads `descriptor` to its end. O(bytes read).
     ///
     /// - Throws: ``SystemCallError`` (`read`) on the first error other than `EINTR`.

@@ -6,8 +6,10 @@ import ListSyncProtocol
 ///
 /// On disk: the magic `LSYNCLG1`, a framed header (the epoch, and the `seq` of the version the
 /// first changeset applies to), then one framed record per changeset (its `seq`, then the
-/// `changeset` line exactly as it was sent). Records are only ever appended (and `fsync`ed), or
-/// the whole log is replaced atomically: when a new epoch starts, or to drop the oldest records.
+/// `changeset` line exactly as it was sent), then zeros up to the file's end (a
+/// ``ZeroFilledAppendRegion``). Records are only ever appended (written over the zeros and
+/// `fdatasync`ed), or the whole log is replaced atomically (with its zeros): when a new epoch
+/// starts, or to drop the oldest records.
 /// A changeset is appended once it was published (its checkpoint carries it until then), before
 /// the slot holding the version before it is overwritten.
 struct ChangesetLog: SequencedRecordFile {
@@ -19,6 +21,7 @@ struct ChangesetLog: SequencedRecordFile {
     let baseSeq: UInt64
     var records: [(seq: UInt64, end: Int)]
     let headerEnd: Int
+    var fileSize: Int
 
     /// The record of the changeset `line` that publishes `seq`.
     static func record(seq: UInt64, line: [UInt8]) -> [UInt8] {
@@ -64,9 +67,10 @@ struct ChangesetLog: SequencedRecordFile {
         return kept
     }
 
-    /// Forgets the records after `seq`; returns the file's new length.
+    /// Forgets the records after `seq`; returns the file's new length (the file is to be cut there).
     mutating func truncate(after seq: UInt64) -> Int {
         self.records.removeAll { $0.seq > seq }
+        self.fileSize = self.size
         return self.size
     }
 
@@ -88,7 +92,8 @@ struct ChangesetLog: SequencedRecordFile {
     /// checkpoint's) or to the one before (whose changeset the checkpoint carries); `nil` when
     /// the log is of another epoch.
     ///
-    /// A torn or garbled record once the log reaches `lastSeq - 1` is what a crash while
+    /// The records end where zeros follow them (or the file ends). A torn or garbled record
+    /// once the log reaches `lastSeq - 1` is what a crash while
     /// appending the checkpoint's changeset leaves: it is dropped (``size`` says where the good
     /// part ends). Anything else that does not read, or a log that goes past `lastSeq` (a
     /// published version whose checkpoint was lost), is damage.
@@ -99,9 +104,9 @@ struct ChangesetLog: SequencedRecordFile {
         guard logEpoch == epoch else { return nil }
         guard baseSeq <= lastSeq else { throw .inconsistent("the log starts after the checkpoint's version \(lastSeq)") }
         var reader = StateReader(file, offset: headerEnd)
-        var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd)
+        var log = ChangesetLog(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd, fileSize: file.count)
         var lines: [ArraySlice<UInt8>] = []
-        while !reader.isAtEnd {
+        while !ZeroFilledAppendRegion.endsRecords(in: file, at: reader.offset) {
             let start = reader.offset
             var payload: StateReader
             do throws(StateDamage.Reason) {

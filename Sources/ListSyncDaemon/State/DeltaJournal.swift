@@ -11,10 +11,14 @@ import ListSyncProtocol
 /// first record applies to — the version of a checkpoint slot), then one framed record per
 /// version: its `seq`, the length of its bytes, the delta (prefix, removed, inserted bytes), its
 /// digest, its changeset line or none, then the watch's settings as a checkpoint's header ends
-/// with them. Records are only ever appended (and `fdatasync`ed), or the whole journal is
-/// replaced atomically: started afresh at a checkpoint slot, or rebased on the newer slot before
-/// the older one is overwritten, so that it always starts at or before the version of every
-/// slot of its epoch and either slot with the journal leads to the newest version.
+/// with them; then zeros up to the file's end (a ``ZeroFilledAppendRegion``, at most
+/// ``mostBytes(forListOf:)`` with the records). Records are only ever appended — written over
+/// the zeros and `fdatasync`ed, so that a version's flush changes neither the file's size nor its
+/// blocks and needs no commit of the file system's journal — or the whole journal is replaced
+/// atomically (with its zeros): started afresh at a checkpoint slot, or rebased on the newer slot
+/// before the older one is overwritten, so that it always starts at or before the version of
+/// every slot of its epoch and either slot with the journal leads to the newest version. A
+/// journal written before the zeros (its records up to its end) reads the same.
 struct DeltaJournal: SequencedRecordFile {
     static let magic = Array("LSYNCDJ1".utf8)
     static let fileName = "deltas"
@@ -29,12 +33,22 @@ struct DeltaJournal: SequencedRecordFile {
     static let leastBound = 64 << 10
 
     /// The most bytes the journal of a list of `listBytes` bytes takes, whether or not full
-    /// checkpoints can be written: the list's size, at least ``leastBound``. A journal whose
+    /// checkpoints can be written: the list's size, at least ``leastBound`` — its records, and
+    /// its file on disk with the zeros after them. A journal whose
     /// checkpoints are written stays near half of it (records since the older slot); one that
     /// would outgrow it gets no more records: the version is written whole to a slot instead,
     /// and when that fails too, it is not saved (``StateFileError/journalFull(bound:checkpoint:)``).
     static func mostBytes(forListOf listBytes: Int) -> Int {
         max(listBytes, Self.leastBound)
+    }
+
+    /// The size up to which the zeros after the records extend the journal's file
+    /// (``ZeroFilledAppendRegion``) for a list of `listBytes` bytes: half of
+    /// ``mostBytes(forListOf:)``, what a journal whose checkpoints are written holds, so that its
+    /// appends never change the file's size in the steady state, and the file outgrows it only
+    /// by records (never by zeros) when checkpoints fail.
+    static func zeroFilledBytes(forListOf listBytes: Int) -> Int {
+        Self.mostBytes(forListOf: listBytes) / 2
     }
 
     /// Whether `record` may be appended for a version of `listBytes` bytes: the journal stays
@@ -58,6 +72,7 @@ struct DeltaJournal: SequencedRecordFile {
     let baseSeq: UInt64
     var records: [(seq: UInt64, end: Int)]
     let headerEnd: Int
+    var fileSize: Int
 
     /// The record of `entry`.
     static func record(_ entry: Entry) -> [UInt8] {
@@ -90,25 +105,26 @@ struct DeltaJournal: SequencedRecordFile {
         return (journal, header, start)
     }
 
-    /// Reads the journal of the watch called `name`. A torn or garbled last record is what a
-    /// crash while appending leaves (its version was never published): it is dropped, and
-    /// ``size`` says where the good part ends. A record that does not follow the one before, or
-    /// does not decode, is damage.
+    /// Reads the journal of the watch called `name`, up to where its records end (zeros follow,
+    /// or the file ends). A torn or garbled last record (only zeros after it) is what a crash
+    /// while appending leaves (its version was never published): it is dropped, and ``size``
+    /// says where the good part ends. A record that does not follow the one before, or does not
+    /// decode, is damage.
     ///
     /// - Returns: The journal and its entries, oldest first (their inserted bytes are slices of `file`).
     static func decode(_ file: [UInt8], name: String) throws(StateDamage.Reason) -> (journal: DeltaJournal, entries: [Entry]) {
         let (epoch, baseSeq, headerEnd) = try Self.header(of: file, kind: "delta journal")
         var reader = StateReader(file, offset: headerEnd)
-        var journal = DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd)
+        var journal = DeltaJournal(epoch: epoch, baseSeq: baseSeq, records: [], headerEnd: headerEnd, fileSize: file.count)
         var entries: [Entry] = []
-        while !reader.isAtEnd {
+        while !ZeroFilledAppendRegion.endsRecords(in: file, at: reader.offset) {
             let start = reader.offset
             let payload: ArraySlice<UInt8>
             do throws(StateDamage.Reason) {
                 payload = try reader.record()
             } catch {
                 // Only the last record can be torn: nothing is appended after a failed append.
-                if ChecksummedRecordReader(file, from: start).nextRecordIsLast { break }
+                if ZeroFilledAppendRegion.isLastRecord(in: file, at: start) { break }
                 throw error
             }
             var record = StateReader(file, within: payload.indices)

@@ -11,12 +11,12 @@ import Synchronization
 /// `LISTSYNCD_TEST_CRASH_AT=<step>[:<n>]` kills at the *n*th time (default the first) the step is
 /// reached. The steps, in the order a version is saved (see ``WatchStateStore``):
 /// `deltas-written` and `deltas-synced` (its record appended to the journal, before and after
-/// the `fsync`) — or, for a version written whole, `checkpoint-started` (the list's bytes are
+/// the `fdatasync`) — or, for a version written whole, `checkpoint-started` (the list's bytes are
 /// written over the older slot, its header not yet), `checkpoint-written` (the slot is written
 /// whole, before its `fdatasync`), `checkpoint-synced` (after it) — then `published` (the
 /// version is durable and about to be handed to subscribers); then, once it is published,
 /// `log-written` and `log-synced` (its changeset appended to the log, before and after the
-/// `fsync`), or for a new or compacted log `log-rewrite-written`, `log-rewrite-synced` (the
+/// `fdatasync`), or for a new or compacted log `log-rewrite-written`, `log-rewrite-synced` (the
 /// temporary file `fsync`ed) and `log-rewrite-renamed` (before the directory's `fsync`); then,
 /// for a journal started afresh or rebased, `deltas-rewrite-written`, `-synced` and `-renamed`,
 /// and for a full checkpoint the three `checkpoint-` steps. Without the variable nothing happens.

@@ -53,11 +53,17 @@ enum StateFile {
     ///
     /// With a `copying` range, the file is `parts`, then those bytes of the file now at `path`
     /// (copied by the kernel, file to file, never through memory: a log's kept history may be
-    /// hundreds of MiB), then `trailingParts`.
+    /// hundreds of MiB), then `trailingParts`; with `zeroFillingUpTo`, then the zeros of a new
+    /// ``ZeroFilledAppendRegion`` within that many bytes (none on a full disk).
+    ///
+    /// - Returns: The new file's size.
+    @discardableResult
     static func replace(
-        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [], kind: String,
-        crashPoints: StateCrashPoints
-    ) throws(StateFileError) {
+        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [],
+        zeroFillingUpTo limit: Int? = nil, kind: String, crashPoints: StateCrashPoints
+    ) throws(StateFileError) -> Int {
+        let content = parts.reduce(kept.count) { $0 + $1.count } + trailingParts.reduce(0) { $0 + $1.count }
+        var region = ZeroFilledAppendRegion(end: content, size: content)
         try DurableFile.replace(
             path, through: path + ".tmp", permissions: 0o600,
             writing: { descriptor throws(StateFileError) in
@@ -71,10 +77,19 @@ enum StateFile {
                 for part in trailingParts {
                     try StateFile.write(part, to: descriptor, path: temporary)
                 }
+                if let limit {
+                    region = ZeroFilledAppendRegion(newFileOf: content, limit: limit)
+                    do throws(SystemCallError) {
+                        try region.writeZeros(to: descriptor)
+                    } catch {
+                        throw .failed(temporary, error)
+                    }
+                }
             },
             reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
             failure: StateFileError.failure
         )
+        return region.size
     }
 
     /// A file overwritten in place, from its start (a checkpoint slot): the first parts can be
@@ -152,11 +167,15 @@ enum StateFile {
         }
     }
 
-    /// Appends `bytes` to the file at `path` (which must exist) and `fsync`s it. When the write
-    /// fails half-way, the file is cut back to its old length, so it never ends in a torn record.
-    static func append(_ bytes: [UInt8], to path: String, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
-        try DurableFile.append(
-            bytes, to: path, dataOnly: false,
+    /// Appends `bytes` to the file at `path` (which must exist) in its zero-filled `region`, and
+    /// `fdatasync`s it (``ZeroFilledAppendRegion/append(_:to:limit:reached:failure:)``: the
+    /// file's size stays within `limit`). When the write fails half-way, the file is left as it
+    /// was, so it never ends in a torn record.
+    static func append(
+        _ bytes: [UInt8], to path: String, region: inout ZeroFilledAppendRegion, limit: Int, kind: String, crashPoints: StateCrashPoints
+    ) throws(StateFileError) {
+        try region.append(
+            bytes, to: path, limit: limit,
             reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
             failure: StateFileError.failure
         )

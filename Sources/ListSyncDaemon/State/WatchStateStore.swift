@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 import ListSyncProtocol
 
@@ -9,11 +10,13 @@ import ListSyncProtocol
 /// **Durable before visible, with one flush of what changed.** The tracker saves each version
 /// (``save(_:changeset:watch:staged:)``) before it hands it to the feed: a record of how its
 /// bytes differ from the version before (``ByteDelta``), with its cursor, digest, changeset and
-/// settings, is appended to the journal and `fsync`ed — a one-row edit writes about a row, not
-/// the file. Only the first version of an epoch (or one after a failed append) is written whole,
+/// settings, is appended to the journal and `fdatasync`ed — a one-row edit writes about a row, not
+/// the file, and over zeros the journal file already holds (``ZeroFilledAppendRegion``), so the
+/// flush changes neither its size nor its blocks and the file system need not commit its own
+/// journal (a commit that would wait for the watched file's data, just renamed). Only the first version of an epoch (or one after a failed append) is written whole,
 /// over the slot that holds the older version, in place, flushed by one `fdatasync`; its bytes
 /// are written while it is diffed (``stageCheckpoint(of:)``). After publishing, ``settleLog(writingCheckpoint:)``
-/// appends the changeset to the log and `fsync`s it; the next version is saved only once that is
+/// appends the changeset to the log (over its zeros too) and `fdatasync`s it; the next version is saved only once that is
 /// done, so the log always holds every changeset but the newest version's own.
 ///
 /// **A full checkpoint now and then, after publishing.** ``settleLog(writingCheckpoint:)`` then writes the live
@@ -33,7 +36,7 @@ import ListSyncProtocol
 /// (when it would hold more, it is rewritten with the newest that fill three quarters of each;
 /// the newest changeset is kept however large), the directory two copies of the list (the
 /// slots) and a journal of about half the list's bytes (records since the older slot) — never
-/// more than the list's bytes (at least 64 KiB) nor ``DeltaJournal/mostRecordsKept`` records,
+/// more than the list's bytes (at least 64 KiB; its file too, with its zeros) nor ``DeltaJournal/mostRecordsKept`` records,
 /// even when full checkpoints keep failing: a version whose record would go past that is
 /// written whole to a slot instead, and is not saved (nor published) when that fails too.
 ///
@@ -221,16 +224,10 @@ struct WatchStateStore: Sendable {
                 guard saved.changeset != nil || decoded.log.lastSeq == saved.cursor.seq else {
                     throw .inconsistent("the log ends at version \(decoded.log.lastSeq), before the first of its epoch, \(saved.cursor.seq)")
                 }
-                if decoded.log.size < logFile.count {
-                    // A changeset whose append was cut short: its slot still carries it.
-                    do throws(StateFileError) {
-                        try StateFile.truncate(self.logPath, to: decoded.log.size)
-                    } catch {
-                        throw .unreadable(error)
-                    }
-                }
-                self.log = decoded.log
-                self.archive.replace(with: decoded.log, at: self.logPath)
+                var log = decoded.log
+                try Self.cutTornTail(of: &log, file: logFile, at: self.logPath)
+                self.log = log
+                self.archive.replace(with: log, at: self.logPath)
                 changesets = decoded.lines
             } else if saved.changeset != nil {
                 // Only the first version of an epoch needs no log: its log is written after it.
@@ -401,18 +398,29 @@ struct WatchStateStore: Sendable {
                 }
                 saved = entry.version
             }
-            if journal.size < file.count {
-                do throws(StateFileError) {
-                    try StateFile.truncate(path, to: journal.size)
-                } catch {
-                    throw .unreadable(error)
-                }
-            }
-            self.journal = journal
+            var kept = journal
+            try Self.cutTornTail(of: &kept, file: file, at: path)
+            self.journal = kept
             return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes())
         } catch {
             throw StateDamage(path: path, reason: error)
         }
+    }
+
+    /// Cuts the file at `path`, read whole as `file`, where the records `value` read end, when
+    /// anything but zeros follows them (a record a crash cut short: its version was never
+    /// published, and no later, shorter record may be followed by what is left of it); zeros
+    /// are kept for the next appends.
+    private static func cutTornTail<File: SequencedRecordFile>(of value: inout File, file: [UInt8], at path: String) throws(StateDamage.Reason) {
+        let (region, isClean) = ZeroFilledAppendRegion.found(in: file, recordsEnd: value.size)
+        if !isClean {
+            do throws(StateFileError) {
+                try StateFile.truncate(path, to: value.size)
+            } catch {
+                throw .unreadable(error)
+            }
+        }
+        value.fileSize = region.size
     }
 
     /// Starts saving a version whose file holds `bytes` whole, writing them over the slot the
@@ -488,8 +496,9 @@ struct WatchStateStore: Sendable {
                 // `nil` while the journal on disk is in doubt (a write failed half-way): the next
                 // save writes its version whole, and the next settle starts a new journal.
                 self.journal = nil
-                try StateFile.append(record, to: self.journalPath, kind: "deltas", crashPoints: self.crashPoints)
-                journal.appended(seq: saved.cursor.seq, count: record.count)
+                try journal.append(
+                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count), kind: "deltas",
+                    crashPoints: self.crashPoints)
                 self.journal = journal
                 self.live = saved
                 self.liveBytes = bytes
@@ -552,7 +561,7 @@ struct WatchStateStore: Sendable {
         return self.log.map { $0.epoch == live.cursor.epoch && $0.lastSeq == live.cursor.seq } ?? false
     }
 
-    /// Makes the log lead to the last saved version: appends its changeset and `fsync`s, or
+    /// Makes the log lead to the last saved version: appends its changeset and `fdatasync`s, or
     /// starts a new log for a new epoch (or when the log on disk is in doubt). The tracker calls
     /// it once the version is published, off the path to subscribers; ``save(_:changeset:watch:staged:)``
     /// calls it first in case it failed.
@@ -591,9 +600,11 @@ struct WatchStateStore: Sendable {
         else { return }
         guard let journal = self.journal, journal.epoch == live.cursor.epoch, journal.lastSeq == live.cursor.seq else {
             guard newest == live.cursor else { return }
-            let (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
+            var (empty, file) = DeltaJournal.empty(epoch: live.cursor.epoch, baseSeq: live.cursor.seq)
             self.journal = nil
-            try StateFile.replace(self.journalPath, with: [file], kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            try empty.write(
+                to: self.journalPath, header: file, limit: DeltaJournal.zeroFilledBytes(forListOf: liveBytes.count), kind: "deltas-rewrite",
+                crashPoints: self.crashPoints)
             self.journal = empty
             return
         }
@@ -603,10 +614,11 @@ struct WatchStateStore: Sendable {
         let since = journal.recordsAfter(newest.seq)
         guard !twoSlotsLead || since.count >= DeltaJournal.mostRecords || since.bytes > liveBytes.count / 4 else { return }
         if journal.baseSeq < newest.seq {
-            let (rebased, header, from) = journal.rebased(on: newest.seq)
+            var (rebased, header, from) = journal.rebased(on: newest.seq)
             self.journal = nil
-            try StateFile.replace(
-                self.journalPath, with: [header], copying: from..<journal.size, kind: "deltas-rewrite", crashPoints: self.crashPoints)
+            try rebased.write(
+                to: self.journalPath, header: header, copying: from..<journal.size, limit: DeltaJournal.zeroFilledBytes(forListOf: liveBytes.count),
+                kind: "deltas-rewrite", crashPoints: self.crashPoints)
             self.journal = rebased
         }
         try self.writeSlot(live, bytes: liveBytes, staged: nil)
@@ -628,8 +640,7 @@ struct WatchStateStore: Sendable {
                 // `nil` while the log on disk is in doubt (a write failed half-way): the next
                 // settle replaces it.
                 self.log = nil
-                try StateFile.append(record, to: self.logPath, kind: "log", crashPoints: self.crashPoints)
-                log.appended(seq: seq, count: record.count)
+                try log.append(record, seq: seq, to: self.logPath, limit: self.historyMaxBytes, kind: "log", crashPoints: self.crashPoints)
                 self.log = log
                 self.archive.update(log)
                 return
@@ -639,7 +650,7 @@ struct WatchStateStore: Sendable {
             // however large.
             let kept = log.newestCount(
                 atMost: self.historyLength - 1 - self.historyLength / 4, fittingIn: self.historyMaxBytes - self.historyMaxBytes / 4 - record.count)
-            if try StateFile.size(of: self.logPath) == log.size {
+            if try StateFile.size(of: self.logPath) == log.fileSize {
                 let (kept, header) = log.keepingNewest(kept)
                 try self.rewriteLog(kept, header: header, copying: log.start(ofNewest: kept.records.count)..<log.size, appending: record, seq: seq)
                 return
@@ -676,8 +687,9 @@ struct WatchStateStore: Sendable {
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
-        try StateFile.replace(
-            self.logPath, with: [header], copying: kept, then: record.map { [$0] } ?? [], kind: "log-rewrite", crashPoints: self.crashPoints)
+        try log.write(
+            to: self.logPath, header: header, copying: kept, then: record.map { [$0] } ?? [], limit: self.historyMaxBytes,
+            kind: "log-rewrite", crashPoints: self.crashPoints)
         self.log = log
         self.archive.replace(with: log, at: self.logPath)
     }

@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import ListFormats
 import ListSyncProtocol
@@ -25,7 +26,8 @@ struct WatchStateStoreTests {
             let (log, _) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
             #expect(log.lastSeq == seq)
             #expect(log.records.count <= 4, "after seq \(seq): \(log.records.count) changesets on disk")
-            #expect(log.size == file.count)
+            #expect(ZeroFilledAppendRegion.isPadding(file[log.size...]), "only padding follows the records")
+            #expect(file.count <= DaemonConfiguration.Defaults.historyMaxMiB << 20)
         }
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 4, crashPoints: .none)
         guard case .restored(let version, let watch, let changesets) = restarted.restore(for: Self.watch).restoration else {
@@ -114,18 +116,88 @@ struct WatchStateStoreTests {
         #expect(try ChangesetLog.decode(log, epoch: epoch, leadingTo: 2)?.log.lastSeq == 2, "the restart appended it")
     }
 
-    /// An append cut short (a crash, a full disk) leaves a torn record at the log's end: it is
-    /// dropped, and the changeset restored from its slot.
-    @Test func aTornAppendIsDroppedAndTheChangesetRestoredFromItsSlot() throws {
+    /// An append cut short (a crash, a full disk) leaves a torn record at the end of the log's
+    /// records — followed by its zeros, or, in a log written before them, at the file's end: it
+    /// is dropped, and the changeset restored from its slot.
+    @Test(arguments: [true, false])
+    func aTornAppendIsDroppedAndTheChangesetRestoredFromItsSlot(followedByZeros: Bool) throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 5)
         let store = try Self.store(savingUpTo: 2, epoch: epoch, in: scratch)
         let log = try EndToEndTests.Persistence.contents(of: store.logPath)
-        try EndToEndTests.Persistence.write(Array(log.dropLast(2)), to: store.logPath)
+        let end = try #require(try ChangesetLog.decode(log, epoch: epoch, leadingTo: 2)).log.size
+        #expect(end < log.count, "zeros follow the records")
+        let torn = followedByZeros ? Self.tearing(log, before: end, count: 2) : Array(log[..<(end - 2)])
+        try EndToEndTests.Persistence.write(torn, to: store.logPath)
         let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
-        #expect(try EndToEndTests.Persistence.contents(of: store.logPath) == log, "the record is appended again")
+        let restored = try EndToEndTests.Persistence.contents(of: store.logPath)
+        #expect(restored.prefix(end) == log.prefix(end), "the record is appended again")
+        #expect(ZeroFilledAppendRegion.isPadding(restored[end...]), "nothing of the torn record is left after it")
+    }
+
+    /// A version saved to the journal, and its changeset to the log, are written over zeros
+    /// the files already hold: neither file's size nor its blocks change, so their flushes need
+    /// no commit of the file system's journal. A journal written before the zeros (its records
+    /// up to its end) restores, and its next append gives it zeros.
+    @Test func aVersionSavedToTheJournalChangesNeitherItsFilesSizeNorItsBlocks() throws {
+        let scratch = try ScratchDirectory()
+        let epoch = Epoch(rawValue: 21)
+        func version(_ number: Int) throws -> WatchVersion { try Self.products(number, rows: 3000, epoch: epoch) }
+        func status(_ path: String) throws -> [Int] {
+            var status = stat()
+            guard stat(path, &status) == 0 else { throw TestFailure(description: "stat \(path): errno \(errno)") }
+            return [Int(status.st_size), Int(status.st_blocks)]
+        }
+        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
+        try store.save(try version(0), changeset: nil, watch: Self.watch)
+        try store.settleLog()
+        try store.save(try version(1), changeset: Array("changeset 1".utf8), watch: Self.watch)
+        try store.settleLog()
+        let before = try [status(store.journalPath), status(store.logPath)]
+        let records = try Self.recordsEnd(ofJournal: try EndToEndTests.Persistence.contents(of: store.journalPath))
+        for number in 2...6 {
+            try store.save(try version(number), changeset: Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.settleLog()
+            #expect(try [status(store.journalPath), status(store.logPath)] == before, "after version \(number)")
+        }
+        let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
+        #expect(try Self.recordsEnd(ofJournal: journal) > records, "the versions went to the journal")
+        #expect(try Self.restored(from: scratch, historyLength: 1000).version.digest == (try version(6)).digest)
+
+        // The journal as a build before the zeros wrote it: restored, and appended to with zeros.
+        try EndToEndTests.Persistence.write(Array(journal.prefix(try Self.recordsEnd(ofJournal: journal))), to: store.journalPath)
+        var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
+        guard case .restored(let restored, _, _) = restarted.restore(for: Self.watch).restoration else {
+            throw TestFailure(description: "nothing restored from a journal without zeros")
+        }
+        #expect(restored.digest == (try version(6)).digest)
+        try restarted.save(try version(7), changeset: Array("changeset 7".utf8), watch: Self.watch)
+        try restarted.settleLog()
+        let extended = try EndToEndTests.Persistence.contents(of: store.journalPath)
+        #expect(extended.count > (try Self.recordsEnd(ofJournal: extended)), "zeros follow the records")
+        #expect(try Self.restored(from: scratch, historyLength: 1000).version.digest == (try version(7)).digest)
+    }
+
+    /// Version `number` (its `seq` too) of a products list of `rows` rows in history `epoch`.
+    static func products(_ number: Int, rows: Int, epoch: Epoch) throws -> WatchVersion {
+        let bytes = Array(Lists.products(rows: rows, version: number).utf8)
+        return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
+    }
+
+    /// `file` with the `count` bytes before `end` (where its records end) zeroed: the last
+    /// record torn by a crash, as an append into zeros leaves it (`count` must reach bytes of
+    /// the record that are not zeros).
+    static func tearing(_ file: [UInt8], before end: Int, count: Int) -> [UInt8] {
+        var torn = file
+        torn.replaceSubrange((end - count)..<end, with: repeatElement(0, count: count))
+        return torn
+    }
+
+    /// Where the records of the journal `file` end (only zeros follow).
+    static func recordsEnd(ofJournal file: [UInt8]) throws -> Int {
+        try DeltaJournal.decode(file, name: Self.watch.name).journal.size
     }
 
     /// The newest slot torn (here: one byte of its list changed) is moved aside and never
@@ -237,10 +309,7 @@ extension WatchStateStoreTests {
     @Test func manyVersionsGoToTheJournalWithAFullCheckpointNowAndThen() throws {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 13)
-        func version(_ number: Int) throws -> WatchVersion {
-            let bytes = Array(Lists.products(rows: 400, version: number).utf8)
-            return WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
-        }
+        func version(_ number: Int) throws -> WatchVersion { try Self.products(number, rows: 400, epoch: epoch) }
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
         try store.save(try version(0), changeset: nil, watch: Self.watch)
         try store.settleLog()
@@ -255,7 +324,9 @@ extension WatchStateStoreTests {
             checkpoints += zip(slots, now).filter { $0 != $1 }.count
             slots = now
             let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
-            #expect(journal.count <= saved.list.bytes.count / 2 + 1024, "after \(number): a journal of \(journal.count) bytes")
+            let records = try Self.recordsEnd(ofJournal: journal)
+            #expect(records <= saved.list.bytes.count / 2 + 1024, "after \(number): a journal of \(records) bytes")
+            #expect(journal.count <= DeltaJournal.mostBytes(forListOf: saved.list.bytes.count), "after \(number): a journal file of \(journal.count) bytes")
             if number % 20 == 0 || number == 1 {
                 let (restored, changesets) = try Self.restored(from: scratch)
                 #expect(restored.cursor == saved.cursor && restored.digest == saved.digest && restored.list.bytes == saved.list.bytes)
@@ -278,7 +349,7 @@ extension WatchStateStoreTests {
             try store.settleLog()
         }
         let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
-        try EndToEndTests.Persistence.write(Array(journal.dropLast(3)), to: store.journalPath)
+        try EndToEndTests.Persistence.write(Self.tearing(journal, before: try Self.recordsEnd(ofJournal: journal), count: 100), to: store.journalPath)
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         guard case .damaged(let file) = restarted.restore(for: Self.watch).restoration else {
             Issue.record("a rolled-back version was served")
