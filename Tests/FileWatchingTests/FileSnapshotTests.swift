@@ -19,6 +19,51 @@ struct FileSnapshotTests {
         #expect(snapshot == .present(bytes: Array(text.utf8), identity: FileIdentity(status)))
     }
 
+    /// Records what a followed read shows: the size each attempt starts with, and the bytes
+    /// seen after each piece (their address, count, and the last piece's bytes).
+    struct RecordingFollower: FileReadFollower {
+        var sizes: [Int] = []
+        var counts: [Int] = []
+        var addresses: Set<Int> = []
+        var seen: [UInt8] = []
+
+        mutating func begin(size: Int) {
+            sizes.append(size)
+            counts = []
+            seen = []
+        }
+
+        mutating func follow(_ bytes: UnsafeRawBufferPointer) {
+            counts.append(bytes.count)
+            addresses.insert(Int(bitPattern: bytes.baseAddress))
+            seen += bytes[seen.count...]
+        }
+    }
+
+    /// A followed read comes in pieces of `followedPieceSize`, each shown to the follower right
+    /// after it is read, all in the buffer the snapshot's bytes are; new or spare alike.
+    @Test func aFollowedReadShowsEveryPieceAsItArrives() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.ndjson"
+        let text = String(repeating: #"{"sku":"a-1","name":"a thing"}"# + "\n", count: 30_011)
+        try FileOperations.write(text, to: path)
+        var spare: [UInt8] = []
+        for round in 0..<2 {
+            var follower = RecordingFollower()
+            guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare, following: &follower) else {
+                Issue.record("\(path) read as missing")
+                return
+            }
+            #expect(bytes == Array(text.utf8))
+            #expect(follower.sizes == [text.utf8.count], "round \(round)")
+            let pieces = (text.utf8.count + FileSnapshot.followedPieceSize - 1) / FileSnapshot.followedPieceSize
+            #expect(follower.counts == (1...pieces).map { min($0 * FileSnapshot.followedPieceSize, text.utf8.count) }, "round \(round)")
+            #expect(follower.seen == bytes, "round \(round)")
+            #expect(follower.addresses == [Int(bitPattern: bytes.withUnsafeBytes { $0.baseAddress })], "round \(round)")
+            spare = bytes  // The next round reads into it.
+        }
+    }
+
     /// A spare buffer nothing else holds is read into in place, whatever the file's new size
     /// (shorter, a little longer); one that is still held is left as it was and a new one made.
     @Test func readsIntoASpareBufferOnlyWhenNothingElseHoldsIt() throws {

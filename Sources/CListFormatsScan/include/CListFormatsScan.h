@@ -145,6 +145,23 @@ typedef struct listsync_hash128 {
     uint64_t high;
 } listsync_hash128;
 
+/// XXH3-128 (default secret, seed 0) of `bytes[0..<count]`, computed with
+/// AVX2 when the CPU has it and the input is long enough for it to matter
+/// (more than 240 bytes), else with SSE2. The same value either way: XXH3's
+/// result does not depend on the instructions that compute it.
+listsync_hash128 listsync_xxh3_128_dispatched(const void *bytes, int64_t count);
+
+/// The ways `listsync_xxh3_128_dispatched` computes a long input's hash.
+enum {
+    LISTSYNC_XXH3_BASELINE = 0,
+    LISTSYNC_XXH3_AVX2 = 1,
+};
+
+/// `listsync_xxh3_128_dispatched` computed with `kernel` (one of `LISTSYNC_XXH3_…`)
+/// into `hash`; false when the CPU does not have that kernel. For tests,
+/// which compare them.
+bool listsync_xxh3_128_dispatched_with(int32_t kernel, const void *bytes, int64_t count, listsync_hash128 *hash);
+
 /// The content hash of a CSV record whose canonical row hashes (XXH3-128) to
 /// `row`, in a list whose published header gives `header_seed`: XXH3-128,
 /// seeded with `header_seed`, of the 16 bytes of `row` (high half first, each

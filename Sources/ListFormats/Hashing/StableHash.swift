@@ -1,3 +1,4 @@
+import CListFormatsScan
 import CXXHash
 
 /// Stable hashes of byte strings: XXH3 with the default secret and seed 0.
@@ -13,11 +14,23 @@ enum StableHash {
     }
 
     /// XXH3-128 of `count` bytes at `bytes`. O(*n*).
+    ///
+    /// An input longer than ``inlinedLengthLimit`` (a chunk of a file, a large record) is hashed
+    /// by `listsync_xxh3_128_dispatched`, with AVX2 where the CPU has it (about 3× the speed of
+    /// the inlined SSE2 code: issue 19, the chunks of an 88 MB file hashed at every version);
+    /// a shorter one (most records) inline, where a call would cost more than the vectors save.
     @inline(__always)
     static func hash128(_ bytes: UnsafeRawPointer, count: Int) -> ContentHash {
+        if count > inlinedLengthLimit {
+            let hash = listsync_xxh3_128_dispatched(bytes, Int64(count))
+            return ContentHash(low: hash.low, high: hash.high)
+        }
         let hash = listsync_xxh3_128(bytes, count)
         return ContentHash(low: hash.low64, high: hash.high64)
     }
+
+    /// The longest input XXH3 hashes without its vector loop (`XXH3_MIDSIZE_MAX`).
+    static let inlinedLengthLimit = 240
 
     /// XXH3-64 of a buffer. O(*n*).
     @inline(__always)

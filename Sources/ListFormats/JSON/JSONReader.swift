@@ -91,7 +91,7 @@ struct JSONReader {
     ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
-        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start, to: buffer.count)
         var region = ChunkedRegion()
         var index = start
         while index < buffer.count {
@@ -196,7 +196,7 @@ extension JSONReader {
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
         guard start < end else { return ChunkedRegion() }
-        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start)
+        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start, to: end)
         var region = ChunkedRegion()
         var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
         var isClosed = false
@@ -245,12 +245,17 @@ extension JSONReader {
     }
 
     /// A read of the records of `buffer` from `start` on, chunk by chunk, into a linear list.
+    /// Its arrays are sized for the records of `start..<end`, the region to read (the records
+    /// around a one-row edit, not every record up to the end of the file: issue 19, where the
+    /// assembler's and the duplicate counter's buffers, advised for 2 MiB pages, had several
+    /// megabytes zeroed per version of a JSON array).
     fileprivate func chunkReadState(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int, to end: Int
     ) -> ReadState {
+        let region = UnsafeBufferPointer(rebasing: buffer[..<min(max(end, start), buffer.count)])
         let assembler = ListAssembler(
             chunksOf: storage, source: buffer, isSectioned: fields.sectionSlot != nil,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: start))
+            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: region, from: start))
         return ReadState(
             bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
             validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,

@@ -57,7 +57,7 @@ public struct IncrementalListReader: Sendable {
     /// What the last read did.
     public private(set) var lastRead = Statistics()
 
-    private var memory: Memory?
+    private(set) var memory: Memory?
 
     /// What a read did: how much of the file it parsed.
     public struct Statistics: Hashable, Sendable {
@@ -91,6 +91,12 @@ public struct IncrementalListReader: Sendable {
         public var keptPrefixByteCount = 0
         /// Likewise the bytes at the end of the file: the kept chunks that reach the end.
         public var keptSuffixByteCount = 0
+        /// The hashes of the previous version's chunks it compared to find those it keeps that
+        /// the file's read took as it brought the bytes in (``ReadHashes``)…
+        public var chunkHashesFromRead = 0
+        /// …and the bytes it hashed itself for that search, after the read (0 when the read's
+        /// hashes served every comparison).
+        public var bytesHashedForKeptChunks = 0
     }
 
     /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
@@ -109,12 +115,18 @@ public struct IncrementalListReader: Sendable {
     /// chunk's XXH3-128 differs from the previous version's (so the bytes differ), true
     /// otherwise (the same hashes: compare the bytes to be sure) and when there is none. Stops
     /// at the first chunk that differs; parses nothing.
-    public func mayBePreviousBytes(_ bytes: [UInt8]) -> Bool {
+    /// With `hashes` taken while `bytes` were read (``hashesWhileReading()``), the chunks they
+    /// hashed are not hashed again.
+    public func mayBePreviousBytes(_ bytes: [UInt8], hashes: ReadHashes? = nil) -> Bool {
         guard let memory else { return true }
         guard bytes.count == memory.fileLength else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
             guard memory.dataStart <= buffer.count, Self.hash(buffer, 0, memory.dataStart) == memory.headerHash else { return false }
-            return memory.chunks.allSatisfy { $0.end <= buffer.count && Self.hash(buffer, $0.start, $0.end) == $0.hash }
+            var hashing = ChunkHashing(hashes.flatMap { $0.apply(to: buffer, of: memory) ? $0 : nil })
+            return memory.chunks.indices.allSatisfy { index in
+                let chunk = memory.chunks[index]
+                return chunk.end <= buffer.count && hashing.hash(ofChunk: index, chunk, movedBy: 0, in: buffer) == chunk.hash
+            }
         }
     }
 
@@ -130,7 +142,13 @@ public struct IncrementalListReader: Sendable {
     /// With `pool`, the records are written into the records array the pool keeps when nothing
     /// else holds it (a version two reads back, retired), rather than into new memory; and the
     /// previous version's bytes and records go to the pool for the read after this one.
-    public mutating func read(bytes: [UInt8], recycling pool: ListBufferPool? = nil) throws(ListFormatError) -> ParsedList {
+    ///
+    /// With `hashes`, taken while `bytes` were read (``hashesWhileReading()``, ``ReadHashes``),
+    /// the chunks they hashed are not hashed again to find those kept; hashes taken from other
+    /// bytes, or for another version, are not used.
+    public mutating func read(
+        bytes: [UInt8], recycling pool: ListBufferPool? = nil, hashes: ReadHashes? = nil
+    ) throws(ListFormatError) -> ParsedList {
         let previous = memory
         memory = nil
         lastRead = Statistics()
@@ -144,7 +162,8 @@ public struct IncrementalListReader: Sendable {
             let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
                 try readInChunks(
                     buffer, keeping: bytes, previous: previous,
-                    spare: pool?.takeRecords() ?? ([], 0))
+                    spare: pool?.takeRecords() ?? ([], 0),
+                    hashes: hashes.flatMap { hashes in previous.flatMap { hashes.apply(to: buffer, of: $0) ? hashes : nil } })
             }
             self.memory = memory
             lastRead = statistics
@@ -158,7 +177,7 @@ public struct IncrementalListReader: Sendable {
     // MARK: Memory
 
     /// What the reader keeps of the last version.
-    private struct Memory: Sendable {
+    struct Memory: Sendable {
         /// The header (and byte-order mark): its length and hash.
         var dataStart: Int
         var headerHash: ContentHash
@@ -325,13 +344,13 @@ public struct IncrementalListReader: Sendable {
     /// The chunks of `previous` that `buffer` still has: `kept.prefix` from the start (at the
     /// same offsets), `kept.suffix...` to the end (moved by the change in length).
     private static func keptChunks(
-        of previous: Memory, in buffer: UnsafeBufferPointer<UInt8>
+        of previous: Memory, in buffer: UnsafeBufferPointer<UInt8>, hashing: inout ChunkHashing
     ) -> (prefix: Int, suffix: Int) {
         let chunks = previous.chunks
         var prefix = 0
         while prefix < chunks.count {
             let chunk = chunks[prefix]
-            guard chunk.end <= buffer.count, hash(buffer, chunk.start, chunk.end) == chunk.hash,
+            guard chunk.end <= buffer.count, hashing.hash(ofChunk: prefix, chunk, movedBy: 0, in: buffer) == chunk.hash,
                 previous.isLineBased ? buffer[chunk.end - 1] == ASCII.lineFeed : chunk.end < previous.fileLength
             else { break }
             prefix += 1
@@ -341,7 +360,7 @@ public struct IncrementalListReader: Sendable {
         var suffix = chunks.count
         while suffix > prefix {
             let chunk = chunks[suffix - 1]
-            guard chunk.start + delta >= regionStart, hash(buffer, chunk.start + delta, chunk.end + delta) == chunk.hash
+            guard chunk.start + delta >= regionStart, hashing.hash(ofChunk: suffix - 1, chunk, movedBy: delta, in: buffer) == chunk.hash
             else { break }
             suffix -= 1
         }
@@ -365,13 +384,39 @@ public struct IncrementalListReader: Sendable {
         return (start, previous.fileLength - end)
     }
 
-    private static func hash(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ContentHash {
-        StableHash.hash128(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
+    static func hash(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> ContentHash {
+        hash(UnsafeRawBufferPointer(buffer), start, end)
+    }
+
+    static func hash(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> ContentHash {
+        StableHash.hash128(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+    }
+
+    /// The hashes of a previous version's chunks in new bytes: those a read took
+    /// (``ReadHashes``), else computed, counted either way (``Statistics``).
+    struct ChunkHashing {
+        let fromRead: ReadHashes?
+        var fromReadCount = 0
+        var hashedByteCount = 0
+
+        init(_ fromRead: ReadHashes?) {
+            self.fromRead = fromRead
+        }
+
+        mutating func hash(ofChunk index: Int, _ chunk: Chunk, movedBy delta: Int, in buffer: UnsafeBufferPointer<UInt8>) -> ContentHash {
+            if let hash = fromRead?.hash(ofChunk: index, movedBy: delta) {
+                assert(hash == IncrementalListReader.hash(buffer, chunk.start + delta, chunk.end + delta), "a read's hash of other bytes")
+                fromReadCount += 1
+                return hash
+            }
+            hashedByteCount += chunk.end - chunk.start
+            return IncrementalListReader.hash(buffer, chunk.start + delta, chunk.end + delta)
+        }
     }
 
     private func readInChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?,
-        spare: consuming (records: [ListRecord], version: UInt64)
+        spare: consuming (records: [ListRecord], version: UInt64), hashes: ReadHashes?
     ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
@@ -391,7 +436,8 @@ public struct IncrementalListReader: Sendable {
             chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0,
             version: 0, previousVersion: 0, previousRecordCount: 0, keptPrefixRecords: 0, keptSuffixRecords: 0,
             byteDelta: 0)
-        var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer) } ?? (0, 0)
+        var hashing = ChunkHashing(hashes)
+        var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer, hashing: &hashing) } ?? (0, 0)
         let delta = buffer.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
         // What the region starts at: what the first chunk not kept started at (the bytes before it are the same).
@@ -544,7 +590,8 @@ public struct IncrementalListReader: Sendable {
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
             checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
             writtenRecordCount: joined.writtenCount,
-            keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix)
+            keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix,
+            chunkHashesFromRead: hashing.fromReadCount, bytesHashedForKeptChunks: hashing.hashedByteCount)
         return (list, memory, statistics)
     }
 

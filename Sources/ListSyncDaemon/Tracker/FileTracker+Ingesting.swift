@@ -1,4 +1,5 @@
 import FileWatching
+import ListFormats
 import NIOPosix
 
 extension FileTracker {
@@ -14,9 +15,11 @@ extension FileTracker {
     }
 
     /// Takes `content` into a copy of `machine` on `pool` — parsing, diffing, encoding — while
-    /// new content is written to a free checkpoint slot of `store` beside it.
+    /// new content is written to a free checkpoint slot of `store` beside it. `hashes`: the
+    /// reader's chunk hashes taken while `content` was read (``FileRead/hashes``).
     func ingest(
-        _ content: Result<FileSnapshot, FileReadError>, into machine: StateMachine, staging store: WatchStateStore,
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes? = nil,
+        into machine: StateMachine, staging store: WatchStateStore,
         watch: WatchConfiguration, pool: NIOThreadPool
     ) async throws -> Ingestion {
         let lastGood = machine.state.lastGood
@@ -31,7 +34,7 @@ extension FileTracker {
             var machine = machine
             let clock = ContinuousClock()
             let started = clock.now
-            let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest)
+            let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest, hashes: hashes)
             // Timed when the content was parsed: a new version, or content that does not parse.
             if publication?.version != nil || publication?.isInvalidRead == true {
                 metrics?.diffDuration.record(started.duration(to: clock.now))

@@ -1,4 +1,5 @@
 import FileWatching
+import ListFormats
 import NIOPosix
 
 extension FileTracker {
@@ -9,26 +10,37 @@ extension FileTracker {
         var content: Result<FileSnapshot, FileReadError>
         /// The marks put in right before and right after the read, to be confirmed.
         var checkedRead: CheckedRead?
+        /// The reader's chunk hashes, taken as the bytes came in (nil: none asked for).
+        var hashes: IncrementalListReader.ReadHashes? = nil
     }
 
     /// Reads the file on `pool`. With `check`, the marks go in right before and right after the
     /// read, on its thread; with `completeLinesOnly` (a writer holds the file), a line not yet
     /// finished is no record, so only complete lines are kept (not for JSON, which has no lines).
+    /// With `hashes` (``StateMachine/hashesWhileReading(options:)``), the reader's chunk hashes
+    /// are taken as the bytes come in, while they are in the CPU's cache (``ChunkHashFollower``).
     func read(
-        _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool, pool: NIOThreadPool
+        _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool,
+        hashes: IncrementalListReader.ReadHashes? = nil, pool: NIOThreadPool
     ) async throws -> FileRead {
         try await pool.runIfActive {
             // Into the storage of the version before the live one, when nothing holds it any more.
             var spare = self.buffers.takeBytes()
             let checkedRead = check?.beginRead()
-            var content = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path, reusing: &spare) }
+            var followed = hashes
+            var content = Result { () throws(FileReadError) in
+                guard let hashes else { return try FileSnapshot.read(atPath: watch.path, reusing: &spare) }
+                var follower = ChunkHashFollower(hashes: hashes)
+                defer { followed = follower.hashes }
+                return try FileSnapshot.read(atPath: watch.path, reusing: &spare, following: &follower)
+            }
             if completeLinesOnly, watch.format != .json {
                 content = content.map { $0.completeLines() }
             }
             if case .success(let snapshot) = content {
                 checkedRead?.end(with: snapshot)
             }
-            return FileRead(content: content, checkedRead: checkedRead)
+            return FileRead(content: content, checkedRead: checkedRead, hashes: followed)
         }
     }
 

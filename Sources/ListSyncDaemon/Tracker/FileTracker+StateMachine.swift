@@ -152,7 +152,13 @@ extension FileTracker {
         ///   byte comparison for content already seen.
         /// With `withV1Digest` (a version 1 client follows the watch), a changeset line also
         /// carries the version 1 digest (`digest_v1`), so that it is saved with it.
-        mutating func ingest(_ read: Result<FileSnapshot, FileReadError>, options: ReadOptions, withV1Digest: Bool = false) -> WatchPublication? {
+        ///
+        /// `hashes`: the reader's chunk hashes taken while the bytes were read
+        /// (``hashesWhileReading(options:)``), used only if they are of these bytes.
+        mutating func ingest(
+            _ read: Result<FileSnapshot, FileReadError>, options: ReadOptions, withV1Digest: Bool = false,
+            hashes: IncrementalListReader.ReadHashes? = nil
+        ) -> WatchPublication? {
             let lastGood = self.state.lastGood
             var publication = WatchPublication()
             switch read {
@@ -167,7 +173,7 @@ extension FileTracker {
             case .success(.present(let bytes, _)):
                 // Bytes equal to the last good version's leave it live; the reader's chunk hashes
                 // tell most changed bytes from them without comparing the two files.
-                if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes),
+                if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes, hashes: hashes),
                     Self.equal(lastGood.list.bytes, bytes)
                 {
                     self.state = .live(lastGood)
@@ -176,7 +182,7 @@ extension FileTracker {
                 } else {
                     self.lastOptions = options
                     do {
-                        let list = try self.read(bytes, options: options)
+                        let list = try self.read(bytes, options: options, hashes: hashes)
                         publication = self.publish(
                             list, after: lastGood, withV1Digest: withV1Digest, known: self.knownEqualEnds(of: list, after: lastGood),
                             unchangedBytes: self.unchangedBytes(after: lastGood))
@@ -202,18 +208,27 @@ extension FileTracker {
 
         /// `bytes` read with `options`: exactly ``ListReader``'s list or error, re-parsing only what
         /// changed since the last read with the same options.
-        private mutating func read(_ bytes: [UInt8], options: ReadOptions) throws(ListFormatError) -> ParsedList {
+        private mutating func read(
+            _ bytes: [UInt8], options: ReadOptions, hashes: IncrementalListReader.ReadHashes?
+        ) throws(ListFormatError) -> ParsedList {
             var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options, chunkSize: self.chunkSize)
             defer { self.reader = reader }
-            return try reader.read(bytes: bytes, recycling: self.buffers)
+            return try reader.read(bytes: bytes, recycling: self.buffers, hashes: hashes)
+        }
+
+        /// What the next read of the file should hash as its bytes come in, for the reader that
+        /// reads them with `options` (nil: no reader with them yet, or nothing to hash).
+        func hashesWhileReading(options: ReadOptions) -> IncrementalListReader.ReadHashes? {
+            guard let reader = self.reader, reader.options == options else { return nil }
+            return reader.hashesWhileReading()
         }
 
         /// Whether `bytes` may be `lastGood`'s: false when the reader, which follows its bytes,
         /// finds another length or a chunk whose hash differs (so the bytes differ), without
         /// comparing the files; true when they must be compared.
-        private func mayBeBytes(of lastGood: WatchVersion, _ bytes: [UInt8]) -> Bool {
+        private func mayBeBytes(of lastGood: WatchVersion, _ bytes: [UInt8], hashes: IncrementalListReader.ReadHashes?) -> Bool {
             guard self.readerFollowsLastGood, let reader = self.reader else { return true }
-            return reader.mayBePreviousBytes(bytes)
+            return reader.mayBePreviousBytes(bytes, hashes: hashes)
         }
 
         /// Whether `a` and `b` hold the same bytes (`memcmp`, at memory speed).

@@ -235,14 +235,17 @@ final class FileTracker: Sendable {
         tracking.store.historyMaxBytes = max(1, settings.historyMaxBytes)
         let clock = ContinuousClock()
         let readStarted = clock.now
-        let read = try await self.read(settings.watch, check: check, completeLinesOnly: completeLinesOnly, pool: pool)
+        let read = try await self.read(
+            settings.watch, check: check, completeLinesOnly: completeLinesOnly,
+            hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions), pool: pool)
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
         guard await self.confirm(read) else {
             // Written during the read, so possibly torn: the watcher announces the file again
             // once the writer is done.
             return false
         }
-        let ingestion = try await self.ingest(read.content, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
+        let ingestion = try await self.ingest(
+            read.content, hashes: read.hashes, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
         let saveStarted = clock.now
         let saved = try await self.save(ingestion, to: tracking.store, watch: settings.watch, pool: pool)
         if ingestion.publication?.version != nil, saved.failure == nil {

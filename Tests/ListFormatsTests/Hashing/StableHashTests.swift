@@ -1,4 +1,6 @@
 import CListFormatsScan
+import CXXHash
+import Foundation
 @testable import ListFormats
 import Testing
 
@@ -23,6 +25,37 @@ import Testing
         let (hash64, hash128) = hashes(text)
         #expect(hash64 == expected64)
         #expect(hash128.description == expected128)
+    }
+
+    /// Long inputs (a file's chunks) are hashed by the dispatched C function, with AVX2 where the
+    /// CPU has it: every kernel gives XXH3-128 as the inlined reference code computes it (the
+    /// hashes are persisted and compared across versions), at every length around the 240-byte
+    /// switch, the 64-byte stripes, the 1,024-byte blocks, and at any offset of the input.
+    @Test func everyKernelOfLongInputsAgreesWithTheInlinedReference() {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let lengths = Array(0...1_100) + [2_047, 2_048, 2_049, 65_536, 65_537, 70_000, 131_072, 299_000]
+        let kernels = [Int32(LISTSYNC_XXH3_BASELINE), Int32(LISTSYNC_XXH3_AVX2)]
+        var avx2Checked = false
+        bytes.withUnsafeBytes { buffer in
+            for length in lengths {
+                let offset = Int.random(in: 0...(buffer.count - length), using: &generator)
+                let input = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
+                let base = input.baseAddress ?? buffer.baseAddress!
+                let reference = listsync_xxh3_128(base, length)
+                let expected = ContentHash(low: reference.low64, high: reference.high64)
+                #expect(StableHash.hash128(input) == expected, "\(length) bytes")
+                for kernel in kernels {
+                    var hash = listsync_hash128()
+                    guard listsync_xxh3_128_dispatched_with(kernel, base, Int64(length), &hash) else { continue }
+                    if kernel == Int32(LISTSYNC_XXH3_AVX2) { avx2Checked = true }
+                    #expect(ContentHash(low: hash.low, high: hash.high) == expected, "kernel \(kernel), \(length) bytes")
+                }
+            }
+        }
+        // Where the CPU has AVX2 (this project's machines), its kernel was compared, not skipped.
+        let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        #expect(avx2Checked == cpuInfo.contains(" avx2"))
     }
 
     /// A keyless record's identity is XXH3-128 of its canonical row; its content is that hash
