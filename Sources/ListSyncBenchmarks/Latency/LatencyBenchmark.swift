@@ -24,6 +24,11 @@ struct LatencyBenchmark {
         var samples: [Duration]
         /// The daemon's CPU time per edit; `nil` for the mirror, measured in the same run.
         var daemonCPU: Duration?
+        /// The daemon's CPU time from one edit's changeset at the plain subscriber to the next's,
+        /// per edit (what it did after publishing the one before — the log, a full checkpoint
+        /// now and then — falls in the next edit's): their median is a version's in a steady
+        /// run, without the second checkpoint slot a new watch writes once in its first versions.
+        var daemonCPUPerEdit: [Duration]? = nil
         var bar: String
         /// `wc -l` of the same file in the same run (issue 19's baseline); on the plain socket's row.
         var lineCount: [Duration]? = nil
@@ -98,6 +103,8 @@ struct LatencyBenchmark {
         let peakAtLoad = try daemon.peakMemory
         try daemon.resetPeakMemory()
         let cpuBefore = try daemon.cpuTime
+        var cpuPerEdit: [Duration] = []
+        var cpuAtLastArrival = cpuBefore
         for edit in 0..<edits {
             let seq = UInt64(edit + 1)
             let start: ContinuousClock.Instant
@@ -112,6 +119,9 @@ struct LatencyBenchmark {
                 try file.append(bytes)
             }
             rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
+            let cpuNow = try daemon.cpuTime
+            cpuPerEdit.append(cpuNow - cpuAtLastArrival)
+            cpuAtLastArrival = cpuNow
             if let renames {
                 renameToEvent.append(try renames.arrival(ofRename: edit) - start)
             }
@@ -130,7 +140,7 @@ struct LatencyBenchmark {
         let lineCount = try LineCountBaseline.times(of: file.url, runs: max(edits, 5))
         var results = [
             Result(
-                workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, bar: bar, lineCount: lineCount,
+                workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, daemonCPUPerEdit: cpuPerEdit, bar: bar, lineCount: lineCount,
                 residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, peakAtLoad: peakAtLoad, fileSize: fileSize,
                 renameToEvent: renames == nil ? nil : renameToEvent)
         ]
@@ -222,7 +232,7 @@ struct LatencyBenchmark {
 
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
-            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit",
+            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "daemon CPU / edit p50",
             "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading / file", "RSS after load / file", "peak RSS over the edits / file", "bar",
         ])
         for result in results {
@@ -231,7 +241,8 @@ struct LatencyBenchmark {
             table.rows.append([
                 result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
-                result.daemonCPU?.milliseconds ?? "—", lineCount?.milliseconds ?? "—",
+                result.daemonCPU?.milliseconds ?? "—", result.daemonCPUPerEdit.map { LatencySamples($0).p50.milliseconds } ?? "—",
+                lineCount?.milliseconds ?? "—",
                 lineCount.map { (samples.p50 / $0).rounded(decimals: 2) + "×" } ?? "—",
                 result.renameToEvent.map { LatencySamples($0).p50.milliseconds } ?? "—",
                 Self.relative(result.peakAtLoad, to: result.fileSize), Self.relative(result.residentAfterLoad, to: result.fileSize),
