@@ -11,6 +11,9 @@ extension FileTracker {
         /// New content already written to a free checkpoint slot (`nil`: the content is the
         /// live version's, or it could not be staged and the save writes it whole).
         var staged: WatchStateStore.StagedCheckpoint?
+        /// When the parse began and the changeset line was encoded, on their thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
     }
 
     /// Takes `content` into a copy of `machine` on `pool` — parsing, diffing, encoding — while
@@ -32,11 +35,12 @@ extension FileTracker {
             let clock = ContinuousClock()
             let started = clock.now
             let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest)
+            let ended = clock.now
             // Timed when the content was parsed: a new version, or content that does not parse.
             if publication?.version != nil || publication?.isInvalidRead == true {
-                metrics?.diffDuration.record(started.duration(to: clock.now))
+                metrics?.diffDuration.record(started.duration(to: ended))
             }
-            return Ingestion(machine: machine, publication: publication, staged: nil)
+            return Ingestion(machine: machine, publication: publication, staged: nil, started: started, ended: ended)
         }
         ingestion.staged = try await staging
         return ingestion

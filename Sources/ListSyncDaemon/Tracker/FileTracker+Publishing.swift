@@ -5,8 +5,10 @@ extension FileTracker {
     /// Makes the saved `ingestion` the tracker's: publishes what changed (and that the state is
     /// saved again, after a storage problem), then appends its changeset to the log. A new
     /// version's publication latency is measured from `changedAt`, the file's last change before
-    /// it was announced, when the read had one.
-    func publish(_ ingestion: Ingestion, tracking: inout Tracking, changedAt: ContinuousClock.Instant?, pool: NIOThreadPool) async throws {
+    /// it was announced, when the read had one. A new version's `timeline` is logged at debug level.
+    func publish(
+        _ ingestion: Ingestion, tracking: inout Tracking, changedAt: ContinuousClock.Instant?, timeline: VersionTimeline, pool: NIOThreadPool
+    ) async throws {
         tracking.machine = ingestion.machine
         var publication = ingestion.publication ?? WatchPublication()
         if tracking.machine.storageProblem != nil, let status = tracking.machine.noteStorageProblem(nil) {
@@ -18,8 +20,14 @@ extension FileTracker {
             self.log(publication)
             self.feed.publish(publication)
         }
+        let published = ContinuousClock.now
         if publication.version != nil, let changedAt {
-            self.feed.metrics?.publishDuration.record(changedAt.duration(to: .now))
+            self.feed.metrics?.publishDuration.record(changedAt.duration(to: published))
+        }
+        if let version = publication.version, self.logger.logLevel <= .debug {
+            var timeline = timeline
+            timeline.published = published
+            self.logger.debug("version timeline", metadata: ["seq": "\(version.seq)", "steps": "\(timeline.description)"])
         }
         if publication.version != nil {
             tracking.store = try await self.settleLog(of: tracking.store, pool: pool)

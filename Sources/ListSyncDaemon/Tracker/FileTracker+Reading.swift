@@ -9,6 +9,9 @@ extension FileTracker {
         var content: Result<FileSnapshot, FileReadError>
         /// The marks put in right before and right after the read, to be confirmed.
         var checkedRead: CheckedRead?
+        /// When the read began and ended, on its thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
     }
 
     /// Reads the file on `pool`. With `check`, the marks go in right before and right after the
@@ -20,6 +23,7 @@ extension FileTracker {
         try await pool.runIfActive {
             // Into the storage of the version before the live one, when nothing holds it any more.
             var spare = self.buffers.takeBytes()
+            let started = ContinuousClock.now
             let checkedRead = check?.beginRead()
             var content = Result { () throws(FileReadError) in try FileSnapshot.read(atPath: watch.path, reusing: &spare) }
             if completeLinesOnly, watch.format != .json {
@@ -28,7 +32,7 @@ extension FileTracker {
             if case .success(let snapshot) = content {
                 checkedRead?.end(with: snapshot)
             }
-            return FileRead(content: content, checkedRead: checkedRead)
+            return FileRead(content: content, checkedRead: checkedRead, started: started, ended: .now)
         }
     }
 

@@ -7,16 +7,21 @@ extension FileTracker {
     struct StateWrite: Sendable {
         var store: WatchStateStore
         var failure: StateFileError?
+        /// When the write began and ended, on its thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
 
         /// Runs `write` on `store` and keeps what it left.
         init(_ store: WatchStateStore, write: (inout WatchStateStore) throws(StateFileError) -> Void) {
             var store = store
+            self.started = .now
             do {
                 try write(&store)
                 self.failure = nil
             } catch {
                 self.failure = error
             }
+            self.ended = .now
             self.store = store
         }
     }

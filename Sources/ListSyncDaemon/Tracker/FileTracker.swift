@@ -235,26 +235,35 @@ final class FileTracker: Sendable {
         tracking.store.historyMaxBytes = max(1, settings.historyMaxBytes)
         let clock = ContinuousClock()
         let readStarted = clock.now
+        var timeline = VersionTimeline(event: check?.lastChange, taken: readStarted)
         let read = try await self.read(settings.watch, check: check, completeLinesOnly: completeLinesOnly, pool: pool)
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
+        timeline.readStarted = read.started
+        timeline.readEnded = read.ended
         guard await self.confirm(read) else {
             // Written during the read, so possibly torn: the watcher announces the file again
             // once the writer is done.
             return false
         }
+        timeline.confirmed = clock.now
         let ingestion = try await self.ingest(read.content, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
+        timeline.ingestStarted = ingestion.started
+        timeline.ingested = ingestion.ended
         let saveStarted = clock.now
         let saved = try await self.save(ingestion, to: tracking.store, watch: settings.watch, pool: pool)
         if ingestion.publication?.version != nil, saved.failure == nil {
             self.feed.metrics?.stateSyncDuration.record(saveStarted.duration(to: clock.now))
         }
+        timeline.saveStarted = saved.started
+        timeline.journalAppendStarted = saved.store.lastJournalAppendStarted
+        timeline.synced = saved.ended
         tracking.store = saved.store
         self.reportDroppedHistory(of: &tracking.store)
         if let error = saved.failure {
             // Not durable, so not published: the machine stays at the last durable version.
             self.noteStorageProblem(error, machine: &tracking.machine)
         } else {
-            try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, pool: pool)
+            try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
         }
         return true
     }
