@@ -28,21 +28,26 @@ extension FileTracker {
             guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes != lastGood?.list.bytes else { return nil }
             return try? store.stageCheckpoint(of: bytes)
         }
-        let metrics = self.feed.metrics
         let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {
-            var machine = machine
-            let clock = ContinuousClock()
-            let started = clock.now
-            let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest)
-            let ended = clock.now
-            // Timed when the content was parsed: a new version, or content that does not parse.
-            if publication?.version != nil || publication?.isInvalidRead == true {
-                metrics?.diffDuration.record(started.duration(to: ended))
-            }
-            return Ingestion(machine: machine, publication: publication, staged: nil, started: started, ended: ended)
+            self.ingestNow(content, into: machine, watch: watch, withV1Digest: withV1Digest)
         }
         ingestion.staged = try await staging
         return ingestion
+    }
+
+    /// Takes `content` into a copy of `machine` on the calling thread — parsing, diffing,
+    /// encoding — with nothing staged.
+    func ingestNow(_ content: Result<FileSnapshot, FileReadError>, into machine: StateMachine, watch: WatchConfiguration, withV1Digest: Bool) -> Ingestion {
+        var machine = machine
+        let clock = ContinuousClock()
+        let started = clock.now
+        let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest)
+        let ended = clock.now
+        // Timed when the content was parsed: a new version, or content that does not parse.
+        if publication?.version != nil || publication?.isInvalidRead == true {
+            self.feed.metrics?.diffDuration.record(started.duration(to: ended))
+        }
+        return Ingestion(machine: machine, publication: publication, staged: nil, started: started, ended: ended)
     }
 }

@@ -246,24 +246,23 @@ final class FileTracker: Sendable {
             return false
         }
         timeline.confirmed = clock.now
-        let ingestion = try await self.ingest(read.content, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
-        timeline.ingestStarted = ingestion.started
-        timeline.ingested = ingestion.ended
-        let saveStarted = clock.now
-        let saved = try await self.save(ingestion, to: tracking.store, watch: settings.watch, pool: pool)
-        if ingestion.publication?.version != nil, saved.failure == nil {
-            self.feed.metrics?.stateSyncDuration.record(saveStarted.duration(to: clock.now))
+        let saved = try await self.ingestAndSave(read.content, tracking: tracking, watch: settings.watch, pool: pool)
+        if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
+            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended))
         }
-        timeline.saveStarted = saved.started
-        timeline.journalAppendStarted = saved.store.lastJournalAppendStarted
-        timeline.synced = saved.ended
-        tracking.store = saved.store
+        timeline.ingestStarted = saved.ingestion.started
+        timeline.ingested = saved.ingestion.ended
+        timeline.saveStarted = saved.write.started
+        timeline.journalAppendStarted = saved.write.store.lastJournalAppendStarted
+        timeline.synced = saved.write.ended
+        tracking.store = saved.write.store
         self.reportDroppedHistory(of: &tracking.store)
-        if let error = saved.failure {
+        if let error = saved.write.failure {
             // Not durable, so not published: the machine stays at the last durable version.
             self.noteStorageProblem(error, machine: &tracking.machine)
-        } else {
-            try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
+        } else if let release = saved.release {
+            try await self.finishPublishing(
+                release, published: saved.published, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
         }
         return true
     }
