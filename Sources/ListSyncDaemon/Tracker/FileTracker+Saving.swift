@@ -60,9 +60,11 @@ extension FileTracker {
             self.logger.notice("the watch's state is saved again")
         }
         guard !release.publication.isEmpty else { return Saved(ingestion: ingestion, write: write, release: release, published: nil) }
-        self.log(release.publication)
         self.feed.publish(release.publication)
-        return Saved(ingestion: ingestion, write: write, release: release, published: .now)
+        let published = ContinuousClock.now
+        // Logged once the subscribers are woken: the log's write is not on their way.
+        self.log(release.publication)
+        return Saved(ingestion: ingestion, write: write, release: release, published: published)
     }
 
     /// Ingests `content` (``ingest(_:into:staging:watch:pool:)``), saves and publishes it
