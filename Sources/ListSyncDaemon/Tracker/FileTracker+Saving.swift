@@ -34,7 +34,9 @@ extension FileTracker {
         var write: StateWrite
         /// What the tracker takes on; `nil` when the write failed (nothing was published).
         var release: Release?
-        /// When the publication was handed to the feed; `nil` when nothing was published.
+        /// When the publication was handed to the feed, and when the feed returned (having woken
+        /// the subscribers); `nil` when nothing was published.
+        var publishing: ContinuousClock.Instant?
         var published: ContinuousClock.Instant?
     }
 
@@ -54,17 +56,18 @@ extension FileTracker {
                 }
             }
         }
-        guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, published: nil) }
+        guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, publishing: nil, published: nil) }
         let release = Release(ingestion)
         if release.savesStateAgain {
             self.logger.notice("the watch's state is saved again")
         }
-        guard !release.publication.isEmpty else { return Saved(ingestion: ingestion, write: write, release: release, published: nil) }
+        guard !release.publication.isEmpty else { return Saved(ingestion: ingestion, write: write, release: release, publishing: nil, published: nil) }
+        let publishing = ContinuousClock.now
         self.feed.publish(release.publication)
         let published = ContinuousClock.now
         // Logged once the subscribers are woken: the log's write is not on their way.
         self.log(release.publication)
-        return Saved(ingestion: ingestion, write: write, release: release, published: published)
+        return Saved(ingestion: ingestion, write: write, release: release, publishing: publishing, published: published)
     }
 
     /// Ingests `content` (``ingest(_:into:staging:watch:pool:)``), saves and publishes it

@@ -255,6 +255,7 @@ final class FileTracker: Sendable {
         timeline.saveStarted = saved.write.started
         timeline.journalAppendStarted = saved.write.store.lastJournalAppendStarted
         timeline.synced = saved.write.ended
+        timeline.publishing = saved.publishing
         tracking.store = saved.write.store
         self.reportDroppedHistory(of: &tracking.store)
         if let error = saved.write.failure {

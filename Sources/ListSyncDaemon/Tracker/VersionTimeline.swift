@@ -25,7 +25,9 @@ struct VersionTimeline: Sendable {
     var saveStarted: ContinuousClock.Instant?
     var journalAppendStarted: ContinuousClock.Instant?
     var synced: ContinuousClock.Instant?
-    /// The publication was handed to the feed, which woke the subscribers' event loops.
+    /// The publication was handed to the feed, and the feed returned, having woken the
+    /// subscribers' event loops (which may have run, and written, before it returned).
+    var publishing: ContinuousClock.Instant?
     var published: ContinuousClock.Instant?
 
     /// The steps as `name=+milliseconds` since the event (or since the request was taken), in
@@ -36,7 +38,7 @@ struct VersionTimeline: Sendable {
             ("taken", self.taken), ("read_started", self.readStarted), ("read_ended", self.readEnded),
             ("ingest_started", self.ingestStarted), ("ingested", self.ingested), ("confirmed", self.confirmed),
             ("save_started", self.saveStarted), ("journal_append_started", self.journalAppendStarted), ("synced", self.synced),
-            ("published", self.published),
+            ("publishing", self.publishing), ("published", self.published),
         ]
         return steps.compactMap { name, instant in instant.map { (name, $0) } }
             .sorted { $0.1 < $1.1 }
