@@ -55,7 +55,13 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
         let style = StandardErrorLogHandler.Style(environment: environment)
         // Standard error is the journal: records go through its native socket, with fields.
         let journal = style == .journal ? JournalSender(environment: environment) : nil
-        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, style: style, journal: journal) }
+        // `LISTSYNCD_LOG_LEVEL=debug` adds, among others, each version's timeline (issue 19).
+        let level = environment["LISTSYNCD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StandardErrorLogHandler(label: label, style: style, journal: journal)
+            handler.logLevel = level
+            return handler
+        }
         let logger = Logger(label: "listsyncd")
 
         if let file = self.checkConfig {

@@ -266,6 +266,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// ``pump()`` for a feed's wake-up queued at `woken`; at debug level, logs how long the
+    /// wake-up waited for the event loop and how long the writes took (a version's timeline
+    /// ends here, see ``VersionTimeline``).
+    func pump(wokenAt woken: ContinuousClock.Instant) {
+        guard self.logger.logLevel <= .debug else { return self.pump() }
+        let ran = ContinuousClock.now
+        self.pump()
+        let flushed = ContinuousClock.now
+        self.logger.debug(
+            "woken by a feed",
+            metadata: [
+                "waited_ms": "\(VersionTimeline.milliseconds(woken.duration(to: ran)))",
+                "written_ms": "\(VersionTimeline.milliseconds(ran.duration(to: flushed)))",
+            ])
+    }
+
     /// Writes lines while the channel is writable and the budget lasts; returns the bytes written.
     /// The machine's state is updated before each write, so whatever a write triggers sees it current.
     private func writePendingLines(context: ChannelHandlerContext, budget: Int) -> Int {

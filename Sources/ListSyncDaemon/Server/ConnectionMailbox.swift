@@ -46,9 +46,10 @@ final class ConnectionMailbox: WatchFeedSubscriber {
         guard self.wakeQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
+        let woken = ContinuousClock.now
         self.eventLoop.execute {
             self.wakeQueued.store(false, ordering: .releasing)
-            self.handler.value?.pump()
+            self.handler.value?.pump(wokenAt: woken)
         }
     }
 

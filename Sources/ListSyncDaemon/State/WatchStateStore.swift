@@ -102,6 +102,10 @@ struct WatchStateStore: Sendable {
     private var durableEntries = [false, false]
     /// See ``takeDroppedHistory()``.
     private var droppedHistory: (seq: UInt64, error: StateFileError)?
+    /// When the last ``save(_:changeset:watch:staged:)`` began appending its record to the
+    /// journal (its write and `fdatasync`); `nil` when it appended none. For the tracker's
+    /// ``VersionTimeline``.
+    private(set) var lastJournalAppendStarted: ContinuousClock.Instant?
 
     /// The state of the watch called `name`, under `stateDirectory`.
     init(
@@ -472,6 +476,7 @@ struct WatchStateStore: Sendable {
         }
         var staged = staged
         let bytes = version.list.bytes
+        self.lastJournalAppendStarted = nil
         if let checkpoint = staged, checkpoint.slot != self.targetSlot || checkpoint.byteCount != bytes.count {
             checkpoint.abandon()
             self.forgetSlot(checkpoint.slot)
@@ -496,6 +501,7 @@ struct WatchStateStore: Sendable {
                 // `nil` while the journal on disk is in doubt (a write failed half-way): the next
                 // save writes its version whole, and the next settle starts a new journal.
                 self.journal = nil
+                self.lastJournalAppendStarted = .now
                 try journal.append(
                     record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count), kind: "deltas",
                     crashPoints: self.crashPoints)

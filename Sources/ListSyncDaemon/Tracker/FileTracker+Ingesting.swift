@@ -12,6 +12,9 @@ extension FileTracker {
         /// New content already written to a free checkpoint slot (`nil`: the content is the
         /// live version's, or it could not be staged and the save writes it whole).
         var staged: WatchStateStore.StagedCheckpoint?
+        /// When the parse began and the changeset line was encoded, on their thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
     }
 
     /// Takes `content` into a copy of `machine` on `pool` — parsing, diffing, encoding — while
@@ -28,20 +31,29 @@ extension FileTracker {
             guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes != lastGood?.list.bytes else { return nil }
             return try? store.stageCheckpoint(of: bytes)
         }
-        let metrics = self.feed.metrics
         let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {
-            var machine = machine
-            let clock = ContinuousClock()
-            let started = clock.now
-            let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest, hashes: hashes)
-            // Timed when the content was parsed: a new version, or content that does not parse.
-            if publication?.version != nil || publication?.isInvalidRead == true {
-                metrics?.diffDuration.record(started.duration(to: clock.now))
-            }
-            return Ingestion(machine: machine, publication: publication, staged: nil)
+            self.ingestNow(content, hashes: hashes, into: machine, watch: watch, withV1Digest: withV1Digest)
         }
         ingestion.staged = try await staging
         return ingestion
+    }
+
+    /// Takes `content` into a copy of `machine` on the calling thread — parsing, diffing,
+    /// encoding — with nothing staged. `hashes`: as for ``ingest(_:hashes:into:staging:watch:pool:)``.
+    func ingestNow(
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, into machine: StateMachine, watch: WatchConfiguration,
+        withV1Digest: Bool
+    ) -> Ingestion {
+        var machine = machine
+        let clock = ContinuousClock()
+        let started = clock.now
+        let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest, hashes: hashes)
+        let ended = clock.now
+        // Timed when the content was parsed: a new version, or content that does not parse.
+        if publication?.version != nil || publication?.isInvalidRead == true {
+            self.feed.metrics?.diffDuration.record(started.duration(to: ended))
+        }
+        return Ingestion(machine: machine, publication: publication, staged: nil, started: started, ended: ended)
     }
 }

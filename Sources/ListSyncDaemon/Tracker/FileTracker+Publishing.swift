@@ -2,29 +2,47 @@ import ListSyncProtocol
 import NIOPosix
 
 extension FileTracker {
-    /// Makes the saved `ingestion` the tracker's: publishes what changed (and that the state is
-    /// saved again, after a storage problem), then appends its changeset to the log. A new
-    /// version's publication latency is measured from `changedAt`, the file's last change before
-    /// it was announced, when the read had one.
-    func publish(_ ingestion: Ingestion, tracking: inout Tracking, changedAt: ContinuousClock.Instant?, pool: NIOThreadPool) async throws {
-        tracking.machine = ingestion.machine
-        var publication = ingestion.publication ?? WatchPublication()
-        if tracking.machine.storageProblem != nil, let status = tracking.machine.noteStorageProblem(nil) {
-            self.logger.notice("the watch's state is saved again")
-            publication.status = status
-            publication.savesState = true
+    /// What a saved ingestion makes the tracker's: its machine — with the storage problem, if
+    /// there was one, resolved — and what it publishes (with the status that says the state is
+    /// saved again).
+    struct Release: Sendable {
+        var machine: StateMachine
+        var publication: WatchPublication
+        /// Whether the state could not be saved before this save.
+        var savesStateAgain = false
+
+        init(_ ingestion: Ingestion) {
+            self.machine = ingestion.machine
+            self.publication = ingestion.publication ?? WatchPublication()
+            if self.machine.storageProblem != nil, let status = self.machine.noteStorageProblem(nil) {
+                self.publication.status = status
+                self.publication.savesState = true
+                self.savesStateAgain = true
+            }
         }
-        if !publication.isEmpty {
-            self.log(publication)
-            self.feed.publish(publication)
+    }
+
+    /// Makes the published `release` the tracker's, then appends its changeset to the log. A
+    /// new version's publication latency is measured from `changedAt`, the file's last change
+    /// before it was announced, when the read had one, to `published`; its `timeline` is logged
+    /// at debug level.
+    func finishPublishing(
+        _ release: Release, published: ContinuousClock.Instant?, tracking: inout Tracking, changedAt: ContinuousClock.Instant?,
+        timeline: VersionTimeline, pool: NIOThreadPool
+    ) async throws {
+        tracking.machine = release.machine
+        guard let version = release.publication.version else { return }
+        let published = published ?? .now
+        if let changedAt {
+            self.feed.metrics?.publishDuration.record(changedAt.duration(to: published))
         }
-        if publication.version != nil, let changedAt {
-            self.feed.metrics?.publishDuration.record(changedAt.duration(to: .now))
+        if self.logger.logLevel <= .debug {
+            var timeline = timeline
+            timeline.published = published
+            self.logger.debug("version timeline", metadata: ["seq": "\(version.seq)", "steps": "\(timeline.description)"])
         }
-        if publication.version != nil {
-            tracking.store = try await self.settleLog(of: tracking.store, pool: pool)
-            self.reportDroppedHistory(of: &tracking.store)
-        }
+        tracking.store = try await self.settleLog(of: tracking.store, pool: pool)
+        self.reportDroppedHistory(of: &tracking.store)
     }
 
     /// Publishes the `writing` status, since `since`, if it is news; nothing is read.

@@ -11,7 +11,10 @@ extension FileTracker {
         /// The marks put in right before and right after the read, to be confirmed.
         var checkedRead: CheckedRead?
         /// The reader's chunk hashes, taken as the bytes came in (nil: none asked for).
-        var hashes: IncrementalListReader.ReadHashes? = nil
+        var hashes: IncrementalListReader.ReadHashes?
+        /// When the read began and ended, on its thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
     }
 
     /// Reads the file on `pool`. With `check`, the marks go in right before and right after the
@@ -26,6 +29,7 @@ extension FileTracker {
         try await pool.runIfActive {
             // Into the storage of the version before the live one, when nothing holds it any more.
             var spare = self.buffers.takeBytes()
+            let started = ContinuousClock.now
             let checkedRead = check?.beginRead()
             var followed = hashes
             var content = Result { () throws(FileReadError) in
@@ -40,7 +44,7 @@ extension FileTracker {
             if case .success(let snapshot) = content {
                 checkedRead?.end(with: snapshot)
             }
-            return FileRead(content: content, checkedRead: checkedRead, hashes: followed)
+            return FileRead(content: content, checkedRead: checkedRead, hashes: followed, started: started, ended: .now)
         }
     }
 

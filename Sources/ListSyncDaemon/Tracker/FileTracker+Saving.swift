@@ -1,3 +1,5 @@
+import FileWatching
+import ListFormats
 import ListSyncProtocol
 import NIOPosix
 
@@ -7,34 +9,85 @@ extension FileTracker {
     struct StateWrite: Sendable {
         var store: WatchStateStore
         var failure: StateFileError?
+        /// When the write began and ended, on its thread (``VersionTimeline``).
+        var started: ContinuousClock.Instant
+        var ended: ContinuousClock.Instant
 
         /// Runs `write` on `store` and keeps what it left.
         init(_ store: WatchStateStore, write: (inout WatchStateStore) throws(StateFileError) -> Void) {
             var store = store
+            self.started = .now
             do {
                 try write(&store)
                 self.failure = nil
             } catch {
                 self.failure = error
             }
+            self.ended = .now
             self.store = store
         }
     }
 
-    /// Makes `ingestion` durable on `pool`: its new version with its changeset, or — when there
-    /// is none — the live version under the watch's current path, and the staged slot abandoned.
-    func save(_ ingestion: Ingestion, to store: WatchStateStore, watch: WatchConfiguration, pool: NIOThreadPool) async throws -> StateWrite {
-        try await pool.runIfActive {
-            StateWrite(store) { store throws(StateFileError) in
-                if let version = ingestion.publication?.version {
-                    try store.save(version, changeset: ingestion.publication?.changesetLine, watch: watch, staged: ingestion.staged)
-                } else {
-                    ingestion.staged?.abandon()
-                    if let live = ingestion.machine.state.lastGood {
-                        try store.follow(path: watch.path, version: live)
-                    }
+    /// What saving an ingestion left: the write and, once it succeeded, what became of the
+    /// ingestion and when it was handed to subscribers.
+    struct Saved: Sendable {
+        var ingestion: Ingestion
+        var write: StateWrite
+        /// What the tracker takes on; `nil` when the write failed (nothing was published).
+        var release: Release?
+        /// When the publication was handed to the feed, and when the feed returned (having woken
+        /// the subscribers); `nil` when nothing was published.
+        var publishing: ContinuousClock.Instant?
+        var published: ContinuousClock.Instant?
+    }
+
+    /// Makes `ingestion` durable in `store` on the calling thread (a pool thread) — its new
+    /// version with its changeset, or, when there is none, the live version under the watch's
+    /// current path and the staged slot abandoned — and only once it is, publishes it on the same
+    /// thread: the subscribers are woken right after the flush returns, with no hop through the
+    /// tracker's task between them. Nothing is published when the write fails.
+    func saveAndPublish(_ ingestion: Ingestion, to store: WatchStateStore, watch: WatchConfiguration) -> Saved {
+        let write = StateWrite(store) { store throws(StateFileError) in
+            if let version = ingestion.publication?.version {
+                try store.save(version, changeset: ingestion.publication?.changesetLine, watch: watch, staged: ingestion.staged)
+            } else {
+                ingestion.staged?.abandon()
+                if let live = ingestion.machine.state.lastGood {
+                    try store.follow(path: watch.path, version: live)
                 }
             }
+        }
+        guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, publishing: nil, published: nil) }
+        let release = Release(ingestion)
+        if release.savesStateAgain {
+            self.logger.notice("the watch's state is saved again")
+        }
+        guard !release.publication.isEmpty else { return Saved(ingestion: ingestion, write: write, release: release, publishing: nil, published: nil) }
+        let publishing = ContinuousClock.now
+        self.feed.publish(release.publication)
+        let published = ContinuousClock.now
+        // Logged once the subscribers are woken: the log's write is not on their way.
+        self.log(release.publication)
+        return Saved(ingestion: ingestion, write: write, release: release, publishing: publishing, published: published)
+    }
+
+    /// Ingests `content` (``ingest(_:hashes:into:staging:watch:pool:)``), saves and publishes it
+    /// (``saveAndPublish(_:to:watch:)``) on `pool`. When no checkpoint slot is to be staged
+    /// beside the parse (the state has a journal, the usual case), all of it runs in one job on
+    /// one thread, so no hop between threads separates the parse, the flush and the publication.
+    func ingestAndSave(
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, tracking: Tracking, watch: WatchConfiguration,
+        pool: NIOThreadPool
+    ) async throws -> Saved {
+        let (machine, store) = (tracking.machine, tracking.store)
+        guard !store.stagesCheckpoints else {
+            let ingestion = try await self.ingest(content, hashes: hashes, into: machine, staging: store, watch: watch, pool: pool)
+            return try await pool.runIfActive { self.saveAndPublish(ingestion, to: store, watch: watch) }
+        }
+        let withV1Digest = self.feed.wantsV1Digests
+        return try await pool.runIfActive {
+            self.saveAndPublish(
+                self.ingestNow(content, hashes: hashes, into: machine, watch: watch, withV1Digest: withV1Digest), to: store, watch: watch)
         }
     }
 

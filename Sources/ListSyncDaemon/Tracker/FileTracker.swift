@@ -235,29 +235,37 @@ final class FileTracker: Sendable {
         tracking.store.historyMaxBytes = max(1, settings.historyMaxBytes)
         let clock = ContinuousClock()
         let readStarted = clock.now
+        var timeline = VersionTimeline(event: check?.lastChange, taken: readStarted)
         let read = try await self.read(
             settings.watch, check: check, completeLinesOnly: completeLinesOnly,
             hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions), pool: pool)
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
+        timeline.readStarted = read.started
+        timeline.readEnded = read.ended
         guard await self.confirm(read) else {
             // Written during the read, so possibly torn: the watcher announces the file again
             // once the writer is done.
             return false
         }
-        let ingestion = try await self.ingest(
-            read.content, hashes: read.hashes, into: tracking.machine, staging: tracking.store, watch: settings.watch, pool: pool)
-        let saveStarted = clock.now
-        let saved = try await self.save(ingestion, to: tracking.store, watch: settings.watch, pool: pool)
-        if ingestion.publication?.version != nil, saved.failure == nil {
-            self.feed.metrics?.stateSyncDuration.record(saveStarted.duration(to: clock.now))
+        timeline.confirmed = clock.now
+        let saved = try await self.ingestAndSave(read.content, hashes: read.hashes, tracking: tracking, watch: settings.watch, pool: pool)
+        if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
+            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended))
         }
-        tracking.store = saved.store
+        timeline.ingestStarted = saved.ingestion.started
+        timeline.ingested = saved.ingestion.ended
+        timeline.saveStarted = saved.write.started
+        timeline.journalAppendStarted = saved.write.store.lastJournalAppendStarted
+        timeline.synced = saved.write.ended
+        timeline.publishing = saved.publishing
+        tracking.store = saved.write.store
         self.reportDroppedHistory(of: &tracking.store)
-        if let error = saved.failure {
+        if let error = saved.write.failure {
             // Not durable, so not published: the machine stays at the last durable version.
             self.noteStorageProblem(error, machine: &tracking.machine)
-        } else {
-            try await self.publish(ingestion, tracking: &tracking, changedAt: check?.lastChange, pool: pool)
+        } else if let release = saved.release {
+            try await self.finishPublishing(
+                release, published: saved.published, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
         }
         return true
     }
