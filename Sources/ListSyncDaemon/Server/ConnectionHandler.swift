@@ -267,8 +267,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     /// ``pump()`` for a feed's wake-up queued at `woken`; at debug level, logs how long the
-    /// wake-up waited for the event loop and how long the writes took (a version's timeline
-    /// ends here, see ``VersionTimeline``).
+    /// wake-up waited for the event loop and how long the writes took (the last steps of a
+    /// version's way to its subscribers, after the tracker's timeline of it).
     func pump(wokenAt woken: ContinuousClock.Instant) {
         guard self.logger.logLevel <= .debug else { return self.pump() }
         let ran = ContinuousClock.now
@@ -277,8 +277,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.logger.debug(
             "woken by a feed",
             metadata: [
-                "waited_ms": "\(VersionTimeline.milliseconds(woken.duration(to: ran)))",
-                "written_ms": "\(VersionTimeline.milliseconds(ran.duration(to: flushed)))",
+                "waited_ms": "\(woken.duration(to: ran).loggedMilliseconds)",
+                "written_ms": "\(ran.duration(to: flushed).loggedMilliseconds)",
             ])
     }
 

@@ -42,16 +42,7 @@ struct VersionTimeline: Sendable {
         ]
         return steps.compactMap { name, instant in instant.map { (name, $0) } }
             .sorted { $0.1 < $1.1 }
-            .map { name, instant in "\(name)=+\(Self.milliseconds(origin.duration(to: instant)))" }
+            .map { name, instant in "\(name)=+\(origin.duration(to: instant).loggedMilliseconds)" }
             .joined(separator: " ")
-    }
-
-    /// `duration` in milliseconds, to the microsecond.
-    static func milliseconds(_ duration: Duration) -> String {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        let sign = microseconds < 0 ? "-" : ""
-        let magnitude = abs(microseconds)
-        let fraction = String(magnitude % 1000)
-        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 }

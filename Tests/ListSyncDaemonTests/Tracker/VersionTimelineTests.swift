@@ -30,9 +30,9 @@ import Testing
     }
 
     @Test func millisecondsAreWrittenToTheMicrosecond() {
-        #expect(VersionTimeline.milliseconds(.microseconds(1)) == "0.001")
-        #expect(VersionTimeline.milliseconds(.milliseconds(12) + .microseconds(34)) == "12.034")
-        #expect(VersionTimeline.milliseconds(.microseconds(-1_500)) == "-1.500")
-        #expect(VersionTimeline.milliseconds(.seconds(2)) == "2000.000")
+        #expect(Duration.microseconds(1).loggedMilliseconds == "0.001")
+        #expect((Duration.milliseconds(12) + .microseconds(34)).loggedMilliseconds == "12.034")
+        #expect(Duration.microseconds(-1_500).loggedMilliseconds == "-1.500")
+        #expect(Duration.seconds(2).loggedMilliseconds == "2000.000")
     }
 }
