@@ -12,14 +12,31 @@ extension IncrementalListReader {
     /// hash met twice, or more changed records than a sixteenth of the list): then the counter
     /// counts.
     ///
-    /// - Complexity: O(*n*) reads of 8 bytes per kept record against a bitmap that stays in the
-    ///   cache, and a set of the changed records' hashes; nothing when no record was read again.
-    static func changedRecordsRepeatNoIdentity(_ records: [ListRecord], keptPrefix: Int, keptSuffix: Int) -> Bool {
+    /// When every changed record's identity is one of the records they replace (`replaced`: the
+    /// previous version's records between the same kept ends) — a record edited in place, records
+    /// deleted or reordered within the region — no kept record is read at all: an identity of
+    /// the replaced records occurred nowhere else in the previous version, so not among the kept
+    /// ones. `keptRecordsRead` counts the kept records whose identity the check read.
+    ///
+    /// - Complexity: O(*c*) for changed records (*c* of them) whose identities are the replaced
+    ///   ones'; otherwise O(*n*) reads of 8 bytes per kept record against a bitmap that stays in
+    ///   the cache, and a set of the changed records' hashes; nothing when no record was read again.
+    static func changedRecordsRepeatNoIdentity(
+        _ records: [ListRecord], keptPrefix: Int, keptSuffix: Int, replacing replaced: ArraySlice<ListRecord>,
+        keptRecordsRead: inout Int
+    ) -> Bool {
         let changedEnd = records.count - keptSuffix
         guard keptPrefix <= changedEnd else { return false }
         let changedCount = changedEnd - keptPrefix
         guard changedCount > 0 else { return true }
-        guard changedCount <= max(records.count / 16, 64) else { return false }
+        let limit = max(records.count / 16, 64)
+        guard changedCount <= limit else { return false }
+        if replaced.count <= limit,
+            Self.identities(of: records[keptPrefix..<changedEnd], areDistinctAndAmong: replaced)
+        {
+            return true
+        }
+        keptRecordsRead += records.count - changedCount
         // A bitmap of at least 64 bits per changed record (a kept record finds its bit set by
         // chance at most 1 time in 64) and 2^16 bits: a few kilobytes for a few changed rows.
         var bitCountLog2 = 16
@@ -45,5 +62,16 @@ extension IncrementalListReader {
                 return true
             }
         }
+    }
+
+    /// Whether the identities of `changed` are pairwise distinct and each is one of `replaced`'s.
+    /// O(`changed` + `replaced`).
+    private static func identities(of changed: ArraySlice<ListRecord>, areDistinctAndAmong replaced: ArraySlice<ListRecord>) -> Bool {
+        guard changed.count <= replaced.count else { return false }
+        var among = Set<RecordIdentity>(minimumCapacity: replaced.count)
+        for record in replaced { among.insert(record.differenceIdentifier) }
+        // Each identity found is taken out: one met twice among the changed records is not found again.
+        for record in changed where among.remove(record.differenceIdentifier) == nil { return false }
+        return true
     }
 }

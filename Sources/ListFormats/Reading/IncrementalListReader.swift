@@ -81,6 +81,10 @@ public struct IncrementalListReader: Sendable {
         /// it read again against the kept ones (the previous version had none), without counting
         /// over every record.
         public var checkedDuplicatesInChangedRecordsOnly = false
+        /// The kept records whose identities that check read: none when the records read again
+        /// have the identities of those they replace (a record edited in place), else every kept
+        /// record (0 when it did not check).
+        public var keptRecordsReadForDuplicates = 0
         /// The records it wrote into the list's records array: all of them into new memory,
         /// fewer into a retired version's array that already holds some (``ListBufferPool``).
         public var writtenRecordCount = 0
@@ -559,9 +563,12 @@ public struct IncrementalListReader: Sendable {
         // Duplicates: none when the previous version had none and the records read again bring
         // none (checked against the kept ones); otherwise counted over every record.
         let keptSuffixRecords = old.records.count - suffixRecords
+        var keptRecordsReadForDuplicates = 0
         let countedInChangedRecords =
             previous?.duplicateCount == 0
-            && Self.changedRecordsRepeatNoIdentity(records, keptPrefix: prefixRecords, keptSuffix: keptSuffixRecords)
+            && Self.changedRecordsRepeatNoIdentity(
+                records, keptPrefix: prefixRecords, keptSuffix: keptSuffixRecords,
+                replacing: old.records[prefixRecords..<suffixRecords], keptRecordsRead: &keptRecordsReadForDuplicates)
         if !countedInChangedRecords {
             var duplicates = DuplicateCounter(estimatedCount: records.count)
             for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
@@ -589,6 +596,7 @@ public struct IncrementalListReader: Sendable {
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
             checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
+            keptRecordsReadForDuplicates: keptRecordsReadForDuplicates,
             writtenRecordCount: joined.writtenCount,
             keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix,
             chunkHashesFromRead: hashing.fromReadCount, bytesHashedForKeptChunks: hashing.hashedByteCount)

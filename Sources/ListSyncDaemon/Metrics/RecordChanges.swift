@@ -13,23 +13,31 @@ struct RecordChanges: Sendable, Hashable {
 
     /// Counts `changeset`, which turns `source` into its last stage's data.
     ///
-    /// - Complexity: O(*s*) in the number of changes, plus O(1) per section inserted or deleted.
-    init<Sections: Collection>(_ changeset: StagedChangeset<Sections>, source: Sections) where Sections.Element: DifferentiableSection {
-        var before = source
+    /// The records of a section inserted or deleted are counted from that one section, read
+    /// after the stage that inserts it (or before the one that deletes it): a stage's whole
+    /// data, which ListDiff builds when asked (the list, O(*n*)), is never built.
+    ///
+    /// - Complexity: O(*s*) in the number of changes, plus O(1) per section inserted and
+    ///   O(section) per section deleted.
+    init<Sections: RangeReplaceableCollection>(_ changeset: StagedChangeset<Sections>, source: Sections)
+    where Sections.Element: DifferentiableSection {
+        var stageBefore: Changeset<Sections>?
         for stage in changeset {
             self.inserted += stage.elementInserted.count
             self.deleted += stage.elementDeleted.count
             self.updated += stage.elementUpdated.count
             self.moved += stage.elementMoved.count
-            if !stage.sectionInserted.isEmpty {
-                let after = Array(stage.data)
-                self.inserted += stage.sectionInserted.reduce(0) { $0 + (after.indices.contains($1) ? after[$1].elements.count : 0) }
+            for index in stage.sectionInserted {
+                self.inserted += stage.section(at: index).elements.count
             }
-            if !stage.sectionDeleted.isEmpty {
-                let sections = Array(before)
-                self.deleted += stage.sectionDeleted.reduce(0) { $0 + (sections.indices.contains($1) ? sections[$1].elements.count : 0) }
+            for index in stage.sectionDeleted {
+                if let stageBefore {
+                    self.deleted += stageBefore.section(at: index).elements.count
+                } else if let section = source.dropFirst(index).first {
+                    self.deleted += section.elements.count
+                }
             }
-            before = stage.data
+            stageBefore = stage
         }
     }
 

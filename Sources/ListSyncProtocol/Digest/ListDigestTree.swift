@@ -144,11 +144,22 @@ public struct ListDigestTree: Sendable {
                 break
             }
         }
-        newEnds.append(contentsOf: ends[oldEnd...].lazy.map { $0 + delta })
-        ends.replaceSubrange(first..., with: newEnds)
+        // The kept chunks before and after the new ones, copied once into storage of the exact
+        // size: the old arrays are the previous version's too (shared), so they are not
+        // changed in place, and the tail is not copied once more through a growing buffer.
+        var joinedEnds: [Int] = []
+        joinedEnds.reserveCapacity(first + newEnds.count + oldChunks - oldEnd)
+        joinedEnds.append(contentsOf: ends[..<first])
+        joinedEnds.append(contentsOf: newEnds)
+        joinedEnds.append(contentsOf: ends[oldEnd...].lazy.map { $0 + delta })
+        ends = joinedEnds
         let digestSize = DigestTreeRules.digestSize
-        newDigests.append(contentsOf: digests[(oldEnd * digestSize)...])
-        digests.replaceSubrange((first * digestSize)..., with: newDigests)
+        var joinedDigests: [UInt8] = []
+        joinedDigests.reserveCapacity(digests.count + newDigests.count - (oldEnd - first) * digestSize)
+        joinedDigests.append(contentsOf: digests[..<(first * digestSize)])
+        joinedDigests.append(contentsOf: newDigests)
+        joinedDigests.append(contentsOf: digests[(oldEnd * digestSize)...])
+        digests = joinedDigests
         return (first, oldEnd, oldChunks)
     }
 

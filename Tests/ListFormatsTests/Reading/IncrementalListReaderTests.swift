@@ -340,6 +340,36 @@ import Testing
         }
     }
 
+    /// Records read again with the identities of those they replace (edited in place, deleted,
+    /// reordered) are checked for repeats without reading a kept record; a new identity (a key
+    /// changed to a new one, an appended row) is checked against every kept one. Each read as
+    /// one pass reads it.
+    @Test func aRecordEditedInPlaceIsCheckedForRepeatsWithoutReadingTheKeptRecords() throws {
+        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
+        let text = Self.csvFile(rows: 0..<3000)
+        let edits: [(String, readsKeptRecords: Bool)] = [
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n1500,renamed,"), false),
+            (text.replacingOccurrences(of: "\n1501,name 1501,plain\n", with: "\n"), false),
+            (text.replacingOccurrences(of: "\n1501,name 1501,plain\n1502,name 1502,plain\n", with: "\n1502,name 1502,plain\n1501,name 1501,plain\n"), false),
+            (text.replacingOccurrences(of: "\n1500,name 1500,", with: "\n9000,name 1500,"), true),
+            (text + "3000,appended,z\n", true),
+        ]
+        for (edited, readsKeptRecords) in edits {
+            #expect(edited != text)
+            var reader = IncrementalListReader(options: options, chunkSize: 1024)
+            _ = try reader.read(bytes: Array(text.utf8))
+            let bytes = Array(edited.utf8)
+            let list = try reader.read(bytes: bytes)
+            let read = reader.lastRead
+            #expect(read.wasIncremental)
+            #expect(read.checkedDuplicatesInChangedRecordsOnly)
+            #expect(read.keptRecordsReadForDuplicates == (readsKeptRecords ? read.keptPrefixRecordCount + read.keptSuffixRecordCount : 0))
+            #expect(read.keptPrefixRecordCount + read.keptSuffixRecordCount > 2500)
+            #expect(list.report.duplicateCount == 0)
+            #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
+        }
+    }
+
     /// Through a pool, a version's records are written into those of the version two reads back,
     /// and only where they differ: after two edits in place (one count, one length), the records
     /// either read changed; after an append, those from the first record either read again on.
