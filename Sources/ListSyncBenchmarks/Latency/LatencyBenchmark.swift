@@ -16,6 +16,10 @@ struct LatencyBenchmark {
     /// Whether each version's temporary file is `fsync`ed before it is renamed over (outside the
     /// clock), as a careful writer saves.
     var writerSyncs = false
+    /// How long to wait before each edit of `measure` (zero: edits back to back). A pause longer
+    /// than the daemon's idle release of its recycled storage (1.5 s) times a save that comes
+    /// alone, as most saves do.
+    var pauseBeforeEdit: Duration = .zero
 
     /// The latencies of one workload, per kind of subscriber.
     struct Result {
@@ -107,6 +111,9 @@ struct LatencyBenchmark {
         var cpuAtLastArrival = cpuBefore
         for edit in 0..<edits {
             let seq = UInt64(edit + 1)
+            if self.pauseBeforeEdit > .zero {
+                try await Task.sleep(for: self.pauseBeforeEdit)
+            }
             let start: ContinuousClock.Instant
             switch kind {
             case .oneRow:

@@ -109,12 +109,16 @@ extension ListSyncBenchmarks {
         @Flag(help: "fsync each version's temporary file before renaming it over the watched one (before the clock starts), as a careful writer saves.")
         var writerSync = false
 
+        @Option(help: "Milliseconds to wait before each edit of the large and append workloads (0: back to back; over 1500, each save comes after the daemon gave back its recycled storage, as a lone save does).")
+        var pauseMs = 0
+
         func run() async throws {
             let here = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
             var benchmark = LatencyBenchmark(
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
             benchmark.writerSyncs = self.writerSync
+            benchmark.pauseBeforeEdit = .milliseconds(self.pauseMs)
             var results: [LatencyBenchmark.Result] = []
             var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []
             let largeFormat = self.largeFormat.label
