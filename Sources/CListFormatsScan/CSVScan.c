@@ -10,6 +10,13 @@
 // (before a separator, an opening quote or the end); a row with any other
 // quote — a quote inside an unquoted field, or an error — is read by
 // `scan_row_exactly`, which follows the grammar one marked byte at a time.
+//
+// A block is classified with SSE2, AVX2 or AVX-512 (`LISTSYNC_CSV_…`, the
+// best the CPU has): with AVX-512 it is one vector, whose compares give the
+// four bitmasks at once and whose UTF-8 check is one step instead of two, and
+// the separators' offsets are compressed out of a vector (VBMI2) rather than
+// taken one set bit at a time.
+// Every block is checked as UTF-8, ASCII or not, without a branch.
 
 #include "CListFormatsScan.h"
 #include "UTF8Blocks.h"
@@ -51,6 +58,32 @@ __attribute__((target("avx2"))) static inline block_classes classify_avx2(const 
     return (block_classes){
         bits_avx2(low, high, _mm256_set1_epi8('"')), bits_avx2(low, high, _mm256_set1_epi8((char)delimiter)),
         bits_avx2(low, high, _mm256_set1_epi8('\n')), bits_avx2(low, high, _mm256_set1_epi8('\r'))};
+}
+
+/// The classes of the 64 bytes of `block` with AVX-512: each compare gives
+/// its bitmask at once, without the AVX2 path's two halves and movemasks.
+__attribute__((target("avx512f,avx512bw"))) static inline block_classes classify_avx512(
+    __m512i block, uint8_t delimiter)
+{
+    return (block_classes){
+        _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8('"')),
+        _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8((char)delimiter)),
+        _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8('\n')),
+        _mm512_cmpeq_epi8_mask(block, _mm512_set1_epi8('\r'))};
+}
+
+/// The classes of the block of `available` bytes at `bytes` (64 or fewer:
+/// the missing ones read as zeros), checked as UTF-8 on the way with AVX-512
+/// after the blocks `utf8` has seen. Every block is checked, ASCII or not: in
+/// text that mixes ASCII with other characters, whether a block is all ASCII
+/// comes at random, and the mispredicted branch costs more than the check.
+__attribute__((target("avx512f,avx512bw"))) static inline block_classes classify_checking_utf8_avx512(
+    utf8_blocks_512 *utf8, const uint8_t *bytes, int64_t available, uint8_t delimiter)
+{
+    const __m512i block = available >= 64 ? _mm512_loadu_si512((const void *)bytes)
+                                          : _mm512_maskz_loadu_epi8(((__mmask64)1 << available) - 1, bytes);
+    utf8_blocks_512_check_all(utf8, block);
+    return classify_avx512(block, delimiter);
 }
 
 __attribute__((target("pclmul"))) static inline uint64_t prefix_xor_pclmul(uint64_t bits) {
@@ -113,6 +146,31 @@ static inline int flatten(uint32_t *out, uint32_t block, uint64_t bits) {
     }
     return total;
 }
+
+#if LISTSYNC_X86_64
+/// The offsets 0…63 of a block's bytes.
+static const uint8_t block_offsets[64] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+    31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59,
+    60, 61, 62, 63};
+
+/// `flatten` with AVX-512: the offsets of the set bits compressed into bytes
+/// at once (VBMI2), then widened and written 16 at a time, without a step
+/// per bit; may write up to 15 values past them, never more than 64 in all.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) static inline int flatten_avx512(
+    uint32_t *out, uint32_t block, uint64_t bits)
+{
+    const int total = __builtin_popcountll(bits);
+    __m512i offsets = _mm512_maskz_compress_epi8(bits, _mm512_loadu_si512((const void *)block_offsets));
+    const __m512i start = _mm512_set1_epi32((int)block);
+    for (int written = 0; written < total; written += 16) {
+        const __m512i values = _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(offsets)), start);
+        _mm512_storeu_si512((void *)(out + written), values);
+        offsets = _mm512_alignr_epi32(offsets, offsets, 4);
+    }
+    return total;
+}
+#endif
 
 /// The offset after the line ending (LF, CRLF or a lone CR) at `index`.
 static inline int64_t end_of_line_ending(const uint8_t *base, int64_t count, int64_t index) {
@@ -229,8 +287,10 @@ __attribute__((always_inline)) static inline int32_t scan_row_exactly(
 __attribute__((always_inline)) static inline void scan(
     const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
     listsync_csv_row *rows, int64_t row_capacity, uint32_t *separators, int64_t separator_capacity,
-    listsync_csv_batch *batch, bool avx2)
+    listsync_csv_batch *batch, int32_t kernel)
 {
+    // The exact scan and the quote XOR use AVX2's instructions with either wide kernel.
+    const bool avx2 = kernel != LISTSYNC_CSV_BASELINE;
     output out = {rows, row_capacity, 0, separators, separator_capacity - LISTSYNC_CSV_SEPARATOR_SLACK, 0};
     int64_t blank_lines = 0;
     int32_t status = LISTSYNC_CSV_END;
@@ -244,11 +304,13 @@ __attribute__((always_inline)) static inline void scan(
     // What the block before left: inside quotes (all ones), ended with a
     // separator (or the row starts here), with a closing quote, with CR.
     uint64_t inside_before = 0, separator_before = 1, closing_before = 0, carriage_return_before = 0;
-    // UTF-8 is checked block by block as the blocks are classified (with
-    // AVX2), or over the batch's bytes at the end.
+    // UTF-8 is checked block by block as the blocks are classified (AVX2,
+    // AVX-512), or over the batch's bytes at the end (SSE2).
 #if LISTSYNC_X86_64
     utf8_blocks utf8;
-    if (avx2) utf8_blocks_start(&utf8);
+    utf8_blocks_512 utf8_512;
+    if (kernel == LISTSYNC_CSV_AVX2) utf8_blocks_start(&utf8);
+    if (kernel == LISTSYNC_CSV_AVX512) utf8_blocks_512_start(&utf8_512);
 #endif
     bool is_valid_utf8 = true;
     int64_t block = start;
@@ -257,18 +319,27 @@ __attribute__((always_inline)) static inline void scan(
             status = LISTSYNC_CSV_FULL;
             goto finish;
         }
-        const uint8_t *bytes = base + block;
-        uint8_t tail[64];
         const int64_t available = count - block;
-        if (available < 64) {
-            memset(tail, 0, sizeof tail);
-            memcpy(tail, bytes, (size_t)available);
-            bytes = tail;
-        }
+        block_classes classes;
 #if LISTSYNC_X86_64
-        if (avx2) utf8_blocks_check(&utf8, bytes);
+        if (kernel == LISTSYNC_CSV_AVX512) {
+            classes = classify_checking_utf8_avx512(&utf8_512, base + block, available, delimiter);
+        } else
 #endif
-        const block_classes classes = classify(bytes, delimiter, avx2);
+        {
+            const uint8_t *bytes = base + block;
+            uint8_t tail[64];
+            if (available < 64) {
+                memset(tail, 0, sizeof tail);
+                memcpy(tail, bytes, (size_t)available);
+                bytes = tail;
+            }
+#if LISTSYNC_X86_64
+            // Every block is checked, as with AVX-512 (see classify_checking_utf8_avx512).
+            if (kernel == LISTSYNC_CSV_AVX2) utf8_blocks_check_all(&utf8, bytes);
+#endif
+            classes = classify(bytes, delimiter, avx2);
+        }
         const uint64_t inside = prefix_xor(classes.quotes, avx2) ^ inside_before;
         const uint64_t line_ends = (classes.line_feeds | classes.carriage_returns) & ~inside;
         const uint64_t all_separators = (classes.delimiters & ~inside) | line_ends;
@@ -293,6 +364,11 @@ __attribute__((always_inline)) static inline void scan(
             block_row_ends &= before;
         }
         const int64_t block_separators = out.separator_count;
+#if LISTSYNC_X86_64
+        if (kernel == LISTSYNC_CSV_AVX512) {
+            out.separator_count += flatten_avx512(out.separators + block_separators, (uint32_t)block, field_ends);
+        } else
+#endif
         out.separator_count += flatten(out.separators + block_separators, (uint32_t)block, field_ends);
         while (block_row_ends != 0) {
             const int bit = __builtin_ctzll(block_row_ends);
@@ -334,9 +410,15 @@ __attribute__((always_inline)) static inline void scan(
                 // The row may reach past the blocks checked: check it on its
                 // own (it starts on a sequence boundary), and start over after it.
                 const listsync_csv_row *row = &out.rows[out.row_count - 1];
-                is_valid_utf8 = is_valid_utf8 && utf8_blocks_are_valid(&utf8, false)
+                const bool blocks_are_valid = kernel == LISTSYNC_CSV_AVX512 ? utf8_blocks_512_are_valid(&utf8_512, false)
+                                                                           : utf8_blocks_are_valid(&utf8, false);
+                is_valid_utf8 = is_valid_utf8 && blocks_are_valid
                     && listsync_utf8_is_valid(base + row->start, row->next - row->start);
-                utf8_blocks_start(&utf8);
+                if (kernel == LISTSYNC_CSV_AVX512) {
+                    utf8_blocks_512_start(&utf8_512);
+                } else {
+                    utf8_blocks_start(&utf8);
+                }
             }
 #endif
             row_start = out.rows[out.row_count - 1].next;
@@ -380,7 +462,9 @@ __attribute__((always_inline)) static inline void scan(
 finish:
     if (status == LISTSYNC_CSV_END || status == LISTSYNC_CSV_FULL) {
 #if LISTSYNC_X86_64
-        if (avx2) {
+        if (kernel == LISTSYNC_CSV_AVX512) {
+            is_valid_utf8 = is_valid_utf8 && utf8_blocks_512_are_valid(&utf8_512, status == LISTSYNC_CSV_END);
+        } else if (kernel == LISTSYNC_CSV_AVX2) {
             is_valid_utf8 = is_valid_utf8 && utf8_blocks_are_valid(&utf8, status == LISTSYNC_CSV_END);
         } else
 #endif
@@ -403,9 +487,44 @@ __attribute__((target("avx2,bmi,popcnt,pclmul"))) static void scan_avx2(
     listsync_csv_row *rows, int64_t row_capacity, uint32_t *separators, int64_t separator_capacity,
     listsync_csv_batch *batch)
 {
-    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch, true);
+    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch,
+         LISTSYNC_CSV_AVX2);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,avx2,bmi,popcnt,pclmul"))) static void scan_avx512(
+    const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
+    listsync_csv_row *rows, int64_t row_capacity, uint32_t *separators, int64_t separator_capacity,
+    listsync_csv_batch *batch)
+{
+    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch,
+         LISTSYNC_CSV_AVX512);
 }
 #endif
+
+bool listsync_csv_scan_with(
+    int32_t kernel, const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
+    listsync_csv_row *rows, int64_t row_capacity, uint32_t *separators, int64_t separator_capacity,
+    listsync_csv_batch *batch)
+{
+    switch (kernel) {
+    case LISTSYNC_CSV_BASELINE:
+        scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch,
+             LISTSYNC_CSV_BASELINE);
+        return true;
+#if LISTSYNC_X86_64
+    case LISTSYNC_CSV_AVX2:
+        if (!listsync_has_avx2()) return false;
+        scan_avx2(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
+        return true;
+    case LISTSYNC_CSV_AVX512:
+        if (!listsync_has_avx2() || !listsync_has_avx512_vbmi2()) return false;
+        scan_avx512(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
+        return true;
+#endif
+    default:
+        return false;
+    }
+}
 
 void listsync_csv_scan(
     const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
@@ -413,12 +532,17 @@ void listsync_csv_scan(
     listsync_csv_batch *batch)
 {
 #if LISTSYNC_X86_64
+    if (listsync_has_avx2() && listsync_has_avx512_vbmi2()) {
+        scan_avx512(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
+        return;
+    }
     if (listsync_has_avx2()) {
         scan_avx2(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
         return;
     }
 #endif
-    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch, false);
+    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch,
+         LISTSYNC_CSV_BASELINE);
 }
 
 // MARK: Hashes

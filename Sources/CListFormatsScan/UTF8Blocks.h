@@ -141,15 +141,6 @@ __attribute__((target("avx2"))) static inline bool utf8_blocks_are_ascii(const u
     return _mm256_movemask_epi8(any) == 0;
 }
 
-/// Checks the 64 bytes at `bytes`, which follow the blocks checked so far.
-__attribute__((target("avx2"))) static inline void utf8_blocks_check(utf8_blocks *state, const uint8_t *bytes) {
-    if (utf8_blocks_are_ascii(bytes, 64)) {
-        utf8_blocks_skip_ascii(state, bytes);
-    } else {
-        utf8_blocks_check_all(state, bytes);
-    }
-}
-
 /// Whether the blocks checked so far are well-formed, if the input ends
 /// after them (`at_end`) or goes on with a sequence boundary.
 __attribute__((target("avx2"))) static inline bool utf8_blocks_are_valid(const utf8_blocks *state, bool at_end) {

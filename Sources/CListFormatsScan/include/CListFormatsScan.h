@@ -2,7 +2,7 @@
 #define LISTSYNC_LIST_FORMATS_SCAN_H
 
 // The byte-level hot paths of ListFormats, written in C so that they can use
-// SIMD: SSE2 everywhere (the x86-64 baseline), AVX2 (and for UTF-8, AVX-512)
+// SIMD: SSE2 everywhere (the x86-64 baseline), AVX2 and AVX-512
 // where the CPU has it, chosen at run time. Everything here works on offsets
 // into one buffer and reports problems as offsets; ListFormats turns them
 // into positioned errors.
@@ -101,6 +101,26 @@ typedef struct listsync_csv_batch {
 /// error are complete. Offsets must fit in 32 bits.
 void listsync_csv_scan(
     const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
+    listsync_csv_row *rows, int64_t row_capacity,
+    uint32_t *separators, int64_t separator_capacity,
+    listsync_csv_batch *batch);
+
+/// The ways `listsync_csv_scan` reads a 64-byte block, the best the CPU has
+/// chosen at run time: SSE2 (scalar off x86-64), AVX2, or AVX-512 with
+/// VBMI2 (one vector per block: its compares give the bitmasks at once, the
+/// UTF-8 check takes one vector instead of two, and the separators' offsets
+/// are compressed out of it). They find the same rows, fields and errors.
+enum {
+    LISTSYNC_CSV_BASELINE = 0,
+    LISTSYNC_CSV_AVX2 = 1,
+    LISTSYNC_CSV_AVX512 = 2,
+};
+
+/// `listsync_csv_scan` with `kernel` (one of `LISTSYNC_CSV_…`); false, and
+/// nothing scanned, when the CPU does not have it. For tests, which compare
+/// the kernels.
+bool listsync_csv_scan_with(
+    int32_t kernel, const uint8_t *base, int64_t count, int64_t start, int64_t limit, uint8_t delimiter,
     listsync_csv_row *rows, int64_t row_capacity,
     uint32_t *separators, int64_t separator_capacity,
     listsync_csv_batch *batch);

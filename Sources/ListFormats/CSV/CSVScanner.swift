@@ -11,7 +11,8 @@ import Darwin
 /// The scanner never copies: a field is a byte range of the file, marked with
 /// how it was quoted, and values are built only when someone asks. The
 /// splitting itself is `listsync_csv_scan` (C, SIMD: quotes, delimiters and
-/// line ends found 64 bytes at a time, UTF-8 checked on the way), which fills
+/// line ends found 64 bytes at a time with SSE2, AVX2 or AVX-512, whichever
+/// the CPU has, UTF-8 checked on the way), which fills
 /// a batch of rows and where their fields end; `listsync_csv_hash_rows`
 /// hashes what it can of the batch; the reader then goes through it.
 ///
