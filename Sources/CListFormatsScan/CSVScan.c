@@ -531,18 +531,12 @@ void listsync_csv_scan(
     listsync_csv_row *rows, int64_t row_capacity, uint32_t *separators, int64_t separator_capacity,
     listsync_csv_batch *batch)
 {
-#if LISTSYNC_X86_64
-    if (listsync_has_avx2() && listsync_has_avx512_vbmi2()) {
-        scan_avx512(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
-        return;
-    }
-    if (listsync_has_avx2()) {
-        scan_avx2(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
-        return;
-    }
-#endif
-    scan(base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch,
-         LISTSYNC_CSV_BASELINE);
+    // The best kernel the CPU has.
+    const int32_t kernel = listsync_has_avx2() && listsync_has_avx512_vbmi2() ? LISTSYNC_CSV_AVX512
+        : listsync_has_avx2()                                               ? LISTSYNC_CSV_AVX2
+                                                                            : LISTSYNC_CSV_BASELINE;
+    listsync_csv_scan_with(
+        kernel, base, count, start, limit, delimiter, rows, row_capacity, separators, separator_capacity, batch);
 }
 
 // MARK: Hashes
