@@ -11,7 +11,8 @@ import Synchronization
 /// checked by whoever takes them), so a version still read — by a snapshot in progress, a
 /// subscriber, the tracker — never changes; its storage is then dropped from the pool instead
 /// and freed by its last reader. ``release()`` gives the memory back (the daemon calls it once a
-/// watch has been idle for a moment), so that between bursts of saves nothing is kept.
+/// watch has been idle for longer than its saves' usual interval, bounded: the daemon's
+/// `SpareMemoryRelease`), so that between bursts of saves nothing is kept.
 ///
 ///     let pool = ListBufferPool()
 ///     var spare = pool.takeBytes()
@@ -26,6 +27,10 @@ public final class ListBufferPool: Sendable {
         var records: [ListRecord] = []
         /// The ``IncrementalListReader`` version whose records `records` are (0: none).
         var recordsVersion: UInt64 = 0
+
+        var byteCount: Int {
+            bytes.capacity + records.capacity * MemoryLayout<ListRecord>.stride
+        }
     }
 
     private let spare = Mutex(Spare())
@@ -68,18 +73,27 @@ public final class ListBufferPool: Sendable {
     }
 
     /// Drops what the pool holds: memory nothing else holds goes back to the system.
-    public func release() {
+    ///
+    /// - Returns: The bytes of storage it held (``heldByteCount``).
+    @discardableResult
+    public func release() -> Int {
         let dropped = spare.withLock { spare in
             var dropped = Spare()
             swap(&dropped, &spare)
             return dropped
         }
         // Freed here, outside the lock.
-        withExtendedLifetime(dropped) {}
+        return withExtendedLifetime(dropped) { dropped.byteCount }
     }
 
     /// Whether the pool holds nothing.
     public var isEmpty: Bool {
         spare.withLock { $0.bytes.capacity == 0 && $0.records.capacity == 0 }
+    }
+
+    /// The bytes of storage the pool holds: the kept file bytes' and records' capacities (one
+    /// version's at most, with the room ``RecycledArray/recyclableCapacity(for:)`` gives).
+    public var heldByteCount: Int {
+        spare.withLock { $0.byteCount }
     }
 }
