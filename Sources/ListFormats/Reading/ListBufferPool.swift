@@ -34,8 +34,14 @@ public final class ListBufferPool: Sendable {
     }
 
     private let spare = Mutex(Spare())
+    /// Told the bytes of storage the pool holds after each change (``heldByteCount``), under the
+    /// pool's lock, so that calls come in the order of the changes.
+    private let onChange: (@Sendable (Int) -> Void)?
 
-    public init() {}
+    /// A pool that tells `onChange` the bytes it holds after each change (a daemon's gauge).
+    public init(onChange: (@Sendable (Int) -> Void)? = nil) {
+        self.onChange = onChange
+    }
 
     /// Takes the kept file bytes, leaving none in the pool (empty when there are none). Write
     /// into them only if ``RecycledArray/isUniquelyReferenced(_:)`` says so (as
@@ -44,6 +50,7 @@ public final class ListBufferPool: Sendable {
         spare.withLock { spare in
             var bytes: [UInt8] = []
             swap(&bytes, &spare.bytes)
+            onChange?(spare.byteCount)
             return bytes
         }
     }
@@ -55,6 +62,7 @@ public final class ListBufferPool: Sendable {
             var records: [ListRecord] = []
             swap(&records, &spare.records)
             defer { spare.recordsVersion = 0 }
+            onChange?(spare.byteCount)
             return (records, spare.recordsVersion)
         }
     }
@@ -67,6 +75,7 @@ public final class ListBufferPool: Sendable {
         let dropped = spare.withLock { spare in
             var dropped = Spare(bytes: bytes, records: records, recordsVersion: version)
             swap(&dropped, &spare)
+            onChange?(spare.byteCount)
             return dropped
         }
         withExtendedLifetime(dropped) {}
@@ -80,6 +89,7 @@ public final class ListBufferPool: Sendable {
         let dropped = spare.withLock { spare in
             var dropped = Spare()
             swap(&dropped, &spare)
+            onChange?(0)
             return dropped
         }
         // Freed here, outside the lock.

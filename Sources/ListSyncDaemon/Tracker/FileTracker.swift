@@ -41,8 +41,9 @@ final class FileTracker: Sendable {
     let logger: Logger
     /// The storage of the version before the live one — file bytes and records — which the next
     /// read writes into when nothing else holds it any more (``ListBufferPool``), released once
-    /// the watch has been idle for as long as ``SpareMemoryRelease`` says.
-    let buffers = ListBufferPool()
+    /// the watch has been idle for as long as ``SpareMemoryRelease`` says; what it holds is the
+    /// watch's `listsync_watch_spare_memory_bytes`.
+    let buffers: ListBufferPool
     /// The least time after its last read the watch keeps ``buffers`` (``idleBufferRelease``; tests set it).
     private let bufferIdleDelay: Duration
 
@@ -63,6 +64,7 @@ final class FileTracker: Sendable {
         spareMemoryMaxIdle: Duration = DaemonConfiguration.Defaults.spareMemoryMaxIdle, logger: Logger
     ) {
         self.feed = feed
+        self.buffers = ListBufferPool { [metrics = feed.metrics] bytes in metrics?.spareMemoryBytes.set(to: Double(bytes)) }
         self.bufferIdleDelay = bufferIdleDelay
         self.restoreHold = restoreHold
         self.configuration = Mutex(

@@ -10,7 +10,8 @@ import Testing
 
 /// How long a tracker keeps the storage for its next version (``SpareMemoryRelease``): through
 /// saves that come at a regular interval, given back once the watch goes quiet, never more than
-/// one version's and never longer than `spare_memory_max_idle_ms`.
+/// one version's and never longer than `spare_memory_max_idle_ms`; the watch's
+/// `listsync_watch_spare_memory_bytes` says what it keeps.
 @Suite struct SpareMemoryReleaseTests {
     /// The delays a policy gives after reads at `offsets` (milliseconds from a start).
     static func delays(_ policy: SpareMemoryRelease, readsAt offsets: [Int]) -> [Duration] {
@@ -51,6 +52,7 @@ import Testing
         let scratch: ScratchDirectory
         let path: String
         let feed: WatchFeed
+        let metrics = DaemonMetrics(clientBufferBudget: 1 << 20)
         let tracker: FileTracker
         let pool: NIOThreadPool
         let running: Task<Void, Never>
@@ -60,7 +62,8 @@ import Testing
             path = scratch.path("list.csv")
             try FileOperations.write(RecycledVersionStorageTests.file(version: 1), to: path)
             let watch = WatchConfiguration(name: "w", path: path, format: .csv, key: ["id"])
-            feed = WatchFeed(watch: watch, epoch: Epoch(rawValue: 1), historyLength: 100)
+            feed = WatchFeed(
+                watch: watch, epoch: Epoch(rawValue: 1), historyLength: 100, metrics: metrics.watch(named: "w", stateDirectory: nil))
             let store = WatchStateStore(
                 stateDirectory: scratch.path("state"), name: "w", historyLength: 100, crashPoints: .none, isPersistent: false)
             tracker = FileTracker(
@@ -87,6 +90,12 @@ import Testing
             return (bytes + records) * 5 / 4
         }
 
+        /// The watch's `listsync_watch_spare_memory_bytes`, as the metrics endpoint serves it.
+        func spareMemoryGauge() throws -> Double? {
+            let text = String(decoding: metrics.exposition(keptChangesets: [], clientBufferBytes: 0), as: UTF8.self)
+            return try EndToEndTests.Metrics.Exposition(text)[#"listsync_watch_spare_memory_bytes{watch="w"}"#]
+        }
+
         func stop() async throws {
             tracker.stop()
             await running.value
@@ -109,6 +118,7 @@ import Testing
             let held = tracked.tracker.buffers.heldByteCount
             #expect(held > 0, "the storage was given back before save \(number), \(interval) after the last")
             #expect(held <= tracked.oneVersionsStorage, "more than one version's storage held before save \(number)")
+            #expect(try tracked.spareMemoryGauge() == Double(held), "the gauge before save \(number)")
             try await tracked.save(number)
         }
         // Still kept a while after the last save (three intervals of at least 800 ms)...
@@ -118,6 +128,7 @@ import Testing
         try await eventually("the tracker gives the storage back once its watch is quiet", timeout: .seconds(20)) {
             tracked.tracker.buffers.isEmpty
         }
+        #expect(try tracked.spareMemoryGauge() == 0, "the gauge once the storage is given back")
         try await tracked.stop()
     }
 
