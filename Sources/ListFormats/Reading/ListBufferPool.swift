@@ -11,7 +11,8 @@ import Synchronization
 /// checked by whoever takes them), so a version still read — by a snapshot in progress, a
 /// subscriber, the tracker — never changes; its storage is then dropped from the pool instead
 /// and freed by its last reader. ``release()`` gives the memory back (the daemon calls it once a
-/// watch has been idle for a moment), so that between bursts of saves nothing is kept.
+/// watch has been idle for longer than its saves' usual interval, bounded: the daemon's
+/// `SpareMemoryRelease`), so that between bursts of saves nothing is kept.
 ///
 ///     let pool = ListBufferPool()
 ///     var spare = pool.takeBytes()
@@ -26,11 +27,21 @@ public final class ListBufferPool: Sendable {
         var records: [ListRecord] = []
         /// The ``IncrementalListReader`` version whose records `records` are (0: none).
         var recordsVersion: UInt64 = 0
+
+        var byteCount: Int {
+            bytes.capacity + records.capacity * MemoryLayout<ListRecord>.stride
+        }
     }
 
     private let spare = Mutex(Spare())
+    /// Told the bytes of storage the pool holds after each change (``heldByteCount``), under the
+    /// pool's lock, so that calls come in the order of the changes.
+    private let onChange: (@Sendable (Int) -> Void)?
 
-    public init() {}
+    /// A pool that tells `onChange` the bytes it holds after each change (a daemon's gauge).
+    public init(onChange: (@Sendable (Int) -> Void)? = nil) {
+        self.onChange = onChange
+    }
 
     /// Takes the kept file bytes, leaving none in the pool (empty when there are none). Write
     /// into them only if ``RecycledArray/isUniquelyReferenced(_:)`` says so (as
@@ -39,6 +50,7 @@ public final class ListBufferPool: Sendable {
         spare.withLock { spare in
             var bytes: [UInt8] = []
             swap(&bytes, &spare.bytes)
+            onChange?(spare.byteCount)
             return bytes
         }
     }
@@ -50,6 +62,7 @@ public final class ListBufferPool: Sendable {
             var records: [ListRecord] = []
             swap(&records, &spare.records)
             defer { spare.recordsVersion = 0 }
+            onChange?(spare.byteCount)
             return (records, spare.recordsVersion)
         }
     }
@@ -62,24 +75,35 @@ public final class ListBufferPool: Sendable {
         let dropped = spare.withLock { spare in
             var dropped = Spare(bytes: bytes, records: records, recordsVersion: version)
             swap(&dropped, &spare)
+            onChange?(spare.byteCount)
             return dropped
         }
         withExtendedLifetime(dropped) {}
     }
 
     /// Drops what the pool holds: memory nothing else holds goes back to the system.
-    public func release() {
+    ///
+    /// - Returns: The bytes of storage it held (``heldByteCount``).
+    @discardableResult
+    public func release() -> Int {
         let dropped = spare.withLock { spare in
             var dropped = Spare()
             swap(&dropped, &spare)
+            onChange?(0)
             return dropped
         }
         // Freed here, outside the lock.
-        withExtendedLifetime(dropped) {}
+        return withExtendedLifetime(dropped) { dropped.byteCount }
     }
 
     /// Whether the pool holds nothing.
     public var isEmpty: Bool {
         spare.withLock { $0.bytes.capacity == 0 && $0.records.capacity == 0 }
+    }
+
+    /// The bytes of storage the pool holds: the kept file bytes' and records' capacities (one
+    /// version's at most, with the room ``RecycledArray/recyclableCapacity(for:)`` gives).
+    public var heldByteCount: Int {
+        spare.withLock { $0.byteCount }
     }
 }

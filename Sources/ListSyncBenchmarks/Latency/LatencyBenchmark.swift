@@ -17,8 +17,9 @@ struct LatencyBenchmark {
     /// clock), as a careful writer saves.
     var writerSyncs = false
     /// How long to wait before each edit of `measure` (zero: edits back to back). A pause longer
-    /// than the daemon's idle release of its recycled storage (1.5 s) times a save that comes
-    /// alone, as most saves do.
+    /// than 1.5 s times saves that come at a regular interval, each after an idle moment: a
+    /// daemon before `spare_memory_max_idle_ms` gave back its recycled storage before each of
+    /// them (a lone save); one with it keeps the storage for saves up to 10 s apart by default.
     var pauseBeforeEdit: Duration = .zero
 
     /// The latencies of one workload, per kind of subscriber.

@@ -109,7 +109,7 @@ extension ListSyncBenchmarks {
         @Flag(help: "fsync each version's temporary file before renaming it over the watched one (before the clock starts), as a careful writer saves.")
         var writerSync = false
 
-        @Option(help: "Milliseconds to wait before each edit of the large and append workloads (0: back to back; over 1500, each save comes after the daemon gave back its recycled storage, as a lone save does).")
+        @Option(help: "Milliseconds to wait before each edit of the large and append workloads (0: back to back; over 1500, each save comes after an idle moment: the daemon keeps its recycled storage for saves at a regular interval up to its spare_memory_max_idle_ms, 30 s by default, at most 10 s apart).")
         var pauseMs = 0
 
         func run() async throws {

@@ -22,7 +22,7 @@ struct ConfigurationReader {
         "socket", "state_directory", "allow_uids", "allow_groups", "socket_mode", "settle_after_close_ms",
         "settle_after_modify_ms", "settle_after_disappearance_ms", "settle_max_ms", "settle_while_writing_max_ms",
         "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "history_max_mib", "history_cache_mib", "client_buffer_budget_mib",
-        "partial_line_timeout_ms", "metrics_listen", "watch",
+        "partial_line_timeout_ms", "spare_memory_max_idle_ms", "metrics_listen", "watch",
     ]
     /// The keys of a `[[watch]]` table.
     static let watchKeys: Set<String> = [
@@ -95,6 +95,8 @@ struct ConfigurationReader {
                 ?? defaults.clientBufferBudget,
             unfinishedLineTimeout: self.duration(root, "partial_line_timeout_ms", at: [], in: 1...86_400_000)
                 ?? defaults.unfinishedLineTimeout,
+            spareMemoryMaxIdle: self.duration(root, "spare_memory_max_idle_ms", at: [], in: 0...3_600_000)
+                ?? defaults.spareMemoryMaxIdle,
             metricsListen: self.metricsListen(root),
             watches: self.watches(root)
         )

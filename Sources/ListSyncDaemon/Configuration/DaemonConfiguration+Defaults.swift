@@ -26,6 +26,9 @@ extension DaemonConfiguration {
         public static let clientBufferBudget = 256 << 20
         /// A request line must be finished within 10 seconds of its first byte.
         public static let unfinishedLineTimeout: Duration = .seconds(10)
+        /// A watch keeps the memory for its next version at most 30 seconds after a read
+        /// (`spare_memory_max_idle_ms`): saves up to 10 s apart find it.
+        public static let spareMemoryMaxIdle: Duration = .seconds(30)
         /// The system-wide socket, the one `listsyncd.socket` creates.
         public static let systemSocketPath = "/run/listsyncd/listsyncd.sock"
         /// The system-wide state directory, the one `StateDirectory=listsyncd` creates.

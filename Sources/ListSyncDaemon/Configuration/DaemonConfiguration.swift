@@ -60,6 +60,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// How long a request line may stay unfinished before its connection is closed
     /// (`partial_line_timeout_ms`).
     public var unfinishedLineTimeout: Duration
+    /// The most time a watch keeps the memory for its next version after a read while no save
+    /// comes (`spare_memory_max_idle_ms`): saves at a regular interval keep it up to this long,
+    /// then it goes back to the system; zero gives it back after every version.
+    public var spareMemoryMaxIdle: Duration
     /// Where the metrics endpoint (`GET /metrics`, `/live`, `/ready`) listens (`metrics_listen`);
     /// `nil`, the default: nowhere, unless systemd passes a metrics socket.
     public var metricsListen: MetricsAddress?
@@ -81,6 +85,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         historyCacheBytes: Int = Defaults.historyCacheBytes,
         clientBufferBudget: Int = Defaults.clientBufferBudget,
         unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
+        spareMemoryMaxIdle: Duration = Defaults.spareMemoryMaxIdle,
         metricsListen: MetricsAddress? = nil,
         watches: [WatchConfiguration] = []
     ) {
@@ -96,6 +101,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.historyCacheBytes = historyCacheBytes
         self.clientBufferBudget = clientBufferBudget
         self.unfinishedLineTimeout = unfinishedLineTimeout
+        self.spareMemoryMaxIdle = spareMemoryMaxIdle
         self.metricsListen = metricsListen
         self.watches = watches
     }

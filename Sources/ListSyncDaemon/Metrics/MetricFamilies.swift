@@ -34,6 +34,11 @@ enum MetricFamilies {
     static var historyChangesets: MetricNameDescriptor {
         MetricNameDescriptor(metricName: "listsync_history_changesets", unitName: "", helpText: "Changesets kept for resuming (in memory or in the log on disk).")
     }
+    static var spareMemory: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "listsync_watch_spare_memory", unitName: "bytes",
+            helpText: "Bytes kept for reading the watch's next version into (a retired version's file bytes and records; given back after spare_memory_max_idle_ms at most).")
+    }
     static var publishDuration: MetricNameDescriptor {
         MetricNameDescriptor(metricName: "listsync_publish_duration", unitName: "seconds", helpText: "From the file event a version was read for to its publication, settling included.")
     }

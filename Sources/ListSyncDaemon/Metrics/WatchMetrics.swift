@@ -21,6 +21,8 @@ final class WatchMetrics: Sendable {
     let stateBytes: Gauge
     let stateSaveFailing: Gauge
     let historyChangesets: Gauge
+    /// The bytes the tracker keeps for its next version (``ListBufferPool``), set by the pool itself.
+    let spareMemoryBytes: Gauge
     let publishDuration: DurationHistogram
     let readDuration: DurationHistogram
     let diffDuration: DurationHistogram
@@ -54,6 +56,7 @@ final class WatchMetrics: Sendable {
         self.stateBytes = series.gauge(descriptor: MetricFamilies.stateBytes, labels: watch)
         self.stateSaveFailing = series.gauge(descriptor: MetricFamilies.stateSaveFailing, labels: watch)
         self.historyChangesets = series.gauge(descriptor: MetricFamilies.historyChangesets, labels: watch)
+        self.spareMemoryBytes = series.gauge(descriptor: MetricFamilies.spareMemory, labels: watch)
         let buckets = MetricFamilies.durationBuckets
         self.publishDuration = series.histogram(
             descriptor: MetricFamilies.publishDuration, labels: watch, buckets: buckets)

@@ -69,8 +69,8 @@ final class RunningDaemon: Sendable {
     ) throws(FileWatcherError) {
         // Watched first: a watch that cannot be watched leaves nothing behind (no series either).
         let watchedPath = try self.watcher.watch(watch.path)
-        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory) = self.configuration.withLock {
-            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory)
+        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory, spareMemoryMaxIdle) = self.configuration.withLock {
+            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory, $0.spareMemoryMaxIdle)
         }
         var store = WatchStateStore(
             stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, historyMaxBytes: historyMaxBytes,
@@ -90,7 +90,8 @@ final class RunningDaemon: Sendable {
                 guard let version1Clients else { return }
                 Task { try? await pool.runIfActive { version1Clients.note(cursor) } }
             })
-        let tracker = FileTracker(watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, logger: self.logger)
+        let tracker = FileTracker(
+            watch: watch, feed: feed, store: store, restoreHold: self.restoreHold, spareMemoryMaxIdle: spareMemoryMaxIdle, logger: self.logger)
         self.trackers.add(tracker, watchedPath: watchedPath)
         group.addTask { await tracker.run(pool: pool) }
         group.addTask {
@@ -213,6 +214,7 @@ final class RunningDaemon: Sendable {
             guard let tracker = self.trackers.tracker(named: watch.name)?.tracker else { continue }
             tracker.feed.reconfigure(format: watch.format, key: watch.key, path: watch.path, historyLength: new.historyLength)
             tracker.keepHistory(new.historyLength, maxBytes: new.historyMaxBytes)
+            tracker.keepSpareMemory(atMost: new.spareMemoryMaxIdle)
         }
         await self.server?.update(access: Self.access(new, environment: self.environment), heartbeatInterval: new.heartbeatInterval)
         for setting in changes.settings where !setting.appliesOnReload {

@@ -12,5 +12,8 @@ extension FileTracker {
         var historyLength: Int
         /// How many bytes of changesets the state keeps.
         var historyMaxBytes: Int
+        /// The most time the storage for the next version is kept after a read
+        /// (`spare_memory_max_idle_ms`, ``SpareMemoryRelease``).
+        var spareMemoryMaxIdle: Duration
     }
 }

@@ -41,27 +41,36 @@ final class FileTracker: Sendable {
     let logger: Logger
     /// The storage of the version before the live one — file bytes and records — which the next
     /// read writes into when nothing else holds it any more (``ListBufferPool``), released once
-    /// the watch has been idle for ``idleBufferRelease``.
-    let buffers = ListBufferPool()
-    /// How long after its last read the watch releases ``buffers`` (``idleBufferRelease``; tests set it).
+    /// the watch has been idle for as long as ``SpareMemoryRelease`` says; what it holds is the
+    /// watch's `listsync_watch_spare_memory_bytes`.
+    let buffers: ListBufferPool
+    /// The least time after its last read the watch keeps ``buffers`` (``idleBufferRelease``; tests set it).
     private let bufferIdleDelay: Duration
 
     /// How long to wait before trying again to save state that could not be saved (a full disk).
     static let storageRetryInterval = Duration.seconds(1)
 
-    /// How long after its last read a watch gives back the storage kept for its next version:
-    /// a burst of saves reuses it, and between bursts the daemon holds one version per watch.
+    /// The least time after its last read a watch keeps the storage kept for its next version:
+    /// a burst of saves reuses it; saves that come at a regular interval keep it longer
+    /// (``SpareMemoryRelease``, up to `spare_memory_max_idle_ms`).
     static let idleBufferRelease = Duration.milliseconds(1500)
 
     /// A tracker for `watch`, publishing to `feed`, saving to `store`. Call ``run(pool:)`` to start it.
+    /// It keeps the storage for its next version at least `bufferIdleDelay` after a read and at
+    /// most `spareMemoryMaxIdle` (``SpareMemoryRelease``).
     init(
         watch: WatchConfiguration, feed: WatchFeed, store: WatchStateStore, restoreHold: RestoreHold = .none,
-        bufferIdleDelay: Duration = FileTracker.idleBufferRelease, logger: Logger
+        bufferIdleDelay: Duration = FileTracker.idleBufferRelease,
+        spareMemoryMaxIdle: Duration = DaemonConfiguration.Defaults.spareMemoryMaxIdle, logger: Logger
     ) {
         self.feed = feed
+        self.buffers = ListBufferPool { [metrics = feed.metrics] bytes in metrics?.spareMemoryBytes.set(to: Double(bytes)) }
         self.bufferIdleDelay = bufferIdleDelay
         self.restoreHold = restoreHold
-        self.configuration = Mutex(Settings(watch: watch, newEpoch: nil, historyLength: store.historyLength, historyMaxBytes: store.historyMaxBytes))
+        self.configuration = Mutex(
+            Settings(
+                watch: watch, newEpoch: nil, historyLength: store.historyLength, historyMaxBytes: store.historyMaxBytes,
+                spareMemoryMaxIdle: spareMemoryMaxIdle))
         self.initialStore = store
         (self.requests, self.readRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.restored = Latch()
@@ -132,6 +141,12 @@ final class FileTracker: Sendable {
         }
     }
 
+    /// Keeps the storage for the next version at most `maxIdle` after a read (`spare_memory_max_idle_ms`,
+    /// ``SpareMemoryRelease``), from the next request on.
+    func keepSpareMemory(atMost maxIdle: Duration) {
+        self.configuration.withLock { $0.spareMemoryMaxIdle = maxIdle }
+    }
+
     /// Ends ``run(pool:)`` after the read in progress, if any; with `removingState`, the watch
     /// left the configuration and its state is deleted.
     func stop(removingState: Bool = false) {
@@ -178,15 +193,17 @@ final class FileTracker: Sendable {
         self.restored.fire()
         tracking.machine.buffers = self.buffers
         var bufferRelease: Task<Void, Never>?
+        var spareMemory = SpareMemoryRelease(minimum: self.bufferIdleDelay, maximum: self.settings(takingEpoch: false).spareMemoryMaxIdle)
         defer {
             bufferRelease?.cancel()
             self.buffers.release()
         }
         for await request in self.requests {
             bufferRelease?.cancel()
-            defer { bufferRelease = self.releaseBuffersWhenIdle() }
-            let publishesWhileWriting = self.settings(takingEpoch: false).watch.publishWhileWriting
-            switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: publishesWhileWriting) {
+            defer { bufferRelease = self.releaseBuffersWhenIdle(after: spareMemory.delay) }
+            let current = self.settings(takingEpoch: false)
+            spareMemory.maximum = current.spareMemoryMaxIdle
+            switch Plan(request, writer: self.writer.withLock { $0 }, publishesWhileWriting: current.watch.publishWhileWriting) {
             case .nothing:
                 continue
             case .noteWriting(let since):
@@ -194,6 +211,7 @@ final class FileTracker: Sendable {
                 self.firstRead.fire()
                 continue
             case .read(let check, let completeLinesOnly):
+                spareMemory.noteRead(at: .now)
                 do {
                     let used = try await self.update(
                         &tracking, settings: self.settings(takingEpoch: true), check: check, completeLinesOnly: completeLinesOnly, pool: pool)
@@ -270,11 +288,19 @@ final class FileTracker: Sendable {
         return true
     }
 
-    /// Releases ``buffers`` after the idle delay, unless cancelled first (another request came).
-    private func releaseBuffersWhenIdle() -> Task<Void, Never> {
-        Task { [buffers, bufferIdleDelay] in
-            guard (try? await Task.sleep(for: bufferIdleDelay)) != nil else { return }
-            buffers.release()
+    /// Releases ``buffers`` after `delay` (``SpareMemoryRelease/delay``), unless cancelled first
+    /// (another request came); at once when `delay` is zero.
+    private func releaseBuffersWhenIdle(after delay: Duration) -> Task<Void, Never>? {
+        guard delay > .zero else {
+            self.buffers.release()
+            return nil
+        }
+        return Task { [buffers, logger] in
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            let released = buffers.release()
+            if released > 0 {
+                logger.debug("dropped the storage kept for the next version", metadata: ["bytes": "\(released)", "idle": "\(delay)"])
+            }
         }
     }
 

@@ -412,6 +412,27 @@ struct DaemonConfigurationParsingTests {
         }
     }
 
+    @Test("spare_memory_max_idle_ms bounds how long a watch keeps memory for its next version, 30 s by default, 0 allowed")
+    func spareMemoryMaxIdle() throws {
+        #expect(try parse("watch = []").configuration.spareMemoryMaxIdle == .seconds(30))
+        #expect(try parse("spare_memory_max_idle_ms = 0\nwatch = []").configuration.spareMemoryMaxIdle == .zero)
+        let configuration = try parse("spare_memory_max_idle_ms = 120000\nwatch = []").configuration
+        #expect(configuration.spareMemoryMaxIdle == .seconds(120))
+        for (value, complaint) in [("-1", "0"), ("3600001", "3600000"), ("\"30s\"", "integer")] {
+            let found = problems(of: "watch = []\nspare_memory_max_idle_ms = \(value)\n").map(\.description)
+            #expect(found.count == 1, "\(value): \(found)")
+            #expect(found.first?.contains("listsyncd.toml:2:") == true, "\(value) at its line: \(found)")
+            #expect(found.first?.contains("spare_memory_max_idle_ms") == true && found.first?.contains(complaint) == true, "\(value): \(found)")
+        }
+        // A reload applies it.
+        var changed = configuration
+        changed.spareMemoryMaxIdle = .seconds(5)
+        let changes = ConfigurationChanges(from: configuration, to: changed)
+        #expect(changes.settings == [.spareMemory])
+        #expect(DaemonConfiguration.Setting.spareMemory.appliesOnReload)
+        #expect(changed.inForce(replacing: configuration).spareMemoryMaxIdle == .seconds(5))
+    }
+
     @Test("publish_while_writing is a boolean per watch, false by default, and a reload reports its change")
     func publishWhileWriting() throws {
         let watches = try parse(
