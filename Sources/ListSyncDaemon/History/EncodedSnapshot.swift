@@ -13,8 +13,11 @@ import Synchronization
 /// window between its slowest and its fastest reader. A subscriber can join only while the first
 /// chunk is kept (``attachReader()``); later ones get a new encoding of the same version. The
 /// watch's ``WatchFeed`` holds the snapshot weakly and each reader strongly, so it is released
-/// when its last reader is done. The chunks it holds count against the client-buffer budget
-/// (``BufferBudget``), once, from their encoding to their release.
+/// when its last reader is done. Its bytes count against the client-buffer budget
+/// (``BufferBudget``) once, from their encoding until the snapshot is released, as they did when
+/// every chunk was kept: a chunk a reader took may still wait in its connection's outbound buffer,
+/// which the budget then still covers, and the budget's choice of connections to cut off (those
+/// holding stale snapshots) stays what it was.
 final class EncodedSnapshot: Sendable {
     /// The version the snapshot shows.
     let version: WatchVersion
@@ -30,11 +33,14 @@ final class EncodedSnapshot: Sendable {
         /// The index of the next chunk each reader takes, by reader.
         var readers: [Int: Int] = [:]
         var nextReader = 0
-        /// The bytes of the chunks kept, charged to the budget.
+        /// The bytes encoded so far, charged to the budget until the snapshot is released.
         var bytes = 0
+        /// The bytes of the chunks kept (encoded, not yet taken by every reader).
+        var heldBytes = 0
 
         /// Releases the chunks that no reader will take again (all of them when no reader is
         /// left); returns their bytes.
+        @discardableResult
         mutating func releaseTaken() -> Int {
             let needed = min(self.readers.values.min() ?? self.chunks.count, self.chunks.count)
             var freed = 0
@@ -43,7 +49,7 @@ final class EncodedSnapshot: Sendable {
                 self.chunks[self.released] = nil
                 self.released += 1
             }
-            self.bytes -= freed
+            self.heldBytes -= freed
             return freed
         }
     }
@@ -64,9 +70,15 @@ final class EncodedSnapshot: Sendable {
                     targetChunkSize: chunkSize)))
     }
 
-    /// The bytes of the chunks held now (encoded, not yet taken by every reader).
+    /// The bytes encoded so far, released chunks included: what the snapshot counts in the
+    /// client-buffer budget, and what cutting off a connection that alone reads it may release.
     var bytes: Int {
         self.state.withLock { $0.bytes }
+    }
+
+    /// The bytes of the chunks held now: encoded, not yet taken by every reader.
+    var heldBytes: Int {
+        self.state.withLock { $0.heldBytes }
     }
 
     /// Whether the watch has a newer version: only subscribers that started before it still read
@@ -100,37 +112,33 @@ final class EncodedSnapshot: Sendable {
     ///
     /// - Complexity: O(size of the chunks encoded now); O(1) for a chunk already encoded.
     func chunk(_ index: Int, reader: Int) -> ByteBuffer? {
-        let (chunk, encoded, freed) = self.state.withLock { state -> (ByteBuffer?, Int, Int) in
+        let (chunk, encoded) = self.state.withLock { state -> (ByteBuffer?, Int) in
             var encoded = 0
             while state.chunks.count <= index, let line = state.encoder.nextChunk() {
                 state.chunks.append(ByteBuffer(bytes: line))
                 encoded += line.count
             }
             state.bytes += encoded
+            state.heldBytes += encoded
             let chunk = index < state.chunks.count ? state.chunks[index] : nil
             if state.readers[reader] != nil {
                 state.readers[reader] = index + 1
             }
-            return (chunk, encoded, state.releaseTaken())
+            state.releaseTaken()
+            return (chunk, encoded)
         }
         // Outside the lock: charging may cut connections off.
         if encoded > 0 {
             self.budget?.charge(encoded)
-        }
-        if freed > 0 {
-            self.budget?.release(freed)
         }
         return chunk
     }
 
     /// Reader `reader` takes no more chunks: what only it still needed is released.
     func detachReader(_ reader: Int) {
-        let freed = self.state.withLock { state -> Int in
+        self.state.withLock { state in
             state.readers[reader] = nil
-            return state.releaseTaken()
-        }
-        if freed > 0 {
-            self.budget?.release(freed)
+            state.releaseTaken()
         }
     }
 }

@@ -70,7 +70,7 @@ import Testing
         var lines: [ByteBuffer] = []
         while let chunk = reader.chunk(lines.count) {
             lines.append(chunk)
-            #expect(reader.snapshot.bytes == 0, "chunk \(lines.count - 1) still held")
+            #expect(reader.snapshot.heldBytes == 0, "chunk \(lines.count - 1) still held")
         }
         #expect(lines.count > 20)
         #expect(lines.reduce(0) { $0 + $1.readableBytes } > 20 * 1024)
@@ -88,10 +88,10 @@ import Testing
             fastLines.append(try #require(fast.chunk(index)))
         }
         // Ten chunks taken by one reader only: all ten held, and no more.
-        #expect(fast.snapshot.bytes == fastLines.reduce(0) { $0 + $1.readableBytes })
+        #expect(fast.snapshot.heldBytes == fastLines.reduce(0) { $0 + $1.readableBytes })
         let slowFirst = try #require(slow.chunk(0))
         #expect(slowFirst.readableBytes == fastLines[0].readableBytes)
-        #expect(fast.snapshot.bytes == fastLines.dropFirst().reduce(0) { $0 + $1.readableBytes })
+        #expect(fast.snapshot.heldBytes == fastLines.dropFirst().reduce(0) { $0 + $1.readableBytes })
 
         // The first chunk is gone: a third subscriber gets its own snapshot, of the same lines.
         let late = try #require(feed.snapshot(of: version, chunkSize: 1024, budget: nil))
@@ -102,8 +102,8 @@ import Testing
         let shared = fast.snapshot
         withExtendedLifetime(slow) {}
         _ = consume slow
-        #expect(shared.bytes == 0)
+        #expect(shared.heldBytes == 0)
         #expect(fast.chunk(10) != nil)
-        #expect(shared.bytes == 0)
+        #expect(shared.heldBytes == 0)
     }
 }
