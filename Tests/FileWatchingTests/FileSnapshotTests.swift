@@ -64,6 +64,48 @@ struct FileSnapshotTests {
         }
     }
 
+    /// Issue 19 item 3: a file that still has the identity of the last read and holds the given
+    /// bytes gives those bytes — the same storage, no buffer of the file's size made — as a whole
+    /// read would (bytes and identity); any difference (a byte, the identity, a missing file)
+    /// gives `nil`, to read it whole.
+    @Test func anUnchangedFileGivesTheBytesItHoldsWithoutANewBuffer() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        // Several compared pieces, the last one partial.
+        let text = String(repeating: "sku,name\n", count: 3 * FileSnapshot.comparedPieceSize / 9 + 1_001)
+        try FileOperations.write(text, to: path)
+        guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+            Issue.record("\(path) read as missing")
+            return
+        }
+        func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
+
+        let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes)
+        #expect(unchanged == (try FileSnapshot.read(atPath: path)))
+        guard case .present(let same, let sameIdentity)? = unchanged else {
+            Issue.record("an unchanged file compared as changed")
+            return
+        }
+        #expect(address(same) == address(bytes), "a new buffer")
+        #expect(sameIdentity == identity)
+
+        // Other bytes of the same length (the last byte, the first), a shorter or longer list.
+        var last = bytes
+        last[last.count - 1] = UInt8(ascii: "x")
+        var first = bytes
+        first[0] = UInt8(ascii: "x")
+        for other in [last, first, Array(bytes.dropLast()), bytes + [UInt8(ascii: "x")]] {
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: other) == nil)
+        }
+        // The file written again (same bytes, a new identity), or gone.
+        try FileOperations.write(text, to: path)
+        if case .present(_, let rewritten) = try FileSnapshot.read(atPath: path), rewritten != identity {
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+        }
+        #expect(unlink(path) == 0)
+        #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+    }
+
     /// A spare buffer nothing else holds is read into in place, whatever the file's new size
     /// (shorter, a little longer); one that is still held is left as it was and a new one made.
     @Test func readsIntoASpareBufferOnlyWhenNothingElseHoldsIt() throws {

@@ -4,12 +4,20 @@ import Synchronization
 
 /// The snapshot of one version, encoded once and shared by every subscriber that sends it.
 ///
-/// Chunks are encoded on demand — by the first subscriber that gets that far — and kept, so every
-/// other subscriber writes the same `ByteBuffer`s: a snapshot costs one encoding and one copy of
-/// its lines however many subscribers ask for it at once. The watch's ``WatchFeed`` holds it
-/// weakly and each ``Subscription`` sending it strongly, so it is released when its last reader is
-/// done (a subscriber to the same version after that encodes it again). Its bytes count once
-/// against the client-buffer budget (``BufferBudget``) while it lives.
+/// Chunks are encoded on demand — by the first subscriber that gets that far — and kept until
+/// every subscriber reading the snapshot (each an ``EncodedSnapshotReader``) has taken them, so
+/// subscribers that read it at once write the same `ByteBuffer`s: a snapshot costs one encoding
+/// and one copy of its lines however many subscribers ask for it together. A chunk that every
+/// reader has taken is released (issue 19 item 3: a 1M-row list's snapshot held whole was 1.4×
+/// its file at the daemon's peak while one subscriber read it); what the snapshot holds is the
+/// window between its slowest and its fastest reader. A subscriber can join only while the first
+/// chunk is kept (``attachReader()``); later ones get a new encoding of the same version. The
+/// watch's ``WatchFeed`` holds the snapshot weakly and each reader strongly, so it is released
+/// when its last reader is done. Its bytes count against the client-buffer budget
+/// (``BufferBudget``) once, from their encoding until the snapshot is released, as they did when
+/// every chunk was kept: a chunk a reader took may still wait in its connection's outbound buffer,
+/// which the budget then still covers, and the budget's choice of connections to cut off (those
+/// holding stale snapshots) stays what it was.
 final class EncodedSnapshot: Sendable {
     /// The version the snapshot shows.
     let version: WatchVersion
@@ -18,9 +26,32 @@ final class EncodedSnapshot: Sendable {
 
     private struct State {
         var encoder: SnapshotEncoder
-        var chunks: [ByteBuffer] = []
-        /// The bytes of ``chunks``, charged to the budget.
+        /// Every chunk encoded so far, by index; `nil` once every reader has taken it.
+        var chunks: [ByteBuffer?] = []
+        /// The chunks before this index are released.
+        var released = 0
+        /// The index of the next chunk each reader takes, by reader.
+        var readers: [Int: Int] = [:]
+        var nextReader = 0
+        /// The bytes encoded so far, charged to the budget until the snapshot is released.
         var bytes = 0
+        /// The bytes of the chunks kept (encoded, not yet taken by every reader).
+        var heldBytes = 0
+
+        /// Releases the chunks that no reader will take again (all of them when no reader is
+        /// left); returns their bytes.
+        @discardableResult
+        mutating func releaseTaken() -> Int {
+            let needed = min(self.readers.values.min() ?? self.chunks.count, self.chunks.count)
+            var freed = 0
+            while self.released < needed {
+                freed += self.chunks[self.released]?.readableBytes ?? 0
+                self.chunks[self.released] = nil
+                self.released += 1
+            }
+            self.heldBytes -= freed
+            return freed
+        }
     }
 
     private let state: Mutex<State>
@@ -39,9 +70,15 @@ final class EncodedSnapshot: Sendable {
                     targetChunkSize: chunkSize)))
     }
 
-    /// The bytes encoded so far.
+    /// The bytes encoded so far, released chunks included: what the snapshot counts in the
+    /// client-buffer budget, and what cutting off a connection that alone reads it may release.
     var bytes: Int {
         self.state.withLock { $0.bytes }
+    }
+
+    /// The bytes of the chunks held now: encoded, not yet taken by every reader.
+    var heldBytes: Int {
+        self.state.withLock { $0.heldBytes }
     }
 
     /// Whether the watch has a newer version: only subscribers that started before it still read
@@ -54,11 +91,27 @@ final class EncodedSnapshot: Sendable {
         self.budget?.release(self.state.withLock { $0.bytes })
     }
 
-    /// Chunk `index`'s line (`\n` included), encoded now if no subscriber needed it before;
-    /// `nil` past the last chunk.
+    /// A new reader from the first chunk; `nil` once the first chunk was released (every reader
+    /// so far took it): a subscriber then needs a new snapshot of the version.
+    ///
+    /// - Complexity: O(1).
+    func attachReader() -> EncodedSnapshotReader? {
+        let id = self.state.withLock { state -> Int? in
+            guard state.released == 0 else { return nil }
+            let id = state.nextReader
+            state.nextReader += 1
+            state.readers[id] = 0
+            return id
+        }
+        return id.map { EncodedSnapshotReader(snapshot: self, id: $0) }
+    }
+
+    /// Chunk `index`'s line (`\n` included) for reader `reader`, encoded now if no reader needed
+    /// it before; `nil` past the last chunk. The reader takes the chunks in order: those before
+    /// `index` are no longer its to ask for, and are released once no other reader needs them.
     ///
     /// - Complexity: O(size of the chunks encoded now); O(1) for a chunk already encoded.
-    func chunk(_ index: Int) -> ByteBuffer? {
+    func chunk(_ index: Int, reader: Int) -> ByteBuffer? {
         let (chunk, encoded) = self.state.withLock { state -> (ByteBuffer?, Int) in
             var encoded = 0
             while state.chunks.count <= index, let line = state.encoder.nextChunk() {
@@ -66,12 +119,26 @@ final class EncodedSnapshot: Sendable {
                 encoded += line.count
             }
             state.bytes += encoded
-            return (index < state.chunks.count ? state.chunks[index] : nil, encoded)
+            state.heldBytes += encoded
+            let chunk = index < state.chunks.count ? state.chunks[index] : nil
+            if state.readers[reader] != nil {
+                state.readers[reader] = index + 1
+            }
+            state.releaseTaken()
+            return (chunk, encoded)
         }
         // Outside the lock: charging may cut connections off.
         if encoded > 0 {
             self.budget?.charge(encoded)
         }
         return chunk
+    }
+
+    /// Reader `reader` takes no more chunks: what only it still needed is released.
+    func detachReader(_ reader: Int) {
+        self.state.withLock { state in
+            state.readers[reader] = nil
+            state.releaseTaken()
+        }
     }
 }

@@ -402,21 +402,21 @@ final class WatchFeed: Sendable {
         }
     }
 
-    /// The snapshot of `version` with its `digestVersion` digest, shared with every subscription
-    /// sending it: the one being sent if there is one, otherwise a new one (encoded as subscribers
-    /// read it); `nil` while the version 1 digest of `version` is not computed
+    /// A reader of the snapshot of `version` with its `digestVersion` digest, shared with every
+    /// subscription sending it: the one being sent if it still holds its first chunk, otherwise a
+    /// new one (encoded as subscribers read it); `nil` while the version 1 digest of `version` is not computed
     /// (``computeV1Digest(of:)`` computes it, off the event loop).
     ///
     /// - Parameters:
     ///   - chunkSize: The size at which a new snapshot's chunks are cut.
     ///   - budget: Where a new snapshot's bytes are counted.
     /// - Complexity: O(1).
-    func snapshot(of version: WatchVersion, digestVersion: DigestVersion = .v2, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshot? {
+    func snapshot(of version: WatchVersion, digestVersion: DigestVersion = .v2, chunkSize: Int, budget: (any BufferBudget)?) -> EncodedSnapshotReader? {
         guard let digest = version.digest(digestVersion) else { return nil }
         return self.state.withLock { state in
             let shared = digestVersion == .v1 ? state.v1Snapshot : state.snapshot
-            if let shared, shared.version === version {
-                return shared
+            if let shared, shared.version === version, let reader = shared.attachReader() {
+                return reader
             }
             let snapshot = EncodedSnapshot(feed: self, version: version, digest: digest, chunkSize: chunkSize, budget: budget)
             if digestVersion == .v1 {
@@ -424,7 +424,8 @@ final class WatchFeed: Sendable {
             } else {
                 state.snapshot = snapshot
             }
-            return snapshot
+            // A new snapshot has its first chunk: the reader is always attached.
+            return snapshot.attachReader()
         }
     }
 

@@ -15,7 +15,7 @@ struct Subscription {
         /// A snapshot, chunk by chunk from `nextChunk` (at subscribe, or to resynchronise after
         /// falling out of the feed's history); streaming continues from `then` once the last
         /// chunk is out. The snapshot is shared with the other subscriptions sending it.
-        case sendingSnapshot(EncodedSnapshot, nextChunk: Int, then: WatchFeed.Position)
+        case sendingSnapshot(EncodedSnapshotReader, nextChunk: Int, then: WatchFeed.Position)
         /// The parts of a changeset too large for one line (protocol version 2), then streaming
         /// from `then`.
         case sendingParts(ChangesetPartsInFlight, then: WatchFeed.Position)
@@ -42,7 +42,7 @@ struct Subscription {
 
     /// The snapshot being sent, if one is.
     var snapshot: EncodedSnapshot? {
-        if case .sendingSnapshot(let snapshot, _, _) = self.phase { return snapshot }
+        if case .sendingSnapshot(let reader, _, _) = self.phase { return reader.snapshot }
         return nil
     }
 
@@ -92,12 +92,12 @@ struct Subscription {
             case .streaming(let position): self.phase = .streaming(position)
             }
             return self.nextLine()
-        case .sendingSnapshot(let snapshot, let index, let then):
-            guard let chunk = snapshot.chunk(index) else {
+        case .sendingSnapshot(let reader, let index, let then):
+            guard let chunk = reader.chunk(index) else {
                 self.phase = .streaming(then)
                 return self.nextLine()
             }
-            self.phase = .sendingSnapshot(snapshot, nextChunk: index + 1, then: then)
+            self.phase = .sendingSnapshot(reader, nextChunk: index + 1, then: then)
             return (chunk, false, false)
         case .sendingParts(let parts, let then):
             guard let part = parts.nextPart() else {

@@ -22,15 +22,26 @@ extension FileTracker {
     /// finished is no record, so only complete lines are kept (not for JSON, which has no lines).
     /// With `hashes` (``StateMachine/hashesWhileReading(options:)``), the reader's chunk hashes
     /// are taken as the bytes come in, while they are in the CPU's cache (``ChunkHashFollower``).
+    /// With `unchanged` — the file's identity at the last read used and the last good version —
+    /// a file that still has that identity and holds that version's bytes gives those bytes,
+    /// compared piece by piece, without a buffer of its size
+    /// (``FileSnapshot/unchanged(atPath:identity:bytes:)``); otherwise it is read whole.
     func read(
         _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool,
-        hashes: IncrementalListReader.ReadHashes? = nil, pool: NIOThreadPool
+        hashes: IncrementalListReader.ReadHashes? = nil, unchanged: (identity: FileIdentity, version: WatchVersion)? = nil,
+        pool: NIOThreadPool
     ) async throws -> FileRead {
         try await pool.runIfActive {
-            // Into the storage of the version before the live one, when nothing holds it any more.
-            var spare = self.buffers.takeBytes()
             let started = ContinuousClock.now
             let checkedRead = check?.beginRead()
+            if !completeLinesOnly, let unchanged,
+                let snapshot = FileSnapshot.unchanged(atPath: watch.path, identity: unchanged.identity, bytes: unchanged.version.list.bytes)
+            {
+                checkedRead?.end(with: snapshot)
+                return FileRead(content: .success(snapshot), checkedRead: checkedRead, hashes: nil, started: started, ended: .now)
+            }
+            // Into the storage of the version before the live one, when nothing holds it any more.
+            var spare = self.buffers.takeBytes()
             var followed = hashes
             var content = Result { () throws(FileReadError) in
                 guard let hashes else { return try FileSnapshot.read(atPath: watch.path, reusing: &spare) }

@@ -256,7 +256,9 @@ final class FileTracker: Sendable {
         var timeline = VersionTimeline(event: check?.lastChange, taken: readStarted)
         let read = try await self.read(
             settings.watch, check: check, completeLinesOnly: completeLinesOnly,
-            hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions), pool: pool)
+            hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions),
+            unchanged: tracking.lastReadIdentity.flatMap { identity in tracking.machine.state.lastGood.map { (identity, $0) } },
+            pool: pool)
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
         timeline.readStarted = read.started
         timeline.readEnded = read.ended
@@ -266,6 +268,11 @@ final class FileTracker: Sendable {
             return false
         }
         timeline.confirmed = clock.now
+        if !completeLinesOnly, case .success(.present(_, let identity)) = read.content {
+            tracking.lastReadIdentity = identity
+        } else {
+            tracking.lastReadIdentity = nil
+        }
         let saved = try await self.ingestAndSave(read.content, hashes: read.hashes, tracking: tracking, watch: settings.watch, pool: pool)
         if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
             self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended))
