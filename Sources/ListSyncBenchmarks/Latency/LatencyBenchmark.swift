@@ -16,6 +16,9 @@ struct LatencyBenchmark {
     /// Whether each version's temporary file is `fsync`ed before it is renamed over (outside the
     /// clock), as a careful writer saves.
     var writerSyncs = false
+    /// Whether the daemon publishes each version before it flushes it (`sync_before_publish =
+    /// false`; a daemon before the setting refuses it).
+    var publishesBeforeSync = false
     /// How long to wait before each edit of `measure` (zero: edits back to back). A pause longer
     /// than the daemon's idle release of its recycled storage (1.5 s) times a save that comes
     /// alone, as most saves do.
@@ -88,7 +91,7 @@ struct LatencyBenchmark {
         file.syncsBeforeRename = self.writerSyncs
         let daemon = try await LatencyDaemon(
             binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-            format: format)
+            format: format, publishBeforeSync: self.publishesBeforeSync)
         defer { daemon.stop() }
         let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
         let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
@@ -168,7 +171,7 @@ struct LatencyBenchmark {
         for _ in 0...runs {
             let daemon = try await LatencyDaemon(
                 binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-                format: format)
+                format: format, publishBeforeSync: self.publishesBeforeSync)
             starts.append(daemon.startup)
             daemon.stop()
         }

@@ -109,6 +109,9 @@ extension ListSyncBenchmarks {
         @Flag(help: "fsync each version's temporary file before renaming it over the watched one (before the clock starts), as a careful writer saves.")
         var writerSync = false
 
+        @Flag(help: "Run the daemon with sync_before_publish = false: each version published once written, flushed right after (issue 19; a daemon before the setting refuses it).")
+        var publishBeforeSync = false
+
         @Option(help: "Milliseconds to wait before each edit of the large and append workloads (0: back to back; over 1500, each save comes after the daemon gave back its recycled storage, as a lone save does).")
         var pauseMs = 0
 
@@ -118,6 +121,7 @@ extension ListSyncBenchmarks {
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
             benchmark.writerSyncs = self.writerSync
+            benchmark.publishesBeforeSync = self.publishBeforeSync
             benchmark.pauseBeforeEdit = .milliseconds(self.pauseMs)
             var results: [LatencyBenchmark.Result] = []
             var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []

@@ -161,6 +161,8 @@ extension DaemonConfiguration {
         case historyCache
         /// ``DaemonConfiguration/metricsListen``.
         case metricsListen
+        /// ``DaemonConfiguration/syncBeforePublish``.
+        case syncBeforePublish
 
         /// The setting's key at the top of the configuration file, as logs name it (the watcher's
         /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
@@ -177,6 +179,7 @@ extension DaemonConfiguration {
             case .clientBuffers: return "client_buffer_budget_mib,partial_line_timeout_ms"
             case .historyCache: return "history_cache_mib"
             case .metricsListen: return "metrics_listen"
+            case .syncBeforePublish: return "sync_before_publish"
             }
         }
 
@@ -185,7 +188,7 @@ extension DaemonConfiguration {
         /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache, .metricsListen:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache, .metricsListen, .syncBeforePublish:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength:
                 return true
@@ -210,6 +213,7 @@ extension DaemonConfiguration {
                 configuration.unfinishedLineTimeout = running.unfinishedLineTimeout
             case .historyCache: configuration.historyCacheBytes = running.historyCacheBytes
             case .metricsListen: configuration.metricsListen = running.metricsListen
+            case .syncBeforePublish: configuration.syncBeforePublish = running.syncBeforePublish
             }
         }
 
@@ -227,6 +231,7 @@ extension DaemonConfiguration {
                 return old.clientBufferBudget == new.clientBufferBudget && old.unfinishedLineTimeout == new.unfinishedLineTimeout
             case .historyCache: return old.historyCacheBytes == new.historyCacheBytes
             case .metricsListen: return old.metricsListen == new.metricsListen
+            case .syncBeforePublish: return old.syncBeforePublish == new.syncBeforePublish
             }
         }
     }

@@ -26,6 +26,8 @@ extension DaemonConfiguration {
         public static let clientBufferBudget = 256 << 20
         /// A request line must be finished within 10 seconds of its first byte.
         public static let unfinishedLineTimeout: Duration = .seconds(10)
+        /// Every version is durable before any client sees it (`sync_before_publish = true`).
+        public static let syncBeforePublish = true
         /// The system-wide socket, the one `listsyncd.socket` creates.
         public static let systemSocketPath = "/run/listsyncd/listsyncd.sock"
         /// The system-wide state directory, the one `StateDirectory=listsyncd` creates.

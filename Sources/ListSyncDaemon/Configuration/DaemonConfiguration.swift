@@ -63,6 +63,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Where the metrics endpoint (`GET /metrics`, `/live`, `/ready`) listens (`metrics_listen`);
     /// `nil`, the default: nowhere, unless systemd passes a metrics socket.
     public var metricsListen: MetricsAddress?
+    /// Whether a version is flushed to the disk (`fdatasync`) before it is published
+    /// (`sync_before_publish`, the default) or right after: written (in the page cache) before,
+    /// so that a killed daemon loses nothing, but a machine that stops without the daemon
+    /// stopping cleanly makes its watches start a new epoch (``PublishedBeforeSyncMark``).
+    public var syncBeforePublish: Bool
     /// The watched files, in the order the configuration lists them; names are unique.
     public var watches: [WatchConfiguration]
 
@@ -82,6 +87,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         clientBufferBudget: Int = Defaults.clientBufferBudget,
         unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
         metricsListen: MetricsAddress? = nil,
+        syncBeforePublish: Bool = Defaults.syncBeforePublish,
         watches: [WatchConfiguration] = []
     ) {
         self.socketPath = socketPath
@@ -97,6 +103,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.clientBufferBudget = clientBufferBudget
         self.unfinishedLineTimeout = unfinishedLineTimeout
         self.metricsListen = metricsListen
+        self.syncBeforePublish = syncBeforePublish
         self.watches = watches
     }
 

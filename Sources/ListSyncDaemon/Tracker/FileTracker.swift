@@ -217,6 +217,8 @@ final class FileTracker: Sendable {
             } catch {
                 self.logger.warning("cannot delete the state of the removed watch", metadata: ["error": "\(error)"])
             }
+        } else {
+            await self.stopCleanly(&tracking.store, pool: pool)
         }
     }
 
@@ -259,6 +261,9 @@ final class FileTracker: Sendable {
         timeline.synced = saved.write.ended
         timeline.publishing = saved.publishing
         tracking.store = saved.write.store
+        if let flush = saved.flush, !flush.failures.isEmpty {
+            self.noteFailedFlush(flush, machine: &tracking.machine)
+        }
         self.reportDroppedHistory(of: &tracking.store)
         if let error = saved.write.failure {
             // Not durable, so not published: the machine stays at the last durable version.
