@@ -41,7 +41,8 @@ final class RunningDaemon: Sendable {
         self.environment = environment
         self.notifier = systemd.notifier
         self.pool = pool
-        self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable], hold: environment[StateCrashPoints.holdVariable])
+        self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable], hold: environment[StateCrashPoints.holdVariable],
+            failedFlush: environment[StateCrashPoints.failedFlushVariable])
         self.restoreHold = RestoreHold(setting: environment[RestoreHold.variable])
         self.bootID = PublishedBeforeSyncMark.currentBootID(testOverride: environment[PublishedBeforeSyncMark.testBootIDVariable])
         self.logger = logger

@@ -1,4 +1,9 @@
 import DurableFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ListSyncProtocol
 
 /// The flush a version still needs after its publication, with `sync_before_publish = false`:
@@ -31,8 +36,10 @@ struct PendingSync: Sendable {
     /// `fdatasync`s the file, trying again (up to ``attempts`` in all) when it fails.
     func flush(crashPoints: StateCrashPoints) -> Outcome {
         var outcome = Outcome(cursor: self.cursor)
+        let failing = crashPoints.failsFlush(of: self.kind)
         for _ in 0..<Self.attempts {
             do throws(SystemCallError) {
+                if failing { throw SystemCallError(call: "fdatasync", code: EIO) }
                 try self.file.flush()
                 outcome.laterAttemptSucceeded = !outcome.failures.isEmpty
                 crashPoints.reach("\(self.kind)-synced")

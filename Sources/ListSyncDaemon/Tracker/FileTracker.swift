@@ -261,9 +261,6 @@ final class FileTracker: Sendable {
         timeline.synced = saved.write.ended
         timeline.publishing = saved.publishing
         tracking.store = saved.write.store
-        if let flush = saved.flush, !flush.failures.isEmpty {
-            self.noteFailedFlush(flush, machine: &tracking.machine)
-        }
         self.reportDroppedHistory(of: &tracking.store)
         if let error = saved.write.failure {
             // Not durable, so not published: the machine stays at the last durable version.
@@ -271,6 +268,10 @@ final class FileTracker: Sendable {
         } else if let release = saved.release {
             try await self.finishPublishing(
                 release, published: saved.published, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
+        }
+        if let flush = saved.flush, !flush.failures.isEmpty {
+            // On the machine the publication left: the next version it publishes starts the epoch.
+            self.noteFailedFlush(flush, machine: &tracking.machine)
         }
         return true
     }

@@ -156,3 +156,40 @@ extension EndToEndTests.Persistence {
         #expect(try await harness.stopDaemon() == 0)
     }
 }
+
+extension EndToEndTests.Persistence {
+    /// The flush of version 2, already published, fails (every attempt, `EIO`): the daemon says
+    /// so, the next version starts a new epoch (the subscriber gets a snapshot that equals
+    /// `listsync snapshot`), and the mark makes the next start begin a new epoch too, even under
+    /// the same boot and after a clean stop — no cursor of the old epoch resumes over state that
+    /// may lack version 2.
+    @Test func aFailedFlushOfAPublishedVersionStartsNewEpochs() async throws {
+        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.failedFlushVariable: "deltas:2"])
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let epoch = try #require(first.mirror?.cursor.epoch)
+        try await Self.saved(1, harness, first)
+        try await Self.saved(2, harness, first)
+        #expect(first.changesets == [Cursor(epoch: epoch, seq: 1), Cursor(epoch: epoch, seq: 2)])
+        let atTwo = try #require(first.mirror)
+        try await eventually("the daemon reports the failed flush") { harness.log.contains("already published, failed") }
+        #expect(harness.log.contains("the next version starts a new epoch"), "\(harness.log)")
+        // The file is read again at once: the same list, in a new epoch.
+        #expect(try await first.receiveUntil { $0.snapshots == 2 })
+        #expect(first.mirror?.cursor.epoch != epoch, "a new epoch")
+        #expect(try await harness.snapshot(of: "list") == first.mirror?.document)
+        try await Self.saved(3, harness, first)
+        #expect(try await harness.stopDaemon() == 0)
+        #expect(access(Self.markPath(harness), F_OK) == 0, "a clean stop keeps the mark of a failed flush")
+
+        try await harness.startDaemon(environment: Self.booted("boot-a"))
+        #expect(harness.log.contains("a flush of a version published before it was durable failed"), "\(harness.log)")
+        let resumed = try await harness.subscribe("list", mirror: atTwo)
+        #expect(resumed.reply?.mode == .snapshot && resumed.reply?.reason == .otherHistory)
+        #expect(try await resumed.receiveUntil { $0.snapshots == 1 })
+        #expect(try await resumed.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(resumed.mirror?.cursor.epoch != epoch)
+        #expect(try await harness.snapshot(of: "list") == resumed.mirror?.document)
+        #expect(try await harness.stopDaemon() == 0)
+    }
+}
