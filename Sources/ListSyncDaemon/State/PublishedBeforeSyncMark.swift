@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The file `published-before-sync` in a watch's state directory: its state was written by a
 /// daemon that publishes versions before they are flushed (`sync_before_publish = false`), under
 /// the machine's boot ``bootID``, and that daemon has not yet stopped cleanly (everything
@@ -30,8 +36,14 @@ struct PublishedBeforeSyncMark: Sendable, Hashable {
     /// ``bootIDPath``'s content; `nil` when it cannot be read.
     static func currentBootID(testOverride: String?) -> String? {
         if let testOverride, !testOverride.isEmpty { return testOverride }
-        guard let bytes = try? StateFile.read(self.bootIDPath) else { return nil }
-        let id = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+        // Read, not sized by `fstat`: a file of /proc says it holds 0 bytes.
+        let descriptor = open(self.bootIDPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let id = String(decoding: buffer[..<count], as: UTF8.self).trimmingWhitespace
         return id.isEmpty ? nil : id
     }
 

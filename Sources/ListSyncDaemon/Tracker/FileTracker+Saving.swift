@@ -42,6 +42,8 @@ extension FileTracker {
         /// What the flush after the publication did (`sync_before_publish = false`); `nil` when
         /// the version was flushed before it (or nothing was written).
         var flush: PendingSync.Outcome?
+        /// When that flush returned.
+        var flushed: ContinuousClock.Instant?
     }
 
     /// Makes `ingestion` durable in `store` on the calling thread (a pool thread) — its new
@@ -72,16 +74,20 @@ extension FileTracker {
         }
         guard !release.publication.isEmpty else {
             let flush = flushed.store.syncPublished()
-            return Saved(ingestion: ingestion, write: flushed, release: release, publishing: nil, published: nil, flush: flush)
+            return Saved(
+                ingestion: ingestion, write: flushed, release: release, publishing: nil, published: nil, flush: flush,
+                flushed: flush.map { _ in .now })
         }
         let publishing = ContinuousClock.now
         self.feed.publish(release.publication)
         let published = ContinuousClock.now
         // Right after the subscribers are woken, before anything else is saved.
         let flush = flushed.store.syncPublished()
+        let flushEnded = flush.map { _ in ContinuousClock.now }
         // Logged once the subscribers are woken: the log's write is not on their way.
         self.log(release.publication)
-        return Saved(ingestion: ingestion, write: flushed, release: release, publishing: publishing, published: published, flush: flush)
+        return Saved(
+            ingestion: ingestion, write: flushed, release: release, publishing: publishing, published: published, flush: flush, flushed: flushEnded)
     }
 
     /// Reports a failed flush of a version already published (`sync_before_publish = false`):

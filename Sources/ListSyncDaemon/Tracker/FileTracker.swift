@@ -252,13 +252,20 @@ final class FileTracker: Sendable {
         timeline.confirmed = clock.now
         let saved = try await self.ingestAndSave(read.content, hashes: read.hashes, tracking: tracking, watch: settings.watch, pool: pool)
         if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
-            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended))
+            // With sync_before_publish = false: the write before the publication and the flush after it.
+            let flush = saved.flushed.map { (saved.published ?? saved.write.ended).duration(to: $0) } ?? .zero
+            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended) + flush)
         }
         timeline.ingestStarted = saved.ingestion.started
         timeline.ingested = saved.ingestion.ended
         timeline.saveStarted = saved.write.started
         timeline.journalAppendStarted = saved.write.store.lastJournalAppendStarted
-        timeline.synced = saved.write.ended
+        if saved.flush != nil {
+            timeline.written = saved.write.ended
+            timeline.synced = saved.flushed
+        } else {
+            timeline.synced = saved.write.ended
+        }
         timeline.publishing = saved.publishing
         tracking.store = saved.write.store
         self.reportDroppedHistory(of: &tracking.store)
