@@ -19,6 +19,9 @@ struct LatencyBenchmark {
     /// Whether the daemon publishes each version before it flushes it (`sync_before_publish =
     /// false`; a daemon before the setting refuses it).
     var publishesBeforeSync = false
+    /// Whether each rename of the one-row workload runs on a thread of its own while the
+    /// subscribers are read (``RenameApart``), rather than before they are read.
+    var renamesApart = false
     /// How long to wait before each edit of `measure` (zero: edits back to back). A pause longer
     /// than the daemon's idle release of its recycled storage (1.5 s) times a save that comes
     /// alone, as most saves do.
@@ -118,7 +121,12 @@ struct LatencyBenchmark {
                 try await Task.sleep(for: self.pauseBeforeEdit)
             }
             let start: ContinuousClock.Instant
+            var renaming: RenameApart?
             switch kind {
+            case .oneRow where self.renamesApart:
+                try file.prepareEdit(edit)
+                renaming = RenameApart(from: file.temporary.path, to: file.url.path)
+                start = renaming?.start ?? .now
             case .oneRow:
                 try file.prepareEdit(edit)
                 start = .now
@@ -129,6 +137,7 @@ struct LatencyBenchmark {
                 try file.append(bytes)
             }
             rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
+            try renaming?.finish()
             let cpuNow = try daemon.cpuTime
             cpuPerEdit.append(cpuNow - cpuAtLastArrival)
             cpuAtLastArrival = cpuNow

@@ -12,13 +12,18 @@ extension EndToEndTests.Persistence {
     static let watchBody = "name = \"list\"\npath = \"list.csv\"\nkey = [\"sku\"]\nsection_by = \"category\""
 
     /// A daemon on `list.csv` (version 0 of the catalogue) that publishes before it flushes,
-    /// under boot id `boot` (``PublishedBeforeSyncMark/testBootIDVariable``).
-    static func startedPublishingBeforeSync(boot: String, environment: [String: String] = [:]) async throws -> DaemonHarness {
+    /// under boot id `boot` (``PublishedBeforeSyncMark/testBootIDVariable``), and a subscriber
+    /// that mirrors version 0.
+    static func subscribedPublishingBeforeSync(
+        boot: String, environment: [String: String] = [:]
+    ) async throws -> (harness: DaemonHarness, first: MirrorSubscriber) {
         let harness = try DaemonHarness()
         try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
         try harness.writeConfig([Self.watchBody], extra: "sync_before_publish = false")
         try await harness.startDaemon(environment: Self.booted(boot, environment))
-        return harness
+        let first = try await harness.subscribe("list")
+        #expect(try await first.receiveUntil { $0.mirror != nil })
+        return (harness, first)
     }
 
     static func booted(_ boot: String, _ environment: [String: String] = [:]) -> [String: String] {
@@ -35,9 +40,7 @@ extension EndToEndTests.Persistence {
     /// the epoch kept and version 1 restored from what it wrote: the subscriber resumes, and its
     /// mirror equals `listsync snapshot` at every step.
     @Test func aVersionIsPublishedBeforeItsFlushAndAKilledDaemonLosesNothing() async throws {
-        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.holdVariable: "published-unsynced:120000:2"])
-        let first = try await harness.subscribe("list")
-        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let (harness, first) = try await Self.subscribedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.holdVariable: "published-unsynced:120000:2"])
         let epoch = try #require(first.mirror?.cursor.epoch)
         try await Self.saved(1, harness, first)
         #expect(first.changesets == [Cursor(epoch: epoch, seq: 1)], "published while its flush is held")
@@ -66,9 +69,7 @@ extension EndToEndTests.Persistence {
     /// boot) keeps the epoch and version 2; every cursor names one changeset.
     @Test(arguments: [("deltas-written", 2), ("published", 3), ("published-unsynced", 3), ("deltas-synced", 2)])
     func aKillAroundAnUnflushedPublicationKeepsTheEpochAndTheVersion(step: String, occurrence: Int) async throws {
-        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
-        let first = try await harness.subscribe("list")
-        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let (harness, first) = try await Self.subscribedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.variable: "\(step):\(occurrence)"])
         try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         try EndToEndTests.Subscribers.save(Lists.catalogue(2), to: harness.path("list.csv"))
@@ -91,9 +92,7 @@ extension EndToEndTests.Persistence {
     /// `listsync snapshot`. After a clean stop, the epoch is kept under another boot.
     @Test(arguments: [false, true])
     func anotherBootWithoutACleanStopStartsANewEpoch(stoppedCleanly: Bool) async throws {
-        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a")
-        let first = try await harness.subscribe("list")
-        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let (harness, first) = try await Self.subscribedPublishingBeforeSync(boot: "boot-a")
         try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         if stoppedCleanly {
@@ -138,9 +137,7 @@ extension EndToEndTests.Persistence {
     /// same boot it is restored (and the mark removed once the files are flushed); the default
     /// never writes a mark.
     @Test func theDefaultRestoresStateLeftUnderTheSameBootAndWritesNoMark() async throws {
-        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a")
-        let first = try await harness.subscribe("list")
-        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let (harness, first) = try await Self.subscribedPublishingBeforeSync(boot: "boot-a")
         try await Self.saved(1, harness, first)
         let atOne = try #require(first.mirror)
         harness.daemon?.send(SIGKILL)
@@ -164,9 +161,7 @@ extension EndToEndTests.Persistence {
     /// the same boot and after a clean stop — no cursor of the old epoch resumes over state that
     /// may lack version 2.
     @Test func aFailedFlushOfAPublishedVersionStartsNewEpochs() async throws {
-        let harness = try await Self.startedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.failedFlushVariable: "deltas:2"])
-        let first = try await harness.subscribe("list")
-        #expect(try await first.receiveUntil { $0.mirror != nil })
+        let (harness, first) = try await Self.subscribedPublishingBeforeSync(boot: "boot-a", environment: [StateCrashPoints.failedFlushVariable: "deltas:2"])
         let epoch = try #require(first.mirror?.cursor.epoch)
         try await Self.saved(1, harness, first)
         try await Self.saved(2, harness, first)
