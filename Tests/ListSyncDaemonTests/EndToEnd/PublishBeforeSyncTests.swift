@@ -188,3 +188,24 @@ extension EndToEndTests.Persistence {
         #expect(try await harness.stopDaemon() == 0)
     }
 }
+
+extension EndToEndTests.Persistence {
+    /// With the opt-in, a watch's first version is written whole (a slot) and published before
+    /// its flush; killed there, the daemon restarts (same boot) with that version restored.
+    @Test func aKillBeforeTheFirstVersionsFlushKeepsIt() async throws {
+        let harness = try DaemonHarness()
+        try FileOperations.write(Lists.catalogue(0), to: harness.path("list.csv"))
+        try harness.writeConfig([Self.watchBody], extra: "sync_before_publish = false")
+        let crashing = try DaemonProcess(
+            config: harness.configPath, environment: Self.booted("boot-a", [StateCrashPoints.variable: "published-unsynced"]),
+            logPath: harness.path("crash.log"))
+        #expect(try await crashing.exited() == 128 + SIGKILL, "\(crashing.log)")
+        try await harness.startDaemon(environment: Self.booted("boot-a"))
+        #expect(harness.log.contains("state restored"), "\(harness.log)")
+        let subscriber = try await harness.subscribe("list")
+        #expect(try await subscriber.receiveUntilMirroring(harness.path("list.csv"), options: Self.options))
+        #expect(subscriber.mirror?.cursor.seq == 0)
+        #expect(try await harness.snapshot(of: "list") == subscriber.mirror?.document)
+        #expect(try await harness.stopDaemon() == 0)
+    }
+}
