@@ -126,11 +126,16 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
     ///
     /// When the write or the flush fails, the file is left as it was (the bytes zeroed, the
     /// size restored) as far as the system lets, and the error is thrown.
+    ///
+    /// With `deferringFlush`, nothing is flushed: the records are written (in the page cache)
+    /// and the region moves on, and the caller flushes the returned ``UnflushedFile`` when it
+    /// chooses (`reached` is not told `.synced`); `nil` otherwise.
+    @discardableResult
     public mutating func append<Failure: Error>(
-        _ bytes: [UInt8], to path: String, limit: Int,
+        _ bytes: [UInt8], to path: String, limit: Int, deferringFlush: Bool = false,
         reached: (DurableFile.Milestone) -> Void = { _ in },
         failure: (DurableFile.Step, String, SystemCallError) -> Failure
-    ) throws(Failure) {
+    ) throws(Failure) -> UnflushedFile? {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(.create, path, .lastError(of: "open")) }
         defer { close(descriptor) }
@@ -149,12 +154,14 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
                 // Zeros are an optimization: on a full disk the file ends with the records.
                 if (try? Self.writePadding(to: descriptor, recordsEnd: newEnd, from: max(newEnd, self.size), to: newSize)) == nil {
                     guard ftruncate(descriptor, off_t(newEnd)) == 0 else { throw failure(.write, path, .lastError(of: "ftruncate")) }
-                    return try self.finish(descriptor, end: newEnd, size: newEnd, path: path, reached: reached, failure: failure)
+                    return try self.finish(
+                        descriptor, end: newEnd, size: newEnd, path: path, deferringFlush: deferringFlush, reached: reached, failure: failure)
                 }
             } else if newSize < self.size {
                 guard ftruncate(descriptor, off_t(newSize)) == 0 else { throw failure(.write, path, .lastError(of: "ftruncate")) }
             }
-            try self.finish(descriptor, end: newEnd, size: newSize, path: path, reached: reached, failure: failure)
+            return try self.finish(
+                descriptor, end: newEnd, size: newSize, path: path, deferringFlush: deferringFlush, reached: reached, failure: failure)
         } catch {
             // The padding as it was: nothing of the failed records may be read after a later,
             // shorter one.
@@ -164,16 +171,27 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
         }
     }
 
-    /// Flushes the appended records and notes the region's new end and size.
+    /// Flushes the appended records (or, `deferringFlush`, returns the file to flush later) and
+    /// notes the region's new end and size.
     private mutating func finish<Failure: Error>(
-        _ descriptor: Int32, end: Int, size: Int, path: String,
+        _ descriptor: Int32, end: Int, size: Int, path: String, deferringFlush: Bool,
         reached: (DurableFile.Milestone) -> Void, failure: (DurableFile.Step, String, SystemCallError) -> Failure
-    ) throws(Failure) {
+    ) throws(Failure) -> UnflushedFile? {
         reached(.written)
-        guard fdatasync(descriptor) == 0 else { throw failure(.sync, path, .lastError(of: "fdatasync")) }
+        var unflushed: UnflushedFile?
+        if deferringFlush {
+            do {
+                unflushed = try UnflushedFile(duplicating: descriptor, path: path)
+            } catch {
+                throw failure(.sync, path, error)
+            }
+        } else {
+            guard fdatasync(descriptor) == 0 else { throw failure(.sync, path, .lastError(of: "fdatasync")) }
+        }
         self.end = end
         self.size = size
-        reached(.synced)
+        if !deferringFlush { reached(.synced) }
+        return unflushed
     }
 
     /// Writes the padding of a new file's region (the end mark, then zeros) to `descriptor`,

@@ -16,6 +16,12 @@ struct LatencyBenchmark {
     /// Whether each version's temporary file is `fsync`ed before it is renamed over (outside the
     /// clock), as a careful writer saves.
     var writerSyncs = false
+    /// Whether the daemon publishes each version before it flushes it (`sync_before_publish =
+    /// false`; a daemon before the setting refuses it).
+    var publishesBeforeSync = false
+    /// Whether each rename of the one-row workload runs on a thread of its own while the
+    /// subscribers are read (``RenameApart``), rather than before they are read.
+    var renamesApart = false
     /// How long to wait before each edit of `measure` (zero: edits back to back). A pause longer
     /// than 1.5 s times saves that come at a regular interval, each after an idle moment: a
     /// daemon before `spare_memory_max_idle_ms` gave back its recycled storage before each of
@@ -89,7 +95,7 @@ struct LatencyBenchmark {
         file.syncsBeforeRename = self.writerSyncs
         let daemon = try await LatencyDaemon(
             binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-            format: format)
+            format: format, publishBeforeSync: self.publishesBeforeSync)
         defer { daemon.stop() }
         let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
         let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
@@ -116,7 +122,12 @@ struct LatencyBenchmark {
                 try await Task.sleep(for: self.pauseBeforeEdit)
             }
             let start: ContinuousClock.Instant
+            var renaming: RenameApart?
             switch kind {
+            case .oneRow where self.renamesApart:
+                try file.prepareEdit(edit)
+                renaming = RenameApart(from: file.temporary.path, to: file.url.path)
+                start = renaming?.start ?? .now
             case .oneRow:
                 try file.prepareEdit(edit)
                 start = .now
@@ -127,6 +138,7 @@ struct LatencyBenchmark {
                 try file.append(bytes)
             }
             rawSamples += try raw.arrivals(ofChangeset: seq).map { $0 - start }
+            try renaming?.finish()
             let cpuNow = try daemon.cpuTime
             cpuPerEdit.append(cpuNow - cpuAtLastArrival)
             cpuAtLastArrival = cpuNow
@@ -169,7 +181,7 @@ struct LatencyBenchmark {
         for _ in 0...runs {
             let daemon = try await LatencyDaemon(
                 binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-                format: format)
+                format: format, publishBeforeSync: self.publishesBeforeSync)
             starts.append(daemon.startup)
             daemon.stop()
         }

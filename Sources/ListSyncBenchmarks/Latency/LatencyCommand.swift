@@ -109,6 +109,12 @@ extension ListSyncBenchmarks {
         @Flag(help: "fsync each version's temporary file before renaming it over the watched one (before the clock starts), as a careful writer saves.")
         var writerSync = false
 
+        @Flag(help: "Run the daemon with sync_before_publish = false: each version published once written, flushed right after (issue 19; a daemon before the setting refuses it).")
+        var publishBeforeSync = false
+
+        @Flag(help: "Rename on a thread of its own while the subscribers are read (the large workload): a rename over a large file returns only once the replaced file's blocks are freed, after the daemon may have published; read on the renaming thread, a changeset that came sooner is timed when the rename returns.")
+        var renameApart = false
+
         @Option(help: "Milliseconds to wait before each edit of the large and append workloads (0: back to back; over 1500, each save comes after an idle moment: the daemon keeps its recycled storage for saves at a regular interval up to its spare_memory_max_idle_ms, 30 s by default, at most 10 s apart).")
         var pauseMs = 0
 
@@ -118,6 +124,8 @@ extension ListSyncBenchmarks {
                 listsyncd: self.listsyncd.map { URL(fileURLWithPath: $0) } ?? here.appendingPathComponent("listsyncd"),
                 directory: URL(fileURLWithPath: self.directory), settle: .milliseconds(self.settleMs))
             benchmark.writerSyncs = self.writerSync
+            benchmark.publishesBeforeSync = self.publishBeforeSync
+            benchmark.renamesApart = self.renameApart
             benchmark.pauseBeforeEdit = .milliseconds(self.pauseMs)
             var results: [LatencyBenchmark.Result] = []
             var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []

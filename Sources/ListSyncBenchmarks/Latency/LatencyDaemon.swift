@@ -29,10 +29,11 @@ final class LatencyDaemon {
     /// (`LISTSYNCD_BENCHMARK_NO_STATE=1`), for a comparison. Without `historyBounds`, the daemon
     /// bounds each watch's history by its defaults. With `metricsListen` (`"HOST:PORT"`), the
     /// daemon serves its metrics there (`metrics_listen`, issue 20). The watch's `format` is
-    /// `format`'s (by default, a CSV).
+    /// `format`'s (by default, a CSV). With `publishBeforeSync`, the daemon publishes each
+    /// version before it flushes it (`sync_before_publish = false`).
     init(
         binary: URL, directory: URL, watchedFile: URL, settleAfterClose: Duration, persistent: Bool = true,
-        historyBounds: HistoryBounds? = nil, metricsListen: String? = nil, format: LatencyFile.Format = .csv
+        historyBounds: HistoryBounds? = nil, metricsListen: String? = nil, format: LatencyFile.Format = .csv, publishBeforeSync: Bool = false
     ) async throws {
         self.directory = directory
         self.socketPath = directory.appendingPathComponent("d.sock").path
@@ -45,6 +46,7 @@ final class LatencyDaemon {
             settle_after_close_ms = \(settle)
             \(historyBounds?.configuration ?? "")
             \(metricsListen.map { "metrics_listen = \"\($0)\"" } ?? "")
+            \(publishBeforeSync ? "sync_before_publish = false" : "")
             [[watch]]
             name = "products"
             path = "\(watchedFile.path)"

@@ -163,6 +163,8 @@ extension DaemonConfiguration {
         case metricsListen
         /// ``DaemonConfiguration/spareMemoryMaxIdle``.
         case spareMemory
+        /// ``DaemonConfiguration/syncBeforePublish``.
+        case syncBeforePublish
 
         /// The setting's key at the top of the configuration file, as logs name it (the watcher's
         /// timing has several: `settle_*_ms` and `reconcile_interval_ms`).
@@ -180,6 +182,7 @@ extension DaemonConfiguration {
             case .historyCache: return "history_cache_mib"
             case .metricsListen: return "metrics_listen"
             case .spareMemory: return "spare_memory_max_idle_ms"
+            case .syncBeforePublish: return "sync_before_publish"
             }
         }
 
@@ -188,7 +191,7 @@ extension DaemonConfiguration {
         /// budget are set up once).
         public var appliesOnReload: Bool {
             switch self {
-            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache, .metricsListen:
+            case .socketPath, .socketMode, .stateDirectory, .watcher, .clientBuffers, .historyCache, .metricsListen, .syncBeforePublish:
                 return false
             case .allowedUserIDs, .allowedGroups, .heartbeatInterval, .historyLength, .spareMemory:
                 return true
@@ -214,6 +217,7 @@ extension DaemonConfiguration {
             case .historyCache: configuration.historyCacheBytes = running.historyCacheBytes
             case .metricsListen: configuration.metricsListen = running.metricsListen
             case .spareMemory: configuration.spareMemoryMaxIdle = running.spareMemoryMaxIdle
+            case .syncBeforePublish: configuration.syncBeforePublish = running.syncBeforePublish
             }
         }
 
@@ -232,6 +236,7 @@ extension DaemonConfiguration {
             case .historyCache: return old.historyCacheBytes == new.historyCacheBytes
             case .metricsListen: return old.metricsListen == new.metricsListen
             case .spareMemory: return old.spareMemoryMaxIdle == new.spareMemoryMaxIdle
+            case .syncBeforePublish: return old.syncBeforePublish == new.syncBeforePublish
             }
         }
     }

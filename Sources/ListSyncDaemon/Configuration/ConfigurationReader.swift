@@ -22,7 +22,7 @@ struct ConfigurationReader {
         "socket", "state_directory", "allow_uids", "allow_groups", "socket_mode", "settle_after_close_ms",
         "settle_after_modify_ms", "settle_after_disappearance_ms", "settle_max_ms", "settle_while_writing_max_ms",
         "reconcile_interval_ms", "heartbeat_interval_ms", "history_length", "history_max_mib", "history_cache_mib", "client_buffer_budget_mib",
-        "partial_line_timeout_ms", "spare_memory_max_idle_ms", "metrics_listen", "watch",
+        "partial_line_timeout_ms", "spare_memory_max_idle_ms", "metrics_listen", "sync_before_publish", "watch",
     ]
     /// The keys of a `[[watch]]` table.
     static let watchKeys: Set<String> = [
@@ -98,6 +98,7 @@ struct ConfigurationReader {
             spareMemoryMaxIdle: self.duration(root, "spare_memory_max_idle_ms", at: [], in: 0...3_600_000)
                 ?? defaults.spareMemoryMaxIdle,
             metricsListen: self.metricsListen(root),
+            syncBeforePublish: self.value(root, "sync_before_publish", at: [], expected: "a boolean", { $0.bool }) ?? defaults.syncBeforePublish,
             watches: self.watches(root)
         )
     }

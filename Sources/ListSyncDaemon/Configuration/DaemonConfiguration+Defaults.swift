@@ -29,6 +29,8 @@ extension DaemonConfiguration {
         /// A watch keeps the memory for its next version at most 30 seconds after a read
         /// (`spare_memory_max_idle_ms`): saves up to 10 s apart find it.
         public static let spareMemoryMaxIdle: Duration = .seconds(30)
+        /// Every version is durable before any client sees it (`sync_before_publish = true`).
+        public static let syncBeforePublish = true
         /// The system-wide socket, the one `listsyncd.socket` creates.
         public static let systemSocketPath = "/run/listsyncd/listsyncd.sock"
         /// The system-wide state directory, the one `StateDirectory=listsyncd` creates.

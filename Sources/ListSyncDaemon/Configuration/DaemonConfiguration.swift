@@ -67,6 +67,11 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Where the metrics endpoint (`GET /metrics`, `/live`, `/ready`) listens (`metrics_listen`);
     /// `nil`, the default: nowhere, unless systemd passes a metrics socket.
     public var metricsListen: MetricsAddress?
+    /// Whether a version is flushed to the disk (`fdatasync`) before it is published
+    /// (`sync_before_publish`, the default) or right after: written (in the page cache) before,
+    /// so that a killed daemon loses nothing, but a machine that stops without the daemon
+    /// stopping cleanly makes its watches start a new epoch (``PublishedBeforeSyncMark``).
+    public var syncBeforePublish: Bool
     /// The watched files, in the order the configuration lists them; names are unique.
     public var watches: [WatchConfiguration]
 
@@ -87,6 +92,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         unfinishedLineTimeout: Duration = Defaults.unfinishedLineTimeout,
         spareMemoryMaxIdle: Duration = Defaults.spareMemoryMaxIdle,
         metricsListen: MetricsAddress? = nil,
+        syncBeforePublish: Bool = Defaults.syncBeforePublish,
         watches: [WatchConfiguration] = []
     ) {
         self.socketPath = socketPath
@@ -103,6 +109,7 @@ public struct DaemonConfiguration: Sendable, Hashable {
         self.unfinishedLineTimeout = unfinishedLineTimeout
         self.spareMemoryMaxIdle = spareMemoryMaxIdle
         self.metricsListen = metricsListen
+        self.syncBeforePublish = syncBeforePublish
         self.watches = watches
     }
 

@@ -49,7 +49,8 @@ enum MetricFamilies {
         MetricNameDescriptor(metricName: "listsync_diff_duration", unitName: "seconds", helpText: "Parsing, diffing and encoding a version.")
     }
     static var stateSyncDuration: MetricNameDescriptor {
-        MetricNameDescriptor(metricName: "listsync_state_sync_duration", unitName: "seconds", helpText: "Making a version durable before it is published (checkpoint slot written and synced).")
+        MetricNameDescriptor(metricName: "listsync_state_sync_duration", unitName: "seconds", helpText:
+                "Making a version durable: its journal record or checkpoint slot written and synced before it is published (with sync_before_publish = false, written before and synced after).")
     }
     static var disconnects: MetricNameDescriptor {
         MetricNameDescriptor(metricName: "listsync_disconnects", unitName: "total", helpText: "Connections ended, by reason: a goodbye reason (shutdown, slow_consumer), closed_by_client or error.")

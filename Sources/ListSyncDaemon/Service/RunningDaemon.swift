@@ -23,6 +23,9 @@ final class RunningDaemon: Sendable {
     private let pool: NIOThreadPool
     /// The test hook that kills the daemon at a step of saving state (see ``StateCrashPoints``).
     private let crashPoints: StateCrashPoints
+    /// The machine's boot id, which the state of a watch that publishes before it flushes
+    /// records (``PublishedBeforeSyncMark``); `nil` when it cannot be read.
+    private let bootID: String?
     /// The test hook that holds every watch's restore (see ``RestoreHold``).
     private let restoreHold: RestoreHold
     private let logger: Logger
@@ -38,9 +41,15 @@ final class RunningDaemon: Sendable {
         self.environment = environment
         self.notifier = systemd.notifier
         self.pool = pool
-        self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable])
+        self.crashPoints = StateCrashPoints(setting: environment[StateCrashPoints.variable], hold: environment[StateCrashPoints.holdVariable],
+            failedFlush: environment[StateCrashPoints.failedFlushVariable])
         self.restoreHold = RestoreHold(setting: environment[RestoreHold.variable])
+        self.bootID = PublishedBeforeSyncMark.currentBootID(testOverride: environment[PublishedBeforeSyncMark.testBootIDVariable])
         self.logger = logger
+        if !configuration.syncBeforePublish, self.bootID == nil {
+            logger.warning(
+                "sync_before_publish = false needs the boot id (\(PublishedBeforeSyncMark.bootIDPath)), which cannot be read: every version is flushed before it is published")
+        }
         let connections = ConnectionRegistry()
         let status = StatusReporter(notifier: systemd.notifier, directory: self.directory, connections: connections)
         self.status = status
@@ -69,12 +78,13 @@ final class RunningDaemon: Sendable {
     ) throws(FileWatcherError) {
         // Watched first: a watch that cannot be watched leaves nothing behind (no series either).
         let watchedPath = try self.watcher.watch(watch.path)
-        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory, spareMemoryMaxIdle) = self.configuration.withLock {
-            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory, $0.spareMemoryMaxIdle)
+        let (historyLength, historyMaxBytes, historyCacheBytes, stateDirectory, spareMemoryMaxIdle, syncBeforePublish) = self.configuration.withLock {
+            ($0.historyLength, $0.historyMaxBytes, $0.historyCacheBytes, $0.stateDirectory, $0.spareMemoryMaxIdle, $0.syncBeforePublish)
         }
         var store = WatchStateStore(
             stateDirectory: stateDirectory, name: watch.name, historyLength: historyLength, historyMaxBytes: historyMaxBytes,
-            crashPoints: self.crashPoints, isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1")
+            crashPoints: self.crashPoints, isPersistent: self.environment[WatchStateStore.benchmarkSwitch] != "1",
+            publishBeforeSync: !syncBeforePublish, bootID: self.bootID)
         // Memory caches the newest changesets; older ones are read back from the log. Without
         // state on disk, memory holds the whole (byte-bounded) history.
         let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes

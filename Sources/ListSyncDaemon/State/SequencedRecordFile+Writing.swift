@@ -7,11 +7,18 @@ extension SequencedRecordFile {
     /// written over its zeros and `fdatasync`ed, the zeros extended now and then within `limit`
     /// bytes (the file's bound). The crash points `<kind>-written` and `<kind>-synced` are
     /// reached before and after the flush. When it fails the file is as it was, and so is this.
-    mutating func append(_ record: [UInt8], seq: UInt64, to path: String, limit: Int, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+    /// With `deferringFlush` the record is written, not flushed: the caller flushes the returned
+    /// file (and reaches `<kind>-synced`).
+    @discardableResult
+    mutating func append(
+        _ record: [UInt8], seq: UInt64, to path: String, limit: Int, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
+    ) throws(StateFileError) -> UnflushedFile? {
         var region = self.region
-        try StateFile.append(record, to: path, region: &region, limit: limit, kind: kind, crashPoints: crashPoints)
+        let unflushed = try StateFile.append(
+            record, to: path, region: &region, limit: limit, deferringFlush: deferringFlush, kind: kind, crashPoints: crashPoints)
         self.appended(seq: seq, count: record.count)
         self.fileSize = region.size
+        return unflushed
     }
 
     /// Replaces the file at `path` with this value's file, atomically (``StateFile/replace(_:with:copying:then:zeroFillingUpTo:kind:crashPoints:)``):

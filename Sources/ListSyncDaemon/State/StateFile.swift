@@ -136,8 +136,16 @@ enum StateFile {
         /// `fdatasync` (and its directory with an `fsync`, when `newEntry` — its entry may not be
         /// durable yet — or the file was created). When that fails the file is removed, as
         /// ``abandon()`` does.
-        func finish(writing parts: [[UInt8]], newEntry: Bool, kind: String, crashPoints: StateCrashPoints) throws(StateFileError) {
+        ///
+        /// With `deferringFlush`, the file is written but not flushed: the caller flushes the
+        /// returned ``UnflushedFile`` when it chooses (the directory, when its entry is new, is
+        /// still `fsync`ed here); `nil` otherwise.
+        @discardableResult
+        func finish(
+            writing parts: [[UInt8]], newEntry: Bool, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
+        ) throws(StateFileError) -> UnflushedFile? {
             defer { close(self.descriptor) }
+            var unflushed: UnflushedFile?
             do throws(StateFileError) {
                 crashPoints.reach("\(kind)-started")
                 for part in parts {
@@ -146,7 +154,15 @@ enum StateFile {
                 let length = parts.reduce(self.written) { $0 + $1.count }
                 guard ftruncate(self.descriptor, off_t(length)) == 0 else { throw .failed(self.path, .lastError(of: "ftruncate")) }
                 crashPoints.reach("\(kind)-written")
-                guard fdatasync(self.descriptor) == 0 else { throw .failed(self.path, .lastError(of: "fdatasync")) }
+                if deferringFlush {
+                    do throws(SystemCallError) {
+                        unflushed = try UnflushedFile(duplicating: self.descriptor, path: self.path)
+                    } catch {
+                        throw .failed(self.path, error)
+                    }
+                } else {
+                    guard fdatasync(self.descriptor) == 0 else { throw .failed(self.path, .lastError(of: "fdatasync")) }
+                }
             } catch {
                 unlink(self.path)
                 throw error
@@ -154,7 +170,8 @@ enum StateFile {
             if newEntry || self.created {
                 try StateFile.syncDirectory(of: self.path)
             }
-            crashPoints.reach("\(kind)-synced")
+            if !deferringFlush { crashPoints.reach("\(kind)-synced") }
+            return unflushed
         }
 
         /// Gives up: the version is not saved. The file is removed rather than left torn: it held
@@ -171,11 +188,16 @@ enum StateFile {
     /// `fdatasync`s it (``ZeroFilledAppendRegion/append(_:to:limit:reached:failure:)``: the
     /// file's size stays within `limit`). When the write fails half-way, the file is left as it
     /// was, so it never ends in a torn record.
+    ///
+    /// With `deferringFlush`, the bytes are written but not flushed: the caller flushes the
+    /// returned file when it chooses (``ZeroFilledAppendRegion/append(_:to:limit:deferringFlush:reached:failure:)``).
+    @discardableResult
     static func append(
-        _ bytes: [UInt8], to path: String, region: inout ZeroFilledAppendRegion, limit: Int, kind: String, crashPoints: StateCrashPoints
-    ) throws(StateFileError) {
+        _ bytes: [UInt8], to path: String, region: inout ZeroFilledAppendRegion, limit: Int, deferringFlush: Bool = false, kind: String,
+        crashPoints: StateCrashPoints
+    ) throws(StateFileError) -> UnflushedFile? {
         try region.append(
-            bytes, to: path, limit: limit,
+            bytes, to: path, limit: limit, deferringFlush: deferringFlush,
             reached: { crashPoints.reach("\(kind)-\($0.crashPointName)") },
             failure: StateFileError.failure
         )
@@ -277,6 +299,18 @@ enum StateFile {
             try self.remove(path + "/" + name)
         }
         guard rmdir(path) == 0 || errno == ENOENT else { throw .failed(path, .lastError(of: "rmdir")) }
+    }
+
+    /// `fsync`s the file at `path`, if there is one: what any process wrote to it is on the disk
+    /// when this returns.
+    static func sync(_ path: String) throws(StateFileError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return }
+            throw .failed(path, .lastError(of: "open"))
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .failed(path, .lastError(of: "fsync")) }
     }
 
     /// `fsync`s the directory holding `path`, which makes a rename or a new entry in it durable.

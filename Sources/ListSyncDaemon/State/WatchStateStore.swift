@@ -1,4 +1,9 @@
 import DurableFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ListFormats
 import ListSyncProtocol
 
@@ -26,6 +31,15 @@ import ListSyncProtocol
 /// journal is rebased on the newer one (replaced atomically), so it always starts at or before
 /// both slots' versions: either slot that reads whole, with the journal's records after its
 /// version, rebuilds the newest version (``DeltaReplay``), checked against its digest.
+///
+/// **Published before the flush, when the operator asks** (`sync_before_publish = false`,
+/// ``publishesBeforeSync``): the record or slot is written whole before the version is
+/// published, and flushed right after (``syncPublished()``), before the next version is saved.
+/// A killed daemon loses nothing (the kernel keeps what was written, and the restart reads it
+/// back, flushing it first); only a machine that stops can lose a published version. The
+/// ``PublishedBeforeSyncMark`` says so: written before the first such version, removed at a
+/// clean stop (``stopCleanly()``); found at a restore under another boot (or after a failed
+/// flush), the state is discarded and the watch starts a new epoch (``Restoration/distrusted(reason:)``).
 ///
 /// A crash mid-append leaves a torn last record (its checksum says so): dropped, it was never
 /// published. A crash mid-checkpoint leaves the slot being written torn: the other slot and the
@@ -56,6 +70,10 @@ struct WatchStateStore: Sendable {
         /// The state is damaged; the damaged file was moved aside to `<file>.damaged` (or, when
         /// that failed, left in place: the file says which).
         case damaged(DamagedStateFile)
+        /// The state was written with versions published before they were flushed, and the
+        /// machine stopped since (or a flush failed): `reason` says which. It was discarded
+        /// (`discardFailure`: what could not be removed), and a new epoch starts.
+        case distrusted(reason: String, discardFailure: StateFileError?)
     }
 
     /// The watch's name, and its directory.
@@ -80,6 +98,16 @@ struct WatchStateStore: Sendable {
     /// the feed keeps no more in memory, and reads older ones from ``archive``.
     var restoredBytes = Int.max
     private let crashPoints: StateCrashPoints
+    /// Whether a version is published once written, and flushed after (`sync_before_publish =
+    /// false`, and the boot id could be read); `false`: flushed before it is published.
+    let publishesBeforeSync: Bool
+    /// The boot id of the running system (``PublishedBeforeSyncMark/currentBootID(testOverride:)``).
+    let bootID: String?
+    /// The mark on disk, as this store knows it: written before the first version published
+    /// unflushed, or found at the restore (same boot).
+    private var mark: PublishedBeforeSyncMark?
+    /// The flush the last saved version still needs (``syncPublished()``).
+    private var pendingSync: PendingSync?
     /// The log on disk, when it is known to be good; `nil` makes the next ``settleLog(writingCheckpoint:)`` write
     /// a new one.
     private var log: ChangesetLog?
@@ -110,8 +138,10 @@ struct WatchStateStore: Sendable {
     /// The state of the watch called `name`, under `stateDirectory`.
     init(
         stateDirectory: String, name: String, historyLength: Int, historyMaxBytes: Int = DaemonConfiguration.Defaults.historyMaxMiB << 20,
-        crashPoints: StateCrashPoints, isPersistent: Bool = true
+        crashPoints: StateCrashPoints, isPersistent: Bool = true, publishBeforeSync: Bool = false, bootID: String? = nil
     ) {
+        self.publishesBeforeSync = publishBeforeSync && isPersistent && bootID != nil
+        self.bootID = bootID
         self.name = name
         self.directory = stateDirectory + "/" + name
         self.isPersistent = isPersistent
@@ -125,6 +155,7 @@ struct WatchStateStore: Sendable {
     func slotPath(_ slot: Int) -> String { self.directory + "/checkpoint.\(slot)" }
     var logPath: String { self.directory + "/log" }
     var journalPath: String { self.directory + "/" + DeltaJournal.fileName }
+    var markPath: String { self.directory + "/" + PublishedBeforeSyncMark.fileName }
     /// The slot the next save writes.
     private var targetSlot: Int { self.newestSlot.map { 1 - $0 } ?? 0 }
 
@@ -150,6 +181,8 @@ struct WatchStateStore: Sendable {
         self.slotCursors = [nil, nil]
         self.generation = 1
         self.durableEntries = [false, false]
+        self.mark = nil
+        self.pendingSync = nil
         guard self.isPersistent else { return (.none, []) }
         // A temporary file is an unfinished replacement: what it holds was never published.
         try? StateFile.remove(self.logPath + ".tmp")
@@ -164,6 +197,10 @@ struct WatchStateStore: Sendable {
             } catch {
                 unusable.append(error)
             }
+        }
+        // After the generations are known, so that the new epoch's first slot is the newest.
+        if let reason = self.checkMark() {
+            return (.distrusted(reason: reason, discardFailure: self.discardDistrustedState()), [])
         }
         var newest: (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])?
         for (slot, checkpoint) in headers.sorted(by: { $0.checkpoint.generation > $1.checkpoint.generation }) where newest == nil {
@@ -477,6 +514,16 @@ struct WatchStateStore: Sendable {
         var staged = staged
         let bytes = version.list.bytes
         self.lastJournalAppendStarted = nil
+        if self.publishesBeforeSync {
+            do throws(StateFileError) {
+                // Left by a save whose version was not published (the tracker flushes after each publication).
+                _ = self.syncPublished()
+                try self.writeMark()
+            } catch {
+                staged?.abandon()
+                throw error
+            }
+        }
         if let checkpoint = staged, checkpoint.slot != self.targetSlot || checkpoint.byteCount != bytes.count {
             checkpoint.abandon()
             self.forgetSlot(checkpoint.slot)
@@ -502,9 +549,10 @@ struct WatchStateStore: Sendable {
                 // save writes its version whole, and the next settle starts a new journal.
                 self.journal = nil
                 self.lastJournalAppendStarted = .now
-                try journal.append(
-                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count), kind: "deltas",
-                    crashPoints: self.crashPoints)
+                let unflushed = try journal.append(
+                    record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count),
+                    deferringFlush: self.publishesBeforeSync, kind: "deltas", crashPoints: self.crashPoints)
+                self.pendingSync = unflushed.map { PendingSync(cursor: saved.cursor, file: $0, kind: "deltas") }
                 self.journal = journal
                 self.live = saved
                 self.liveBytes = bytes
@@ -515,22 +563,24 @@ struct WatchStateStore: Sendable {
             // outweighs the list): the version is written whole instead, and when that fails
             // too it is not saved — the journal stays as it is, leading to the live version.
             do throws(StateFileError) {
-                try self.writeSlot(saved, bytes: bytes, staged: nil)
+                try self.writeSlot(saved, bytes: bytes, staged: nil, deferringFlush: self.publishesBeforeSync)
             } catch {
                 throw .journalFull(bound: DeltaJournal.mostBytes(forListOf: bytes.count), checkpoint: error)
             }
         } else {
-            try self.writeSlot(saved, bytes: bytes, staged: staged)
+            try self.writeSlot(saved, bytes: bytes, staged: staged, deferringFlush: self.publishesBeforeSync)
         }
         // The journal on disk leads to an older version: a new one starts at this slot.
         self.journal = nil
         self.crashPoints.reach("published")
     }
 
-    /// Writes the slot of `saved`, whose file holds `bytes`, over the older slot and flushes it;
-    /// returns its header.
+    /// Writes the slot of `saved`, whose file holds `bytes`, over the older slot and flushes it
+    /// (or, `deferringFlush`, leaves the flush to ``syncPublished()``); returns its header.
     @discardableResult
-    private mutating func writeSlot(_ saved: SavedVersion, bytes: [UInt8], staged: StagedCheckpoint?) throws(StateFileError) -> Checkpoint {
+    private mutating func writeSlot(
+        _ saved: SavedVersion, bytes: [UInt8], staged: StagedCheckpoint?, deferringFlush: Bool = false
+    ) throws(StateFileError) -> Checkpoint {
         let slot = self.targetSlot
         let overwrite: StateFile.Overwrite
         let checksum: UInt64
@@ -545,7 +595,10 @@ struct WatchStateStore: Sendable {
         }
         self.forgetSlot(slot)
         let checkpoint = Checkpoint(saved, byteCount: bytes.count, generation: self.generation, bytesChecksum: checksum)
-        try overwrite.finish(writing: [checkpoint.trailer], newEntry: !self.durableEntries[slot], kind: "checkpoint", crashPoints: self.crashPoints)
+        let unflushed = try overwrite.finish(
+            writing: [checkpoint.trailer], newEntry: !self.durableEntries[slot], deferringFlush: deferringFlush, kind: "checkpoint",
+            crashPoints: self.crashPoints)
+        self.pendingSync = unflushed.map { PendingSync(cursor: saved.cursor, file: $0, kind: "checkpoint") }
         self.durableEntries[slot] = true
         self.generation += 1
         self.newestSlot = slot
@@ -553,6 +606,111 @@ struct WatchStateStore: Sendable {
         self.live = saved
         self.liveBytes = bytes
         return checkpoint
+    }
+
+    /// Flushes what the last ``save(_:changeset:watch:staged:)`` wrote and left unflushed
+    /// (``publishesBeforeSync``): call it right after the version is published. `nil` when
+    /// nothing waited. A flush that fails is tried again (``PendingSync/attempts``); then, since
+    /// the version may be lost by a crash although it was published, the mark records it
+    /// (durably, when it can), so that the next restore starts a new epoch, and the journal is
+    /// dropped (the next version is written whole). The caller starts a new epoch before it
+    /// publishes another version.
+    mutating func syncPublished() -> PendingSync.Outcome? {
+        guard let pending = self.pendingSync.take() else { return nil }
+        self.crashPoints.reach("published-unsynced")
+        var outcome = pending.flush(crashPoints: self.crashPoints)
+        guard !outcome.failures.isEmpty else { return outcome }
+        self.journal = nil
+        var mark = self.mark ?? PublishedBeforeSyncMark(bootID: self.bootID ?? "")
+        mark.syncFailed = true
+        do throws(StateFileError) {
+            try StateFile.replace(self.markPath, with: [mark.bytes], kind: "mark", crashPoints: self.crashPoints)
+            self.mark = mark
+        } catch {
+            outcome.markFailure = error
+        }
+        return outcome
+    }
+
+    /// Writes the mark of this boot (``PublishedBeforeSyncMark``), durably, unless it is there.
+    private mutating func writeMark() throws(StateFileError) {
+        guard self.mark == nil, let bootID = self.bootID else { return }
+        try StateFile.createDirectory(self.directory)
+        let mark = PublishedBeforeSyncMark(bootID: bootID)
+        try StateFile.replace(self.markPath, with: [mark.bytes], kind: "mark", crashPoints: self.crashPoints)
+        self.mark = mark
+    }
+
+    /// Flushes every state file (whoever wrote it) and the directory.
+    private func syncFiles() throws(StateFileError) {
+        for path in [self.slotPath(0), self.slotPath(1), self.journalPath, self.logPath] {
+            try StateFile.sync(path)
+        }
+        try StateFile.syncDirectory(of: self.logPath)
+    }
+
+    /// Ends the watch cleanly: everything written is flushed and the mark removed, so that the
+    /// next start keeps the epoch even after the machine stopped. A mark that says a flush
+    /// failed stays. Returns whether a mark was removed; nothing to do without a mark.
+    mutating func stopCleanly() throws(StateFileError) -> Bool {
+        guard self.isPersistent, let mark = self.mark else { return false }
+        _ = self.syncPublished()
+        try self.syncFiles()
+        guard !mark.syncFailed, self.mark?.syncFailed != true else { return false }
+        try StateFile.remove(self.markPath)
+        try StateFile.syncDirectory(of: self.markPath)
+        self.mark = nil
+        return true
+    }
+
+    /// Reads the mark, if any: why the state cannot be trusted (another boot, a failed flush,
+    /// an unreadable mark), or `nil` when it can. A mark of this boot (the daemon was killed)
+    /// is trusted: what it wrote is flushed now, before anything is served from it, and the
+    /// mark is removed, or kept when this daemon publishes before it flushes too.
+    private mutating func checkMark() -> String? {
+        let mark: PublishedBeforeSyncMark
+        do throws(StateDamage.Reason) {
+            guard let bytes = try Self.read(self.markPath) else { return nil }
+            mark = try PublishedBeforeSyncMark(decoding: bytes)
+        } catch .unreadable(.failed(_, let error)) where error.code == ENOTDIR {
+            // The watch's directory is not one: there is no mark, and the slots say what is wrong.
+            return nil
+        } catch {
+            return "the mark of versions published before they were durable (\(self.markPath)) cannot be read (\(error)); they may be lost"
+        }
+        if let reason = mark.distrust(under: self.bootID) { return reason }
+        do throws(StateFileError) {
+            try self.syncFiles()
+            if self.publishesBeforeSync {
+                self.mark = mark
+            } else {
+                try StateFile.remove(self.markPath)
+                try StateFile.syncDirectory(of: self.markPath)
+            }
+        } catch {
+            // The mark stays: if the machine stops before the files are flushed, the next start
+            // begins a new epoch.
+            self.mark = mark
+        }
+        return nil
+    }
+
+    /// Removes the state a mark distrusts — slots, journal, log — then the mark, so that a crash
+    /// on the way leaves the mark (and the next start discards the rest). Returns what could not
+    /// be removed; the mark then stays, and the next save replaces what it must.
+    private mutating func discardDistrustedState() -> StateFileError? {
+        do throws(StateFileError) {
+            for path in [self.slotPath(0), self.slotPath(1), self.journalPath, self.logPath, self.legacyCheckpointPath] {
+                try StateFile.remove(path)
+                try StateFile.remove(path + ".tmp")
+            }
+            try StateFile.syncDirectory(of: self.markPath)
+            try StateFile.remove(self.markPath)
+            try StateFile.syncDirectory(of: self.markPath)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Notes that slot `slot` no longer holds a version (it is being overwritten, or was removed).

@@ -50,6 +50,10 @@ extension FileTracker {
         case .identityChanged(let fields):
             self.logger.notice(
                 "the watch's \(WatchConfiguration.Field.configurationKeys(fields)) changed since its state was saved: a new history starts")
+        case .distrusted(let reason, let discardFailure):
+            self.logger.notice(
+                "\(reason): the saved state is discarded and a new history starts",
+                metadata: discardFailure.map { ["discard": "incomplete: \($0)"] } ?? [:])
         case .damaged(let file):
             self.logger.error(
                 "damaged state: \(file.damage.path) cannot be used; \(file.handlingDescription); a new history starts",

@@ -39,6 +39,11 @@ extension FileTracker {
         /// the subscribers); `nil` when nothing was published.
         var publishing: ContinuousClock.Instant?
         var published: ContinuousClock.Instant?
+        /// What the flush after the publication did (`sync_before_publish = false`); `nil` when
+        /// the version was flushed before it (or nothing was written).
+        var flush: PendingSync.Outcome?
+        /// When that flush returned.
+        var flushed: ContinuousClock.Instant?
     }
 
     /// Makes `ingestion` durable in `store` on the calling thread (a pool thread) — its new
@@ -46,6 +51,10 @@ extension FileTracker {
     /// current path and the staged slot abandoned — and only once it is, publishes it on the same
     /// thread: the subscribers are woken right after the flush returns, with no hop through the
     /// tracker's task between them. Nothing is published when the write fails.
+    ///
+    /// With `sync_before_publish = false` (``WatchStateStore/publishesBeforeSync``) the write
+    /// leaves the flush undone: the version is published once written, and flushed right after,
+    /// on the same thread (``WatchStateStore/syncPublished()``), before the next version is saved.
     func saveAndPublish(_ ingestion: Ingestion, to store: WatchStateStore, watch: WatchConfiguration) -> Saved {
         let write = StateWrite(store) { store throws(StateFileError) in
             if let version = ingestion.publication?.version {
@@ -58,17 +67,44 @@ extension FileTracker {
             }
         }
         guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, publishing: nil, published: nil) }
+        var flushed = write
         let release = Release(ingestion)
         if release.savesStateAgain {
             self.logger.notice("the watch's state is saved again")
         }
-        guard !release.publication.isEmpty else { return Saved(ingestion: ingestion, write: write, release: release, publishing: nil, published: nil) }
+        guard !release.publication.isEmpty else {
+            let flush = flushed.store.syncPublished()
+            return Saved(
+                ingestion: ingestion, write: flushed, release: release, publishing: nil, published: nil, flush: flush,
+                flushed: flush.map { _ in .now })
+        }
         let publishing = ContinuousClock.now
         self.feed.publish(release.publication)
         let published = ContinuousClock.now
+        // Right after the subscribers are woken, before anything else is saved.
+        let flush = flushed.store.syncPublished()
+        let flushEnded = flush.map { _ in ContinuousClock.now }
         // Logged once the subscribers are woken: the log's write is not on their way.
         self.log(release.publication)
-        return Saved(ingestion: ingestion, write: write, release: release, publishing: publishing, published: published)
+        return Saved(
+            ingestion: ingestion, write: flushed, release: release, publishing: publishing, published: published, flush: flush, flushed: flushEnded)
+    }
+
+    /// Reports a failed flush of a version already published (`sync_before_publish = false`):
+    /// it may be lost by a crash though clients have it, so the next version starts a new epoch
+    /// (subscribers get a snapshot), and a restart before that starts one too (the mark says so,
+    /// unless it could not be written: said here).
+    func noteFailedFlush(_ flush: PendingSync.Outcome, machine: inout StateMachine) {
+        let retried = flush.laterAttemptSucceeded
+            ? "a later attempt succeeded, which does not prove the bytes reached the disk"
+            : "\(flush.failures.count) attempts failed"
+        let marked = flush.markFailure.map { "the mark for the next start could not be written (\($0)), so a restart before the new epoch is saved may resume the old one" }
+            ?? "the next start begins a new epoch too"
+        self.logger.error(
+            "the flush of version \(flush.cursor), already published, failed (\(retried)): it may not be durable; the next version starts a new epoch and subscribers get a snapshot; \(marked)",
+            metadata: ["error": "\(flush.failures.first.map { "\($0)" } ?? "")"])
+        machine.startEpoch(Epoch.random())
+        self.readRequests.yield(.reread)
     }
 
     /// Ingests `content` (``ingest(_:hashes:into:staging:watch:pool:)``), saves and publishes it
@@ -125,6 +161,26 @@ extension FileTracker {
         Task { [readRequests] in
             try? await Task.sleep(for: Self.storageRetryInterval)
             readRequests.yield(.reread)
+        }
+    }
+}
+
+extension FileTracker {
+    /// Flushes the watch's state and removes its mark of versions published before they were
+    /// flushed (``WatchStateStore/stopCleanly()``), as the tracker ends: the next start keeps the
+    /// epoch even if the machine stops meanwhile. On `pool`, or here when it no longer takes work.
+    func stopCleanly(_ store: inout WatchStateStore, pool: NIOThreadPool) async {
+        let stopping = store
+        let write: StateWrite
+        if let done = try? await pool.runIfActive({ StateWrite(stopping) { store throws(StateFileError) in _ = try store.stopCleanly() } }) {
+            write = done
+        } else {
+            write = StateWrite(stopping) { store throws(StateFileError) in _ = try store.stopCleanly() }
+        }
+        store = write.store
+        if let error = write.failure {
+            self.logger.warning(
+                "cannot flush the watch's state at the stop: the next start after the machine stops begins a new epoch", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -235,6 +235,8 @@ final class FileTracker: Sendable {
             } catch {
                 self.logger.warning("cannot delete the state of the removed watch", metadata: ["error": "\(error)"])
             }
+        } else {
+            await self.stopCleanly(&tracking.store, pool: pool)
         }
     }
 
@@ -275,13 +277,20 @@ final class FileTracker: Sendable {
         }
         let saved = try await self.ingestAndSave(read.content, hashes: read.hashes, tracking: tracking, watch: settings.watch, pool: pool)
         if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
-            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended))
+            // With sync_before_publish = false: the write before the publication and the flush after it.
+            let flush = saved.flushed.map { (saved.published ?? saved.write.ended).duration(to: $0) } ?? .zero
+            self.feed.metrics?.stateSyncDuration.record(saved.write.started.duration(to: saved.write.ended) + flush)
         }
         timeline.ingestStarted = saved.ingestion.started
         timeline.ingested = saved.ingestion.ended
         timeline.saveStarted = saved.write.started
         timeline.journalAppendStarted = saved.write.store.lastJournalAppendStarted
-        timeline.synced = saved.write.ended
+        if saved.flush != nil {
+            timeline.written = saved.write.ended
+            timeline.synced = saved.flushed
+        } else {
+            timeline.synced = saved.write.ended
+        }
         timeline.publishing = saved.publishing
         tracking.store = saved.write.store
         self.reportDroppedHistory(of: &tracking.store)
@@ -291,6 +300,10 @@ final class FileTracker: Sendable {
         } else if let release = saved.release {
             try await self.finishPublishing(
                 release, published: saved.published, tracking: &tracking, changedAt: check?.lastChange, timeline: timeline, pool: pool)
+        }
+        if let flush = saved.flush, !flush.failures.isEmpty {
+            // On the machine the publication left: the next version it publishes starts the epoch.
+            self.noteFailedFlush(flush, machine: &tracking.machine)
         }
         return true
     }

@@ -21,9 +21,12 @@ struct VersionTimeline: Sendable {
     /// The watcher confirmed that nobody wrote the file during the read (seen by the tracker).
     var confirmed: ContinuousClock.Instant?
     /// The save began on its pool thread, its journal record's write began, and the record was
-    /// flushed (`fdatasync` returned; for a version written whole, its checkpoint).
+    /// flushed (`fdatasync` returned; for a version written whole, its checkpoint). With
+    /// `sync_before_publish = false`, `written` is when the record was written, before the
+    /// publication, and `synced` comes after it.
     var saveStarted: ContinuousClock.Instant?
     var journalAppendStarted: ContinuousClock.Instant?
+    var written: ContinuousClock.Instant?
     var synced: ContinuousClock.Instant?
     /// The publication was handed to the feed, and the feed returned, having woken the
     /// subscribers' event loops (which may have run, and written, before it returned).
@@ -37,7 +40,8 @@ struct VersionTimeline: Sendable {
         let steps: [(String, ContinuousClock.Instant?)] = [
             ("taken", self.taken), ("read_started", self.readStarted), ("read_ended", self.readEnded),
             ("ingest_started", self.ingestStarted), ("ingested", self.ingested), ("confirmed", self.confirmed),
-            ("save_started", self.saveStarted), ("journal_append_started", self.journalAppendStarted), ("synced", self.synced),
+            ("save_started", self.saveStarted), ("journal_append_started", self.journalAppendStarted), ("written", self.written),
+            ("synced", self.synced),
             ("publishing", self.publishing), ("published", self.published),
         ]
         return steps.compactMap { name, instant in instant.map { (name, $0) } }
