@@ -113,6 +113,8 @@ final class EncodedSnapshot: Sendable {
     /// - Complexity: O(size of the chunks encoded now); O(1) for a chunk already encoded.
     func chunk(_ index: Int, reader: Int) -> ByteBuffer? {
         let (chunk, encoded) = self.state.withLock { state -> (ByteBuffer?, Int) in
+            // A released chunk reads as the snapshot's end: a reader must never ask for one.
+            assert(index >= state.released && state.readers[reader].map { index >= $0 } ?? true, "chunk \(index) asked for after it was taken or released")
             var encoded = 0
             while state.chunks.count <= index, let line = state.encoder.nextChunk() {
                 state.chunks.append(ByteBuffer(bytes: line))
