@@ -31,9 +31,7 @@ struct NATSFanOutTests {
     /// (on a thread of its own: nats.c blocks). Every consumer's messages.
     static func consume(_ urls: [String], number: Int, _ progress: Progress) throws -> [[NATSMessage]] {
         let connection = try NATSConnection(.init(servers: urls, name: "fan-out-\(number)"))
-        let subscriptions = try (0..<Self.consumersPerConnection).map { _ in
-            try NATSOrderedSubscription(connection: connection, stream: NATSSinkTests.stream, subject: NATSSinkTests.subject, from: 1)
-        }
+        let subscriptions = try (0..<Self.consumersPerConnection).map { _ in try Self.subscribe(connection) }
         progress.subscribed.add(subscriptions.count, ordering: .releasing)
         defer { subscriptions.forEach { $0.close() } }
         var received = Array(repeating: [NATSMessage](), count: subscriptions.count)
@@ -55,6 +53,24 @@ struct NATSFanOutTests {
                 throw TestFailure("connection \(number): consumers at \(received.map { $0.last?.streamSequence ?? 0 }), the stream at \(target)")
             }
         }
+    }
+
+    /// An ordered consumer of the watch's subject from the stream's first message. Creating it is
+    /// a JetStream API request, which a cluster answering 200 of them at once (debug builds, two
+    /// cores) may not answer within the request timeout: a timed-out request is made again, at
+    /// most three times in all, as a client would; what the consumer then receives is checked in
+    /// full.
+    static func subscribe(_ connection: NATSConnection) throws -> NATSOrderedSubscription {
+        let make = { () throws(NATSError) in
+            try NATSOrderedSubscription(connection: connection, stream: NATSSinkTests.stream, subject: NATSSinkTests.subject, from: 1)
+        }
+        var made = Result(catching: make)
+        var attempts = 1
+        while case .failure(let error) = made, error.isTimeout, attempts < 3 {
+            attempts += 1
+            made = Result(catching: make)
+        }
+        return try made.get()
     }
 
     /// 200 ordered consumers follow one watch's stream while three versions are saved: each
