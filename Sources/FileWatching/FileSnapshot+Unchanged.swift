@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 
 extension FileSnapshot {
@@ -49,6 +50,6 @@ extension FileSnapshot {
         guard equal, fstat(descriptor, &after) == 0, FileIdentity(after) == identity,
             stat(path, &atPath) == 0, FileIdentity(atPath) == identity
         else { return nil }
-        return .present(bytes: bytes, identity: identity)
+        return .present(bytes: FileBytes(bytes), identity: identity)
     }
 }

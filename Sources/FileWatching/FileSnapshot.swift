@@ -7,7 +7,7 @@ import Glibc
 /// while being read: the consumer of a ``FileWatchEvent/changed(path:)`` never parses a torn file.
 public enum FileSnapshot: Hashable, Sendable {
     /// The file's complete bytes and its identity while they were read.
-    case present(bytes: [UInt8], identity: FileIdentity)
+    case present(bytes: FileBytes, identity: FileIdentity)
     /// Nothing is at the path (or a directory on the way is gone).
     case missing
 
@@ -94,7 +94,7 @@ public enum FileSnapshot: Hashable, Sendable {
             spare = bytes
             return nil
         }
-        return .present(bytes: bytes, identity: identity)
+        return .present(bytes: FileBytes(bytes), identity: identity)
     }
 
     private static func status(of descriptor: Int32, path: String) throws(FileReadError) -> stat {

@@ -16,7 +16,7 @@ struct FileSnapshotTests {
 
         var status = stat()
         #expect(stat(path, &status) == 0)
-        #expect(snapshot == .present(bytes: Array(text.utf8), identity: FileIdentity(status)))
+        #expect(snapshot == .present(bytes: FileBytes(Array(text.utf8)), identity: FileIdentity(status)))
     }
 
     /// Records what a followed read shows: the size each attempt starts with, and the bytes
@@ -50,10 +50,11 @@ struct FileSnapshotTests {
         var spare: [UInt8] = []
         for round in 0..<2 {
             var follower = RecordingFollower()
-            guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare, following: &follower) else {
+            guard case .present(let fileBytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare, following: &follower) else {
                 Issue.record("\(path) read as missing")
                 return
             }
+            let bytes = fileBytes.array
             #expect(bytes == Array(text.utf8))
             #expect(follower.sizes == [text.utf8.count], "round \(round)")
             let pieces = (text.utf8.count + FileSnapshot.followedPieceSize - 1) / FileSnapshot.followedPieceSize
@@ -74,18 +75,20 @@ struct FileSnapshotTests {
         // Several compared pieces, the last one partial.
         let text = String(repeating: "sku,name\n", count: 3 * FileSnapshot.comparedPieceSize / 9 + 1_001)
         try FileOperations.write(text, to: path)
-        guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+        guard case .present(let fileBytes, let identity) = try FileSnapshot.read(atPath: path) else {
             Issue.record("\(path) read as missing")
             return
         }
+        let bytes = fileBytes.array
         func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
 
         let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes)
         #expect(unchanged == (try FileSnapshot.read(atPath: path)))
-        guard case .present(let same, let sameIdentity)? = unchanged else {
+        guard case .present(let sameBytes, let sameIdentity)? = unchanged else {
             Issue.record("an unchanged file compared as changed")
             return
         }
+        let same = sameBytes.array
         #expect(address(same) == address(bytes), "a new buffer")
         #expect(sameIdentity == identity)
 
@@ -113,10 +116,11 @@ struct FileSnapshotTests {
         let path = scratch.path + "/list.csv"
         func read(_ text: String, reusing spare: inout [UInt8]) throws -> [UInt8] {
             try FileOperations.write(text, to: path)
-            guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
+            guard case .present(let fileBytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
                 Issue.record("\(path) read as missing")
                 return []
             }
+            let bytes = fileBytes.array
             #expect(spare.isEmpty, "the spare is taken")
             #expect(bytes == Array(text.utf8))
             return bytes
@@ -148,10 +152,11 @@ struct FileSnapshotTests {
         let path = scratch.path + "/empty.csv"
         try FileOperations.write("", to: path)
 
-        guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+        guard case .present(let fileBytes, let identity) = try FileSnapshot.read(atPath: path) else {
             Issue.record("an empty file read as missing")
             return
         }
+        let bytes = fileBytes.array
         #expect(bytes.isEmpty)
         #expect(identity.size == 0)
     }
@@ -258,10 +263,11 @@ struct FileSnapshotTests {
         while (reads < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
             reads += 1
             do {
-                guard case .present(let bytes, let identity) = try FileSnapshot.read(atPath: path) else {
+                guard case .present(let fileBytes, let identity) = try FileSnapshot.read(atPath: path) else {
                     Issue.record("the file read as missing, though these saves never leave it missing")
                     continue
                 }
+                let bytes = fileBytes.array
                 let text = String(decoding: bytes, as: UTF8.self)
                 let whole = isWhole(text)
                 #expect(whole, "a torn read of \(bytes.count) bytes")

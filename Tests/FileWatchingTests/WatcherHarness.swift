@@ -146,7 +146,7 @@ final class WatcherHarness: Sendable {
                 refusedReads.wrappingAdd(1, ordering: .relaxed)
                 return nil
             }
-            return .content(String(decoding: bytes, as: UTF8.self))
+            return .content(String(decoding: bytes.array, as: UTF8.self))
         case .success(.missing):
             return .unreadable("missing when read")
         case .failure(let error):

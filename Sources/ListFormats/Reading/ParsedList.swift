@@ -1,3 +1,4 @@
+import DurableFiles
 import ListDiff
 
 /// A list as read from a file: its schema, its records (in sections or not)
@@ -60,6 +61,12 @@ public struct ParsedList: Sendable {
     /// ``ListReader/read(mappingFile:)``).
     public var bytes: [UInt8] {
         storage.source.array
+    }
+
+    /// The file's bytes as ``FileBytes`` (O(1) for a list read from bytes in memory; a copy of
+    /// them for a list read by ``ListReader/read(mappingFile:)``).
+    public var fileBytes: FileBytes {
+        FileBytes(storage.source.array)
     }
 
     /// The line and column of a byte offset, such as a record's

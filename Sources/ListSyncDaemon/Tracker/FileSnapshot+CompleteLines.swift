@@ -8,7 +8,10 @@ extension FileSnapshot {
     /// - Complexity: O(*n*) in the length of the last line.
     func completeLines() -> FileSnapshot {
         guard case .present(let bytes, let identity) = self else { return self }
-        let end = bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-        return end == bytes.count ? self : .present(bytes: Array(bytes[..<end]), identity: identity)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] != UInt8(ascii: "\n") {
+            end -= 1
+        }
+        return end == bytes.count ? self : .present(bytes: bytes[0..<end], identity: identity)
     }
 }

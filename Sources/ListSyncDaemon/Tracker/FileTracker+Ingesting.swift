@@ -28,8 +28,8 @@ extension FileTracker {
         let lastGood = machine.state.lastGood
         async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
             // (The bytes compared with the live version's only when a slot would be staged.)
-            guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes != lastGood?.list.bytes else { return nil }
-            return try? store.stageCheckpoint(of: bytes)
+            guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes.array != lastGood?.list.bytes else { return nil }
+            return try? store.stageCheckpoint(of: bytes.array)
         }
         let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {

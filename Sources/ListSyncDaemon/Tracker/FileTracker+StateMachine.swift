@@ -170,7 +170,8 @@ extension FileTracker {
                 publication.isInvalidRead = true
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
-            case .success(.present(let bytes, _)):
+            case .success(.present(let fileBytes, _)):
+                let bytes = fileBytes.array
                 // Bytes equal to the last good version's leave it live; the reader's chunk hashes
                 // tell most changed bytes from them without comparing the two files.
                 if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes, hashes: hashes),

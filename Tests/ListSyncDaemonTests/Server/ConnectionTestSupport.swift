@@ -1,3 +1,4 @@
+import DurableFiles
 @testable import FileWatching
 import ListFormats
 import ListSyncProtocol
@@ -124,7 +125,7 @@ struct Publisher {
 
     @discardableResult
     mutating func publish(_ text: String) -> WatchPublication? {
-        let read: Result<FileSnapshot, FileReadError> = .success(.present(bytes: Array(text.utf8), identity: FileIdentity(fileID: FileID(device: 0, inode: 0), size: 0, modificationTime: .zero, statusChangeTime: .zero)))
+        let read: Result<FileSnapshot, FileReadError> = .success(.present(bytes: FileBytes(Array(text.utf8)), identity: FileIdentity(fileID: FileID(device: 0, inode: 0), size: 0, modificationTime: .zero, statusChangeTime: .zero)))
         // As the tracker does: the version 1 digest while the feed wants it.
         guard
             let publication = self.machine.ingest(

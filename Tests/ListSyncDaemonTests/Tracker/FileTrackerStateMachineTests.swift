@@ -1,3 +1,4 @@
+import DurableFiles
 @testable import FileWatching
 import ListDiff
 import ListFormats
@@ -10,7 +11,7 @@ import Testing
     static let identity = FileIdentity(fileID: FileID(device: 1, inode: 1), size: 0, modificationTime: .zero, statusChangeTime: .zero)
 
     static func present(_ text: String) -> Result<FileSnapshot, FileReadError> {
-        .success(.present(bytes: Array(text.utf8), identity: Self.identity))
+        .success(.present(bytes: FileBytes(Array(text.utf8)), identity: Self.identity))
     }
 
     static let version0 = "id,group,name\n1,a,one\n2,b,two\n3,a,three\n"

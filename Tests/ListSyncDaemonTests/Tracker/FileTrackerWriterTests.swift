@@ -1,3 +1,4 @@
+import DurableFiles
 @testable import FileWatching
 import ListFormats
 import ListSyncProtocol
@@ -31,12 +32,12 @@ import Testing
         var machine = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: 7))
         let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
         let identity = FileIdentity(fileID: FileID(device: 1, inode: 1), size: 0, modificationTime: .zero, statusChangeTime: .zero)
-        let first = machine.ingest(.success(.present(bytes: Array("id\n1\n".utf8), identity: identity)), options: options)
+        let first = machine.ingest(.success(.present(bytes: FileBytes(Array("id\n1\n".utf8)), identity: identity)), options: options)
         let status = machine.noteWriting(since: 1_795_752_012_345)
         #expect(status == StatusMessage(watch: "w", state: .writing, since: 1_795_752_012_345))
         #expect(machine.noteWriting(since: 1_795_752_012_345) == nil, "the same status twice")
         #expect(machine.state.lastGood === first?.version)
-        let next = machine.ingest(.success(.present(bytes: Array("id\n1\n2\n".utf8), identity: identity)), options: options)
+        let next = machine.ingest(.success(.present(bytes: FileBytes(Array("id\n1\n2\n".utf8)), identity: identity)), options: options)
         #expect(next?.status == StatusMessage(watch: "w", state: .ok))
         #expect(next?.version?.seq == 1)
     }
@@ -44,12 +45,12 @@ import Testing
     @Test func aFileReadWhileWrittenLosesOnlyItsUnterminatedLastLine() {
         let identity = FileIdentity(fileID: FileID(device: 1, inode: 1), size: 0, modificationTime: .zero, statusChangeTime: .zero)
         func lines(_ text: String) -> FileSnapshot {
-            FileSnapshot.present(bytes: Array(text.utf8), identity: identity).completeLines()
+            FileSnapshot.present(bytes: FileBytes(Array(text.utf8)), identity: identity).completeLines()
         }
-        #expect(lines("id\n1\n4,half-writ") == .present(bytes: Array("id\n1\n".utf8), identity: identity))
-        #expect(lines("id\n1\n") == .present(bytes: Array("id\n1\n".utf8), identity: identity))
-        #expect(lines("id\r\n1\r\n2") == .present(bytes: Array("id\r\n1\r\n".utf8), identity: identity))
-        #expect(lines("no newline yet") == .present(bytes: [], identity: identity))
+        #expect(lines("id\n1\n4,half-writ") == .present(bytes: FileBytes(Array("id\n1\n".utf8)), identity: identity))
+        #expect(lines("id\n1\n") == .present(bytes: FileBytes(Array("id\n1\n".utf8)), identity: identity))
+        #expect(lines("id\r\n1\r\n2") == .present(bytes: FileBytes(Array("id\r\n1\r\n".utf8)), identity: identity))
+        #expect(lines("no newline yet") == .present(bytes: FileBytes(), identity: identity))
         #expect(FileSnapshot.missing.completeLines() == .missing)
     }
 }

@@ -40,9 +40,10 @@ import Testing
     static func read(_ text: String, at path: String, with reader: inout IncrementalListReader, pool: ListBufferPool) throws -> ParsedList {
         try FileOperations.write(text, to: path)
         var spare = pool.takeBytes()
-        guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
+        guard case .present(let fileBytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
             throw ListSyncTestSupport.TestFailure("\(path) read as missing")
         }
+        let bytes = fileBytes.array
         return try reader.read(bytes: bytes, recycling: pool)
     }
 
