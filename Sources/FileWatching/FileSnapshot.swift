@@ -45,12 +45,25 @@ public enum FileSnapshot: Hashable, Sendable {
     public static func read(
         atPath path: String, maximumAttempts: Int = 5, reusing spare: inout [UInt8], following follower: inout some FileReadFollower
     ) throws(FileReadError) -> FileSnapshot {
-        for attempt in 1...max(1, maximumAttempts) {
-            if let snapshot = try readOnce(atPath: path, reusing: &spare, following: &follower) {
-                return snapshot
+        try retrying(atPath: path, maximumAttempts: maximumAttempts) { () throws(FileReadError) in
+            try readOnce(atPath: path, reusing: &spare, following: &follower)
+        }
+    }
+
+    /// Runs `attempt` until it returns a result, up to `maximumAttempts` times with short growing
+    /// pauses (1, 2, 4… ms); `nil` means the file moved during the attempt.
+    ///
+    /// - Throws: ``FileReadError/unstable(path:attempts:)`` when every attempt returned `nil`,
+    ///   or what `attempt` throws.
+    static func retrying<Result>(
+        atPath path: String, maximumAttempts: Int, _ attempt: () throws(FileReadError) -> Result?
+    ) throws(FileReadError) -> Result {
+        for number in 1...max(1, maximumAttempts) {
+            if let result = try attempt() {
+                return result
             }
-            if attempt < maximumAttempts {
-                usleep(1_000 << min(attempt - 1, 6))
+            if number < maximumAttempts {
+                usleep(1_000 << min(number - 1, 6))
             }
         }
         throw .unstable(path: path, attempts: max(1, maximumAttempts))
@@ -66,6 +79,44 @@ public enum FileSnapshot: Hashable, Sendable {
     private static func readOnce(
         atPath path: String, reusing spare: inout [UInt8], following follower: inout some FileReadFollower
     ) throws(FileReadError) -> FileSnapshot? {
+        let outcome = try checkedAttempt(atPath: path) { (descriptor, size) throws(FileReadError) -> (content: [UInt8], count: Int)? in
+            follower.begin(size: size)
+            let bytes = try readAll(descriptor, expectedSize: size, path: path, reusing: &spare, following: &follower)
+            return (bytes, bytes.count)
+        }
+        switch outcome {
+        case .missing:
+            return .missing
+        case .moved(let bytes):
+            // Read again into the same buffer.
+            if let bytes { spare = bytes }
+            return nil
+        case .read(let bytes, let identity):
+            return .present(bytes: FileBytes(bytes), identity: identity)
+        }
+    }
+
+    /// What one ``checkedAttempt(atPath:_:)`` found.
+    enum CheckedAttempt<Content> {
+        /// Nothing is at the path (or a directory on the way is gone).
+        case missing
+        /// The file changed during the read (or the read found another size than `fstat`):
+        /// what was read, if the read got that far, is not a version of the file.
+        case moved(Content?)
+        /// What was read is the file's content while it had `identity`.
+        case read(Content, FileIdentity)
+    }
+
+    /// Opens the file at `path` and has `read` read it — given the descriptor and the size
+    /// `fstat` reported — then checks the file's identity through the descriptor before and
+    /// after, and through the path after: only a read during which none of them moved, of as
+    /// many bytes as the file has, is the content of the file.
+    ///
+    /// `read` returns what it read and how many bytes of the file that is, or `nil` when it saw
+    /// the file move (e.g. end before the size `fstat` reported).
+    static func checkedAttempt<Content>(
+        atPath path: String, _ read: (_ descriptor: Int32, _ size: Int) throws(FileReadError) -> (content: Content, count: Int)?
+    ) throws(FileReadError) -> CheckedAttempt<Content> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
             let error = SystemCallError.lastError(of: "open")
@@ -79,22 +130,22 @@ public enum FileSnapshot: Hashable, Sendable {
         guard before.st_mode & S_IFMT == S_IFREG else {
             throw .notARegularFile(path: path)
         }
-        follower.begin(size: Int(before.st_size))
-        let bytes = try readAll(descriptor, expectedSize: Int(before.st_size), path: path, reusing: &spare, following: &follower)
+        guard let (content, count) = try read(descriptor, Int(before.st_size)) else {
+            return .moved(nil)
+        }
         let after = try status(of: descriptor, path: path)
         let identity = FileIdentity(after)
         var atPath = stat()
         // The path must still name the file we read: a rename over it during the read means a
-        // newer version is there (read again, into the same buffer).
+        // newer version is there.
         guard stat(path, &atPath) == 0,
               FileIdentity(atPath) == identity,
               FileIdentity(before) == identity,
-              Int64(bytes.count) == identity.size
+              Int64(count) == identity.size
         else {
-            spare = bytes
-            return nil
+            return .moved(content)
         }
-        return .present(bytes: FileBytes(bytes), identity: identity)
+        return .read(content, identity)
     }
 
     private static func status(of descriptor: Int32, path: String) throws(FileReadError) -> stat {
