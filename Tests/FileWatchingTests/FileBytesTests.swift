@@ -46,7 +46,8 @@ struct FileBytesTests {
         #expect(joined.isContiguous == false && whole.isContiguous)
     }
 
-    private static func randomSplit(_ bytes: [UInt8], using generator: inout some RandomNumberGenerator) -> FileBytes {
+    /// `bytes` in pieces of random lengths, each in a storage of its own.
+    static func randomSplit(_ bytes: [UInt8], using generator: inout some RandomNumberGenerator) -> FileBytes {
         var pieces: [FileBytes.Piece] = []
         var start = 0
         while start < bytes.count {
