@@ -178,7 +178,7 @@ struct FileSnapshotTests {
     /// read must return exactly one version, with the identity of the file it came from.
     @Test func readsDuringRenameOverSavesAreNeverTorn() async throws {
         let versions = (1...4).map { String(repeating: "row \($0)\n", count: 5_000 * $0) }
-        try await expectConsistentReads(saving: versions, initial: versions[0], each: { version, path in
+        try await Self.expectConsistentReads(saving: versions, initial: versions[0], each: { version, path in
             try FileOperations.write(version, to: path + ".tmp")
             try FileOperations.rename(path + ".tmp", to: path)
         }, isWhole: { versions.contains($0) })
@@ -189,7 +189,7 @@ struct FileSnapshotTests {
     /// often end at a size the identity (taken later) no longer has.
     @Test func readsDuringAppendsMatchTheirIdentity() async throws {
         let versions = (0..<2_000).map { "row \($0)\n" }
-        try await expectConsistentReads(saving: versions, initial: "header\n", each: { line, path in
+        try await Self.expectConsistentReads(saving: versions, initial: "header\n", each: { line, path in
             try FileOperations.write([line], to: path, flags: O_WRONLY | O_APPEND)
             usleep(100)
         }, isWhole: { text in text.hasPrefix("header\n") && text.hasSuffix("\n") })
@@ -243,13 +243,15 @@ struct FileSnapshotTests {
     }
 
     /// Runs `save` with each of `versions` in turn, forever, on another thread while reading the
-    /// file: every successful read must be whole by `isWhole`, its identity must describe exactly
-    /// the bytes returned, and reads must have overlapped many saves.
-    private func expectConsistentReads(
+    /// file with `read` (a whole read unless told): every successful read must be whole by
+    /// `isWhole`, its identity must describe exactly the bytes returned, and reads must have
+    /// overlapped many saves.
+    static func expectConsistentReads(
         saving versions: [String],
         initial: String,
         each save: @escaping @Sendable (String, String) throws -> Void,
-        isWhole: (String) -> Bool
+        isWhole: (String) -> Bool,
+        reading read: (_ path: String) throws(FileReadError) -> FileSnapshot = { path throws(FileReadError) in try FileSnapshot.read(atPath: path) }
     ) async throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/list.csv"
@@ -263,7 +265,7 @@ struct FileSnapshotTests {
         while (reads < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
             reads += 1
             do {
-                guard case .present(let fileBytes, let identity) = try FileSnapshot.read(atPath: path) else {
+                guard case .present(let fileBytes, let identity) = try read(path) else {
                     Issue.record("the file read as missing, though these saves never leave it missing")
                     continue
                 }

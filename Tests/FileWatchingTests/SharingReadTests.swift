@@ -1,6 +1,5 @@
 import DurableFiles
 import Glibc
-import Synchronization
 import Testing
 @testable import FileWatching
 
@@ -117,90 +116,51 @@ struct SharingReadTests {
     }
 
     /// A writer appends rows while the file is read, each read sharing with the one before:
-    /// every read is a whole version — a start of the final file, its identity's size, whole
-    /// rows — and the ends it shares are equal to the previous read's.
-    @Test func readsDuringAppendsAreWholeVersions() throws {
-        let scratch = try ScratchDirectory()
-        let path = scratch.path + "/list.csv"
-        try FileOperations.write("header\n" + String(repeating: "row -1\n", count: 20_000), to: path)
-        let writer = FileSnapshotTests.Writer(versions: (0..<2_000).map { "row \($0)\n" }, path: path) { line, path in
-            try FileOperations.write([line], to: path, flags: O_WRONLY | O_APPEND)
-            usleep(100)
-        }
-        defer { writer.stop() }
+    /// every read is a whole version — a start of the final file, whole rows, its identity's
+    /// size — and the ends it shares are equal to the previous read's.
+    @Test func readsDuringAppendsAreWholeVersions() async throws {
         var reads: [FileBytes] = []
-        var unstable = 0
-        var previous = try Self.wholeRead(path).bytes
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (reads.count < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
-            let boundaries = Self.lineBoundaries(of: previous.array)
-            do {
-                let (snapshot, shared) = try FileSnapshot.read(atPath: path, sharingWith: previous, boundaries: boundaries, windowSize: 4_096)
-                guard case .present(let read, let identity) = snapshot else {
-                    Issue.record("the file read as missing, though appends never leave it missing")
-                    continue
-                }
-                #expect(identity.size == Int64(read.count))
-                #expect(read.count == 0 || read[read.count - 1] == UInt8(ascii: "\n"), "a torn read of \(read.count) bytes")
-                Self.expectShared(shared, by: read, with: previous, boundaries: boundaries, "during appends")
-                reads.append(read)
-                previous = read
-            } catch {
-                guard case .unstable = error else { throw error }
-                unstable += 1
-            }
-        }
-        writer.stop()
-        #expect(writer.failure.withLock { $0 } == nil)
-        #expect(writer.saves.load(ordering: .relaxed) >= 300, "the writer hardly ran; nothing was proven")
-        #expect(Set(reads.map(\.count)).count > 1, "every read saw the same version; nothing overlapped")
-        #expect(unstable < reads.count)
-        let last = try Self.wholeRead(path).bytes.array
+        try await FileSnapshotTests.expectConsistentReads(
+            saving: (0..<2_000).map { "row \($0)\n" }, initial: "header\n" + String(repeating: "row -1\n", count: 20_000),
+            each: { line, path in
+                try FileOperations.write([line], to: path, flags: O_WRONLY | O_APPEND)
+                usleep(100)
+            }, isWhole: { text in text.hasPrefix("header\n") && text.hasSuffix("\n") },
+            reading: { path throws(FileReadError) in try Self.readSharing(path, with: &reads) })
+        // Appends only: each read is the start of the longest.
+        let longest = reads.max { $0.count < $1.count } ?? FileBytes()
         for read in reads {
-            #expect(read.count <= last.count && read == Array(last[..<read.count]), "not a version the file had")
+            #expect(read == longest[0..<read.count], "not a version the file had")
         }
     }
 
     /// A writer renames complete versions of different sizes over the file: every sharing read
     /// is exactly one of them.
-    @Test func readsDuringRenameOverSavesAreNeverTorn() throws {
-        let scratch = try ScratchDirectory()
-        let path = scratch.path + "/list.csv"
+    @Test func readsDuringRenameOverSavesAreNeverTorn() async throws {
         let versions = (1...4).map { version in
             (0..<(3_000 * version)).map { "row \($0),\($0 % (version + 2))\n" }.joined()
         }
-        try FileOperations.write(versions[0], to: path)
-        let writer = FileSnapshotTests.Writer(versions: versions, path: path) { version, path in
-            try FileOperations.write(version, to: path + ".tmp")
-            try FileOperations.rename(path + ".tmp", to: path)
+        var reads: [FileBytes] = []
+        try await FileSnapshotTests.expectConsistentReads(
+            saving: versions, initial: versions[0],
+            each: { version, path in
+                try FileOperations.write(version, to: path + ".tmp")
+                try FileOperations.rename(path + ".tmp", to: path)
+            }, isWhole: { versions.contains($0) },
+            reading: { path throws(FileReadError) in try Self.readSharing(path, with: &reads) })
+    }
+
+    /// Reads `path` sharing with the last of `reads` (a whole read at first), against a chunk
+    /// at every line, checks what it shares, and adds it to `reads`.
+    private static func readSharing(_ path: String, with reads: inout [FileBytes]) throws(FileReadError) -> FileSnapshot {
+        let previous = reads.last ?? FileBytes()
+        let boundaries = lineBoundaries(of: previous.array)
+        let (snapshot, shared) = try FileSnapshot.read(atPath: path, sharingWith: previous, boundaries: boundaries, windowSize: 4_096)
+        if case .present(let read, _) = snapshot {
+            expectShared(shared, by: read, with: previous, boundaries: boundaries, "during saves")
+            reads.append(read)
         }
-        defer { writer.stop() }
-        let wholeVersions = Set(versions.map { FileBytes(Array($0.utf8)) })
-        var seen: Set<FileBytes> = []
-        var reads = 0
-        var previous = try Self.wholeRead(path).bytes
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (reads < 300 || writer.saves.load(ordering: .relaxed) < 300), ContinuousClock.now < deadline {
-            reads += 1
-            let boundaries = Self.lineBoundaries(of: previous.array)
-            do {
-                let (snapshot, shared) = try FileSnapshot.read(atPath: path, sharingWith: previous, boundaries: boundaries, windowSize: 4_096)
-                guard case .present(let read, let identity) = snapshot else {
-                    Issue.record("the file read as missing, though renames never leave it missing")
-                    continue
-                }
-                #expect(wholeVersions.contains(read), "a torn read of \(read.count) bytes")
-                #expect(identity.size == Int64(read.count))
-                Self.expectShared(shared, by: read, with: previous, boundaries: boundaries, "during renames")
-                seen.insert(read)
-                previous = read
-            } catch {
-                guard case .unstable = error else { throw error }
-            }
-        }
-        writer.stop()
-        #expect(writer.failure.withLock { $0 } == nil)
-        #expect(seen.count > 1, "every read saw the same version; nothing overlapped")
+        return snapshot
     }
 
     /// No previous bytes or no boundaries: a whole read, one array. A missing file, a
