@@ -202,7 +202,7 @@ public struct IncrementalListReader: Sendable {
             if let previous, let shared, let plan = sharingPlan(bytes, shared: shared, previous: previous) {
                 (list, memory, statistics) = try readInChunks(bytes, plan, spare: pool?.takeRecords() ?? ([], 0))
             } else {
-                let copied = Self.holdsInOnePiece(bytes, 0..<bytes.count) ? 0 : bytes.count
+                let copied = bytes.isContiguous ? 0 : bytes.count
                 (list, memory, statistics) = try bytes.withContiguousBytes(in: 0..<bytes.count) { buffer throws(ListFormatError) in
                     var plan = try wholePlan(
                         buffer, previous: previous,
@@ -240,13 +240,6 @@ public struct IncrementalListReader: Sendable {
     private static func wholeArray(_ bytes: FileBytes) -> [UInt8] {
         guard bytes.pieces.count == 1, bytes.pieces[0].range == 0..<bytes.pieces[0].storage.count else { return [] }
         return bytes.pieces[0].storage
-    }
-
-    /// Whether one piece of `bytes` holds all of `range` (then it is read in place).
-    static func holdsInOnePiece(_ bytes: FileBytes, _ range: Range<Int>) -> Bool {
-        guard !range.isEmpty else { return true }
-        let index = bytes.pieceIndex(containing: range.lowerBound)
-        return range.upperBound <= bytes.start(ofPiece: index) + bytes.pieces[index].range.count
     }
 
     // MARK: Memory
@@ -590,7 +583,7 @@ public struct IncrementalListReader: Sendable {
         return Plan(
             header: header, headerHash: previous.headerHash, hadByteOrderMark: hadByteOrderMark, previous: previous,
             prefix: prefix, suffix: suffix, hashing: ChunkHashing(nil), source: .pieces(bytes),
-            copiedByteCount: Self.holdsInOnePiece(bytes, 0..<headerEnd) ? 0 : headerEnd, usedSharedEnds: true)
+            copiedByteCount: bytes.isContiguous(in: 0..<headerEnd) ? 0 : headerEnd, usedSharedEnds: true)
     }
 
     private func readInChunks(
@@ -813,7 +806,7 @@ public struct IncrementalListReader: Sendable {
             return try readRegion(header, RegionWindow(buffer: buffer, goesOn: false), storage, start, startsAt, end, endsAt)
         case .pieces(let bytes):
             let low = start == end ? max(start - 1, 0) : start
-            if !Self.holdsInOnePiece(bytes, low..<end) { copied += end - low }
+            if !bytes.isContiguous(in: low..<end) { copied += end - low }
             let parts = try bytes.withContiguousBytes(in: low..<end) { buffer throws(ListFormatError) in
                 try readRegion(
                     header, RegionWindow(buffer: buffer, goesOn: end < bytes.count), storage, start - low, startsAt, end - low,

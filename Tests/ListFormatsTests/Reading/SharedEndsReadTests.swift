@@ -57,13 +57,6 @@ import Testing
         return FileBytes(pieces: pieces)
     }
 
-    /// Whether one piece of `bytes` holds all of `range`.
-    static func inOnePiece(_ bytes: FileBytes, _ range: Range<Int>) -> Bool {
-        guard !range.isEmpty else { return true }
-        let index = bytes.pieceIndex(containing: range.lowerBound)
-        return range.upperBound <= bytes.start(ofPiece: index) + bytes.pieces[index].range.count
-    }
-
     /// Every version of random lists under random edits, handed over in pieces.
     @Test func everyVersionInPiecesReadsAsOnePassDoes() async {
         let sharedReads = Mutex(0)
@@ -140,7 +133,7 @@ import Testing
                     // 3 — the first boundary after 0 or further — which a random cut of an earlier
                     // version may have left in two pieces.)
                     let header = 0..<min(bytes.count, max(boundaries[1] + 1, 3))
-                    if split == .sharing, Self.inOnePiece(given, header), middle.lowerBound <= region.lowerBound,
+                    if split == .sharing, given.isContiguous(in: header), middle.lowerBound <= region.lowerBound,
                         region.upperBound <= middle.upperBound
                     {
                         inPlaceReads.withLock { $0 += 1 }
@@ -158,23 +151,44 @@ import Testing
         #expect(inPlaceReads.withLock { $0 } > 200)
     }
 
-    /// A file of `rows` CSV rows.
-    private static func csv(rows: Range<Int>, edited: Int? = nil) -> [UInt8] {
-        var text = "id,name,note\n"
-        for row in rows { text += row == edited ? "\(row),edited \(row),x\n" : "\(row),name \(row),plain\n" }
-        return Array(text.utf8)
+    /// A file of 4,000 rows in one of the shapes, with row `edited` changed.
+    private static func file(_ shape: Int, edited: Int? = nil) -> (ReadOptions, [UInt8]) {
+        let rows = 0..<4000
+        func name(_ row: Int) -> String { row == edited ? "edited \(row)" : "name \(row)" }
+        let text: String
+        let options: ReadOptions
+        switch shape {
+        case 0, 1:
+            let delimiter = shape == 0 ? "," : "\t"
+            text = "id\(delimiter)name\n" + rows.map { "\($0)\(delimiter)\(name($0))\n" }.joined()
+            options = ReadOptions(format: .csv(delimiter: shape == 0 ? .comma : .tab), key: ["id"])
+        case 2:
+            text = "id,s,name\r\n" + rows.map { "\($0),s\($0 % 3),\(name($0))\r\n" }.joined()
+            options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"], sectionBy: "s")
+        case 3:
+            text = rows.map { #"{"id":\#($0),"name":"\#(name($0))"}"# + "\n" }.joined()
+            options = ReadOptions(format: .ndjson, key: ["id"])
+        case 4:
+            text = "[\n" + rows.map { #"{"id":\#($0),"s":\#($0 % 3),"name":"\#(name($0))"}"# }.joined(separator: ",\n") + "\n]\n"
+            options = ReadOptions(format: .json, key: ["id"], sectionBy: "s")
+        default:
+            let records = rows.map { #"{"id":\#($0),"name":"\#(name($0))"}"# }
+            text = "{\n\"a\": [" + records[..<2000].joined(separator: ",\n") + "],\n\"b\": [" + records[2000...].joined(separator: ",\n") + "]\n}\n"
+            options = ReadOptions(format: .json, key: ["id"])
+        }
+        return (options, Array(text.utf8))
     }
 
-    /// A one-row edit in the middle of a large file, handed over as the sharing read hands it:
-    /// about one chunk parsed, in place, nothing hashed or copied; the list holds the previous
-    /// version's storage for the ends and reads every record as one pass does.
-    @Test func aOneRowEditInPiecesParsesTheMiddleInPlace() throws {
-        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
+    /// A one-row edit in the middle of a large file, in every shape, handed over as the sharing
+    /// read hands it: about one chunk parsed, in place, nothing hashed or copied, the end after
+    /// it kept; the list holds the previous version's storage for the ends and reads every
+    /// record as one pass does.
+    @Test(arguments: 0..<6) func aOneRowEditInPiecesParsesTheMiddleInPlace(shape: Int) throws {
+        let (options, original) = Self.file(shape)
+        let (_, edited) = Self.file(shape, edited: 1000)
         var reader = IncrementalListReader(options: options, chunkSize: 4096)
-        let original = Self.csv(rows: 0..<20000)
         let first = try reader.read(bytes: original)
         var rng: any SeededRandomNumberGenerator = Xoshiro(seed: (19, 1, 2, 3))
-        let edited = Self.csv(rows: 0..<20000, edited: 10000)
         let ends = Self.sharedEnds(of: edited, previous: original, boundaries: reader.chunkBoundaries, shorter: false, &rng)
         #expect(ends.prefix + ends.suffix > edited.count - 2 * 4096 - 100)
         let given =
@@ -184,7 +198,8 @@ import Testing
         let read = reader.lastRead
         #expect(read.usedSharedEnds && read.wasIncremental)
         #expect(read.copiedByteCount == 0 && read.bytesHashedForKeptChunks == 0)
-        #expect(read.parsedByteCount <= 2 * 4096 + 100)
+        #expect(read.parsedByteRange == ends.prefix..<(edited.count - ends.suffix))
+        #expect(read.keptSuffixByteCount == ends.suffix && read.keptPrefixByteCount == ends.prefix)
         // The list's bytes are the given pieces: the ends in the first version's array.
         #expect(second.fileBytes.pieces.count == 3)
         #expect(second.fileBytes.storageByteCount < original.count + 3 * 4096)
