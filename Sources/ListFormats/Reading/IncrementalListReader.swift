@@ -169,8 +169,9 @@ public struct IncrementalListReader: Sendable {
     /// issue 19; debug builds check it) — the previous version's chunks that lie inside those
     /// ends are kept without hashing a byte of them, and only the bytes between are parsed: in
     /// place when one piece of `bytes` holds them (the changed middle), else copied first (that
-    /// region only, ``Statistics/copiedByteCount``). A header that ends within a few bytes of the
-    /// shared start, or one that reads otherwise, and every error, read as without `shared`.
+    /// region only, ``Statistics/copiedByteCount``). A header that reads otherwise than the
+    /// previous version's (compared by hash when the shared start does not cover it), and every
+    /// error, read as without `shared`.
     /// Without `shared`, the chunks kept are found by their hashes, over the bytes in one
     /// stretch of memory (in place for one piece, else a temporary copy of them all).
     ///
@@ -537,15 +538,16 @@ public struct IncrementalListReader: Sendable {
 
     /// The plan for `bytes` whose first `shared.prefix` and last `shared.suffix` bytes are
     /// `previous`'s: the header read from its first bytes (in place when one piece holds them,
-    /// which the shared start does), the chunks inside those ends kept without hashing. Nil when
-    /// the ends cannot be used: not within both files, or a shared start that does not go at
-    /// least a byte past the header (whose reading looks at the byte after it), or a header that
-    /// reads otherwise.
+    /// which the shared start does), the chunks inside those ends kept without hashing. The
+    /// header's bytes are known to be the previous version's when the shared start goes at least
+    /// a byte past them (reading a header looks at the byte after it); otherwise (a change in the
+    /// first chunk) their hash is compared, a few bytes. Nil when the ends are not within both
+    /// files, or the header reads otherwise.
     private func sharingPlan(_ bytes: FileBytes, shared: (prefix: Int, suffix: Int), previous: Memory) -> Plan? {
         let count = bytes.count
         let length = previous.fileLength
         guard shared.prefix >= 0, shared.suffix >= 0, shared.prefix + shared.suffix <= min(count, length),
-            shared.prefix > previous.dataStart, !previous.chunks.isEmpty
+            !previous.chunks.isEmpty
         else { return nil }
         assert(
             bytes[0..<shared.prefix] == previous.source[0..<shared.prefix]
@@ -554,11 +556,14 @@ public struct IncrementalListReader: Sendable {
         // The header reads from the bytes before where the records start and the byte there (a
         // LF after a CR); a byte-order mark is 3 bytes.
         let headerEnd = min(count, max(previous.dataStart + 1, 3))
-        let read: (Header, Bool)? = try? bytes.withContiguousBytes(in: 0..<headerEnd) { buffer throws(ListFormatError) in
+        let read: (Header, Bool, ContentHash)? = try? bytes.withContiguousBytes(in: 0..<headerEnd) { buffer throws(ListFormatError) in
             let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
-            return (try readHeader(buffer, hadByteOrderMark: hadByteOrderMark), hadByteOrderMark)
+            let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
+            let hash = shared.prefix > previous.dataStart ? previous.headerHash : Self.hash(buffer, 0, header.dataStart)
+            return (header, hadByteOrderMark, hash)
         }
-        guard let (header, hadByteOrderMark) = read, header.dataStart == previous.dataStart, header.grouping == previous.grouping
+        guard let (header, hadByteOrderMark, headerHash) = read, header.dataStart == previous.dataStart,
+            headerHash == previous.headerHash, header.grouping == previous.grouping
         else { return nil }
 
         // The chunks inside the shared ends, as ``keptChunks(of:in:hashing:)`` keeps them but

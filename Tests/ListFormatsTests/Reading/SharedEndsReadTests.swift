@@ -182,10 +182,11 @@ import Testing
     /// A one-row edit in the middle of a large file, in every shape, handed over as the sharing
     /// read hands it: about one chunk parsed, in place, nothing hashed or copied, the end after
     /// it kept; the list holds the previous version's storage for the ends and reads every
-    /// record as one pass does.
-    @Test(arguments: 0..<6) func aOneRowEditInPiecesParsesTheMiddleInPlace(shape: Int) throws {
+    /// record as one pass does. An edit of the first row: the same, but for the header's few
+    /// bytes, copied to read it (the shared start ends where the records start).
+    @Test(arguments: 0..<6, [1000, 1]) func aOneRowEditInPiecesParsesTheMiddleInPlace(shape: Int, row: Int) throws {
         let (options, original) = Self.file(shape)
-        let (_, edited) = Self.file(shape, edited: 1000)
+        let (_, edited) = Self.file(shape, edited: row)
         var reader = IncrementalListReader(options: options, chunkSize: 4096)
         let first = try reader.read(bytes: original)
         var rng: any SeededRandomNumberGenerator = Xoshiro(seed: (19, 1, 2, 3))
@@ -197,11 +198,11 @@ import Testing
         let second = try reader.read(bytes: given, shared: ends)
         let read = reader.lastRead
         #expect(read.usedSharedEnds && read.wasIncremental)
-        #expect(read.copiedByteCount == 0 && read.bytesHashedForKeptChunks == 0)
+        #expect(read.copiedByteCount <= (row == 1 ? 64 : 0) && read.bytesHashedForKeptChunks == 0, "\(read)")
         #expect(read.parsedByteRange == ends.prefix..<(edited.count - ends.suffix))
         #expect(read.keptSuffixByteCount == ends.suffix && read.keptPrefixByteCount == ends.prefix)
         // The list's bytes are the given pieces: the ends in the first version's array.
-        #expect(second.fileBytes.pieces.count == 3)
+        #expect(second.fileBytes.pieces.count == (ends.prefix == 0 ? 2 : 3))
         #expect(second.fileBytes.storageByteCount < original.count + 3 * 4096)
         let reference = try ListReader(options: options).read(bytes: edited)
         #expect(Outcome { () throws(ListFormatError) in second } == Outcome { () throws(ListFormatError) in reference })
