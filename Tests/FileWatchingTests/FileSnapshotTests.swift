@@ -82,7 +82,7 @@ struct FileSnapshotTests {
         let bytes = fileBytes.array
         func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
 
-        let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes)
+        let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes))
         #expect(unchanged == (try FileSnapshot.read(atPath: path)))
         guard case .present(let sameBytes, let sameIdentity)? = unchanged else {
             Issue.record("an unchanged file compared as changed")
@@ -98,15 +98,47 @@ struct FileSnapshotTests {
         var first = bytes
         first[0] = UInt8(ascii: "x")
         for other in [last, first, Array(bytes.dropLast()), bytes + [UInt8(ascii: "x")]] {
-            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: other) == nil)
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(other)) == nil)
         }
         // The file written again (same bytes, a new identity), or gone.
         try FileOperations.write(text, to: path)
         if case .present(_, let rewritten) = try FileSnapshot.read(atPath: path), rewritten != identity {
-            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes)) == nil)
         }
         #expect(unlink(path) == 0)
-        #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+        #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes)) == nil)
+    }
+
+    /// Bytes held in pieces (a version that shares stretches with the one before) are compared
+    /// piece by piece against the file, pieces that straddle the compared buffers included, and
+    /// given back in their pieces (no copy); a byte that differs in any piece gives `nil`.
+    @Test func anUnchangedFileComparesBytesHeldInPieces() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        let text = String(repeating: "sku,name\n", count: 2 * FileSnapshot.comparedPieceSize / 9 + 777)
+        try FileOperations.write(text, to: path)
+        guard case .present(let read, let identity) = try FileSnapshot.read(atPath: path) else {
+            Issue.record("\(path) read as missing")
+            return
+        }
+        let bytes = read.array
+        // Pieces of two storages: cuts inside and across the compared buffers.
+        let cuts = [0, 5, FileSnapshot.comparedPieceSize - 3, FileSnapshot.comparedPieceSize + 10, bytes.count - 1, bytes.count]
+        let other = Array(bytes)
+        let pieces = (0..<(cuts.count - 1)).map { FileBytes.Piece(storage: $0 % 2 == 0 ? bytes : other, range: cuts[$0]..<cuts[$0 + 1]) }
+        let inPieces = FileBytes(pieces: pieces)
+        guard case .present(let same, let sameIdentity)? = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: inPieces) else {
+            Issue.record("an unchanged file compared as changed")
+            return
+        }
+        #expect(same == read && sameIdentity == identity)
+        #expect(same.pieces.count == pieces.count, "the pieces were gathered into a copy")
+        for cut in cuts.dropLast() {
+            var changed = other
+            changed[cut] ^= 1
+            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? changed : $0.storage, range: $0.range) })
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: changedPieces) == nil, "byte \(cut) changed")
+        }
     }
 
     /// A spare buffer nothing else holds is read into in place, whatever the file's new size
