@@ -68,7 +68,7 @@ struct FileSnapshotTests {
     /// Issue 19 item 3: a file that still has the identity of the last read and holds the given
     /// bytes gives those bytes — the same storage, no buffer of the file's size made — as a whole
     /// read would (bytes and identity); any difference (a byte, the identity, a missing file)
-    /// gives `nil`, to read it whole.
+    /// gives `nil`, to read it whole. Bytes held in pieces are compared, and given back, as they are.
     @Test func anUnchangedFileGivesTheBytesItHoldsWithoutANewBuffer() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/list.csv"
@@ -100,6 +100,23 @@ struct FileSnapshotTests {
         for other in [last, first, Array(bytes.dropLast()), bytes + [UInt8(ascii: "x")]] {
             #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(other)) == nil)
         }
+        // The bytes held in pieces of two storages (a version that shares stretches with the one
+        // before), cut inside and across the compared buffers: compared piece by piece, given
+        // back in their pieces (no copy); a byte that differs in any piece gives `nil`.
+        let cuts = [0, 5, FileSnapshot.comparedPieceSize - 3, FileSnapshot.comparedPieceSize + 10, bytes.count - 1, bytes.count]
+        let copy = Array(bytes)
+        let pieces = (0..<(cuts.count - 1)).map { FileBytes.Piece(storage: $0 % 2 == 0 ? bytes : copy, range: cuts[$0]..<cuts[$0 + 1]) }
+        guard case .present(let inPieces, _)? = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(pieces: pieces)) else {
+            Issue.record("an unchanged file compared as changed when its bytes are in pieces")
+            return
+        }
+        #expect(inPieces == fileBytes && inPieces.pieces.count == pieces.count, "the pieces were gathered into a copy")
+        for cut in cuts.dropLast() {
+            var changed = copy
+            changed[cut] ^= 1
+            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? changed : $0.storage, range: $0.range) })
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: changedPieces) == nil, "byte \(cut) changed")
+        }
         // The file written again (same bytes, a new identity), or gone.
         try FileOperations.write(text, to: path)
         if case .present(_, let rewritten) = try FileSnapshot.read(atPath: path), rewritten != identity {
@@ -107,38 +124,6 @@ struct FileSnapshotTests {
         }
         #expect(unlink(path) == 0)
         #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes)) == nil)
-    }
-
-    /// Bytes held in pieces (a version that shares stretches with the one before) are compared
-    /// piece by piece against the file, pieces that straddle the compared buffers included, and
-    /// given back in their pieces (no copy); a byte that differs in any piece gives `nil`.
-    @Test func anUnchangedFileComparesBytesHeldInPieces() throws {
-        let scratch = try ScratchDirectory()
-        let path = scratch.path + "/list.csv"
-        let text = String(repeating: "sku,name\n", count: 2 * FileSnapshot.comparedPieceSize / 9 + 777)
-        try FileOperations.write(text, to: path)
-        guard case .present(let read, let identity) = try FileSnapshot.read(atPath: path) else {
-            Issue.record("\(path) read as missing")
-            return
-        }
-        let bytes = read.array
-        // Pieces of two storages: cuts inside and across the compared buffers.
-        let cuts = [0, 5, FileSnapshot.comparedPieceSize - 3, FileSnapshot.comparedPieceSize + 10, bytes.count - 1, bytes.count]
-        let other = Array(bytes)
-        let pieces = (0..<(cuts.count - 1)).map { FileBytes.Piece(storage: $0 % 2 == 0 ? bytes : other, range: cuts[$0]..<cuts[$0 + 1]) }
-        let inPieces = FileBytes(pieces: pieces)
-        guard case .present(let same, let sameIdentity)? = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: inPieces) else {
-            Issue.record("an unchanged file compared as changed")
-            return
-        }
-        #expect(same == read && sameIdentity == identity)
-        #expect(same.pieces.count == pieces.count, "the pieces were gathered into a copy")
-        for cut in cuts.dropLast() {
-            var changed = other
-            changed[cut] ^= 1
-            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? changed : $0.storage, range: $0.range) })
-            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: changedPieces) == nil, "byte \(cut) changed")
-        }
     }
 
     /// A spare buffer nothing else holds is read into in place, whatever the file's new size

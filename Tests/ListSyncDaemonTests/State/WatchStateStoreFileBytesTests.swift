@@ -138,9 +138,13 @@ struct WatchStateStoreFileBytesTests {
         let new = DeltaReplayTests.edited(old, using: &generator)
         let oldHeld = Self.cut(Self.cut(FileBytes(old), using: &generator), using: &generator)
         let newHeld = Bool.random(using: &generator) ? Self.sharing(new, with: old, held: oldHeld, using: &generator) : Self.cut(FileBytes(new), using: &generator)
-        let full = ByteDelta(from: old, to: new)
-        let suffix = old.count - full.prefix - full.removed
-        let known = (prefix: Int.random(in: 0...full.prefix, using: &generator), suffix: Int.random(in: 0...suffix, using: &generator))
+        // The delta of every byte, compared one by one here: the longest common start, then the
+        // longest common end within what it leaves.
+        let prefix = zip(old, new).prefix { $0 == $1 }.count
+        let suffix = zip(old[prefix...].reversed(), new[prefix...].reversed()).prefix { $0 == $1 }.count
+        let full = ByteDelta(prefix: prefix, removed: old.count - prefix - suffix, inserted: FileBytes(Array(new[prefix..<(new.count - suffix)])))
+        #expect(ByteDelta(from: old, to: new) == full, "seed \(seed): two arrays")
+        let known = (prefix: Int.random(in: 0...prefix, using: &generator), suffix: Int.random(in: 0...suffix, using: &generator))
         let delta = ByteDelta(from: oldHeld, to: newHeld, known: known)
         #expect(delta == full, "seed \(seed): known \(known)")
         #expect(delta.inserted.array == Array(new[full.prefix..<(full.prefix + full.inserted.count)]))
