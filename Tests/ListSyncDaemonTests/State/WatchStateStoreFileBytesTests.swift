@@ -118,6 +118,18 @@ struct WatchStateStoreFileBytesTests {
             changeset: Array("two".utf8), watch: WatchStateStoreTests.watch)
         let record = DeltaJournal.record(DeltaJournal.Entry(version: saved, byteCount: new.count, delta: delta))
         #expect(storages(delta.inserted).isSubset(of: storages(record)), "the record holds a copy of the inserted bytes")
+        // The record's bytes are those main builds in one buffer (the format is unchanged).
+        var payload = StateWriter()
+        payload.integer(saved.cursor.seq)
+        payload.integer(UInt64(new.count))
+        payload.integer(UInt64(delta.prefix))
+        payload.integer(UInt64(delta.removed))
+        payload.byteString(delta.inserted.array)
+        payload.byteString(saved.digest.bytes)
+        payload.integer(1)
+        payload.byteString(Array("two".utf8))
+        Checkpoint.encode(saved.watch, into: &payload)
+        #expect(record.array == StateWriter.frame(payload.bytes))
         // The record reads back as the delta.
         let (_, file) = DeltaJournal.empty(epoch: saved.cursor.epoch, baseSeq: 1)
         let entries = try DeltaJournal.decode(file + record.array, name: WatchStateStoreTests.watch.name).entries
