@@ -24,14 +24,19 @@ extension EndToEndTests {
             }.count
         }
 
-        /// A daemon with one small watch, loaded (its file read on the blocking pool, a client
-        /// served on an event loop): every thread allocates from the main heap.
-        @Test func everyThreadOfAnIdleDaemonAllocatesFromTheMainHeap() async throws {
+        /// A daemon with one watch of a two-row file, loaded (its file read on the blocking pool,
+        /// a client served on an event loop), with `environment` added to the test's.
+        static func started(environment: [String: String] = [:]) async throws -> (DaemonHarness, DaemonProcess) {
             let harness = try DaemonHarness()
             try FileOperations.write("id,name\n1,a\n2,b\n", to: harness.path("list.csv"))
             try harness.writeConfig(["name = \"list\"\npath = \"\(harness.path("list.csv"))\"\nkey = [\"id\"]"])
-            try await harness.startDaemon()
-            let daemon = try #require(harness.daemon)
+            try await harness.startDaemon(environment: environment)
+            return (harness, try #require(harness.daemon))
+        }
+
+        /// A daemon with one small watch, loaded: every thread allocates from the main heap.
+        @Test func everyThreadOfAnIdleDaemonAllocatesFromTheMainHeap() async throws {
+            let (harness, daemon) = try await Self.started()
             #expect(try Self.arenaHeaps(of: daemon.pid) == 0)
             #expect(try await harness.stopDaemon() == 0)
         }
@@ -39,11 +44,7 @@ extension EndToEndTests {
         /// `MALLOC_ARENA_MAX` set by an administrator stands: threads get arenas of their own up
         /// to it (the main heap counted).
         @Test func anAdministratorsArenaLimitStands() async throws {
-            let harness = try DaemonHarness()
-            try FileOperations.write("id,name\n1,a\n2,b\n", to: harness.path("list.csv"))
-            try harness.writeConfig(["name = \"list\"\npath = \"\(harness.path("list.csv"))\"\nkey = [\"id\"]"])
-            try await harness.startDaemon(environment: ["MALLOC_ARENA_MAX": "3"])
-            let daemon = try #require(harness.daemon)
+            let (harness, daemon) = try await Self.started(environment: ["MALLOC_ARENA_MAX": "3"])
             #expect(try Self.arenaHeaps(of: daemon.pid) == 2)
             #expect(try await harness.stopDaemon() == 0)
         }
