@@ -37,35 +37,21 @@ public struct MallocThresholds: Sendable, Hashable {
     /// on the heap, about 7,000, with the same peak (what is kept was in use already).
     public static let keepFreedMemory = MallocThresholds(mappedBlockSize: 4 << 20, heapTrimSize: 64 << 20)
 
-    /// Sets the process's thresholds — once, at start: every later allocation follows them —
-    /// unless `tunables` (the `GLIBC_TUNABLES` variable, the process's own by default) sets
-    /// either itself: an administrator's choice stands. Returns whether the allocator took them
-    /// (always on glibc; elsewhere there is nothing to set).
     /// The process's `GLIBC_TUNABLES`.
     public static var processTunables: String? {
         getenv("GLIBC_TUNABLES").map { String(cString: $0) }
     }
 
+    /// Sets the process's thresholds — once, at start: every later allocation follows them —
+    /// unless `tunables` (the `GLIBC_TUNABLES` variable, the process's own by default) sets
+    /// either itself: an administrator's choice stands. Returns whether the allocator took them
+    /// (always on glibc; elsewhere there is nothing to set).
     @discardableResult
     public func apply(tunables: String? = Self.processTunables) -> Bool {
         let tunables = tunables ?? ""
         guard !tunables.contains("glibc.malloc.mmap_threshold"), !tunables.contains("glibc.malloc.trim_threshold") else {
             return false
         }
-        #if canImport(Glibc)
-        // `<malloc.h>` is not in the Glibc module: `mallopt` is looked up, and its option numbers
-        // are glibc's ABI.
-        typealias SetMallocOption = @convention(c) (Int32, Int32) -> Int32
-        guard let process = dlopen(nil, RTLD_NOW) else { return false }
-        defer { dlclose(process) }
-        guard let symbol = dlsym(process, "mallopt") else { return false }
-        let mallopt = unsafeBitCast(symbol, to: SetMallocOption.self)
-        let mmapThreshold: Int32 = -3
-        let trimThreshold: Int32 = -1
-        return mallopt(mmapThreshold, Int32(clamping: self.mappedBlockSize)) == 1
-            && mallopt(trimThreshold, Int32(clamping: self.heapTrimSize)) == 1
-        #else
-        return false
-        #endif
+        return MallocOption.mmapThreshold.set(self.mappedBlockSize) && MallocOption.trimThreshold.set(self.heapTrimSize)
     }
 }

@@ -136,6 +136,18 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
         reached: (DurableFile.Milestone) -> Void = { _ in },
         failure: (DurableFile.Step, String, SystemCallError) -> Failure
     ) throws(Failure) -> UnflushedFile? {
+        try self.append(FileBytes(bytes), to: path, limit: limit, deferringFlush: deferringFlush, reached: reached, failure: failure)
+    }
+
+    /// Appends records held in pieces (``append(_:to:limit:deferringFlush:reached:failure:)``),
+    /// each piece written from its own storage: a record that shares bytes with a version in
+    /// memory is not copied into a buffer first.
+    @discardableResult
+    public mutating func append<Failure: Error>(
+        _ bytes: FileBytes, to path: String, limit: Int, deferringFlush: Bool = false,
+        reached: (DurableFile.Milestone) -> Void = { _ in },
+        failure: (DurableFile.Step, String, SystemCallError) -> Failure
+    ) throws(Failure) -> UnflushedFile? {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(.create, path, .lastError(of: "open")) }
         defer { close(descriptor) }
@@ -146,7 +158,7 @@ public struct ZeroFilledAppendRegion: Hashable, Sendable {
             // zeros hold; the rest is written with the new zeros).
             let mark = Array(Self.endMark.prefix(max(0, min(Self.endMark.count, self.size - newEnd))))
             do {
-                try FileDescriptorIO.writeAll(bytes + mark, to: descriptor, at: self.end)
+                try FileDescriptorIO.writeAll(bytes + FileBytes(mark), to: descriptor, at: self.end)
             } catch {
                 throw failure(.write, path, error)
             }

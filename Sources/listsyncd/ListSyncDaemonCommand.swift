@@ -46,10 +46,20 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file and exit: 0 when it loads, 1 with its errors otherwise.", valueName: "file"))
     var checkConfig: String?
 
-    mutating func run() async throws {
+    /// Sets malloc up, then parses the arguments and runs. Here, on the main thread, before any
+    /// other thread allocates: a thread keeps the arena it first allocated from, and `run()`
+    /// already runs on a thread of the concurrency pool.
+    static func main() async {
         let environment = ProcessEnvironment.current()
         // Buffers of a version's read and diff go back to the system when freed.
         MallocThresholds.returnFreedMemory.apply(tunables: environment["GLIBC_TUNABLES"])
+        // Every thread on the main heap: no arena's free memory kept per thread.
+        MallocArenas.daemon.apply(tunables: environment["GLIBC_TUNABLES"], arenaMaxVariable: environment["MALLOC_ARENA_MAX"])
+        await Self.main(nil)
+    }
+
+    mutating func run() async throws {
+        let environment = ProcessEnvironment.current()
         // The passed sockets are ours; children must not think so.
         SocketActivation.removeEnvironmentVariables()
         let style = StandardErrorLogHandler.Style(environment: environment)

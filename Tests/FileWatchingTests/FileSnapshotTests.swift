@@ -68,7 +68,7 @@ struct FileSnapshotTests {
     /// Issue 19 item 3: a file that still has the identity of the last read and holds the given
     /// bytes gives those bytes — the same storage, no buffer of the file's size made — as a whole
     /// read would (bytes and identity); any difference (a byte, the identity, a missing file)
-    /// gives `nil`, to read it whole.
+    /// gives `nil`, to read it whole. Bytes held in pieces are compared, and given back, as they are.
     @Test func anUnchangedFileGivesTheBytesItHoldsWithoutANewBuffer() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/list.csv"
@@ -82,7 +82,7 @@ struct FileSnapshotTests {
         let bytes = fileBytes.array
         func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
 
-        let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes)
+        let unchanged = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes))
         #expect(unchanged == (try FileSnapshot.read(atPath: path)))
         guard case .present(let sameBytes, let sameIdentity)? = unchanged else {
             Issue.record("an unchanged file compared as changed")
@@ -98,15 +98,32 @@ struct FileSnapshotTests {
         var first = bytes
         first[0] = UInt8(ascii: "x")
         for other in [last, first, Array(bytes.dropLast()), bytes + [UInt8(ascii: "x")]] {
-            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: other) == nil)
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(other)) == nil)
+        }
+        // The bytes held in pieces of two storages (a version that shares stretches with the one
+        // before), cut inside and across the compared buffers: compared piece by piece, given
+        // back in their pieces (no copy); a byte that differs in any piece gives `nil`.
+        let cuts = [0, 5, FileSnapshot.comparedPieceSize - 3, FileSnapshot.comparedPieceSize + 10, bytes.count - 1, bytes.count]
+        let copy = Array(bytes)
+        let pieces = (0..<(cuts.count - 1)).map { FileBytes.Piece(storage: $0 % 2 == 0 ? bytes : copy, range: cuts[$0]..<cuts[$0 + 1]) }
+        guard case .present(let inPieces, _)? = FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(pieces: pieces)) else {
+            Issue.record("an unchanged file compared as changed when its bytes are in pieces")
+            return
+        }
+        #expect(inPieces == fileBytes && inPieces.pieces.count == pieces.count, "the pieces were gathered into a copy")
+        for cut in cuts.dropLast() {
+            var changed = copy
+            changed[cut] ^= 1
+            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? changed : $0.storage, range: $0.range) })
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: changedPieces) == nil, "byte \(cut) changed")
         }
         // The file written again (same bytes, a new identity), or gone.
         try FileOperations.write(text, to: path)
         if case .present(_, let rewritten) = try FileSnapshot.read(atPath: path), rewritten != identity {
-            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+            #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes)) == nil)
         }
         #expect(unlink(path) == 0)
-        #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: bytes) == nil)
+        #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: FileBytes(bytes)) == nil)
     }
 
     /// A spare buffer nothing else holds is read into in place, whatever the file's new size

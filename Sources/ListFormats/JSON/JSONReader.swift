@@ -145,11 +145,13 @@ extension JSONReader {
     /// Reads the records of the JSON array in `buffer` from `start` (where a record starts), in
     /// chunks of about `chunkSize` bytes that each start where a record starts
     /// (``ChunkedRegion``): up to `end`, which must be where a record starts, or, when `end` is
-    /// the end of the buffer, through the array's `]` and the white space after it.
+    /// the end of the buffer, through the array's `]` and the white space after it — unless
+    /// `goesOn`: `buffer` is then a window of the file, which goes on after it.
     func readArrayChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, goesOn: Bool = false,
+        chunkSize: Int
     ) throws(ListFormatError) -> ChunkedRegion {
-        try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+        try readDocumentChunks(buffer, storage: storage, from: start, to: end, goesOn: goesOn, chunkSize: chunkSize) {
             state, index, limit, _ throws(ListFormatError) in
             guard try state.readArrayRecords(from: &index, until: limit) else { return false }
             // The array's end, and the white space after it.
@@ -162,14 +164,15 @@ extension JSONReader {
     /// place `startsAt` says (a member's name, or a record in a member's array), in chunks of
     /// about `chunkSize` bytes that each start at such a place (``ChunkedRegion``): up to `end`,
     /// which must be the place `endsAt` says, or, when `end` is the end of the buffer, through the
-    /// object's `}` and the white space after it. The member names of each chunk are its
-    /// ``ChunkedRegion/Extent/sections``; whether a name is repeated is left to the caller.
+    /// object's `}` and the white space after it (unless `goesOn`, as in ``readArrayChunks``).
+    /// The member names of each chunk are its ``ChunkedRegion/Extent/sections``; whether a name
+    /// is repeated is left to the caller.
     func readObjectChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, at startsAt: ChunkedRegion.Boundary,
-        to end: Int, at endsAt: ChunkedRegion.Boundary, chunkSize: Int
+        to end: Int, at endsAt: ChunkedRegion.Boundary, goesOn: Bool = false, chunkSize: Int
     ) throws(ListFormatError) -> ChunkedRegion {
         var place = startsAt
-        return try readDocumentChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize) {
+        return try readDocumentChunks(buffer, storage: storage, from: start, to: end, goesOn: goesOn, chunkSize: chunkSize) {
             state, index, limit, extent throws(ListFormatError) in
             extent.startsAt = place
             let isClosed = try state.readObjectChunk(from: &index, at: &place, until: limit, into: &extent)
@@ -185,17 +188,24 @@ extension JSONReader {
     /// `chunkSize` bytes, each read by `readChunk` (given the state, the index, where to stop
     /// and the chunk's extent to fill in; it says whether it read through the document's end and
     /// the white space after it): up to `end`, which must be where a chunk starts, or the end of
-    /// the buffer, where the document must end.
+    /// the buffer, where the document must end — unless `goesOn`: the buffer is a window of the
+    /// file that ends at `end`, where a chunk of the file starts (the window's own offsets; the
+    /// caller moves what it reads to the file's).
     private func readDocumentChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, chunkSize: Int,
-        readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, goesOn: Bool,
+        chunkSize: Int, readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
     ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
-        guard let base = buffer.baseAddress, start < buffer.count else {
+        // Whether `end` is the end of the file.
+        let endsFile = end == buffer.count && !goesOn
+        guard start < buffer.count || goesOn else {
             // Where a record should start, the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
         guard start < end else { return ChunkedRegion() }
+        guard let base = buffer.baseAddress else {
+            throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
+        }
         var state = chunkReadState(buffer, storage: storage, fields: fields, from: start, to: end)
         var region = ChunkedRegion()
         var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
@@ -207,7 +217,7 @@ extension JSONReader {
             isClosed = try readChunk(&state, &index, min(chunkStart + chunkSize, end), &extent)
             if isClosed {
                 // Only white space may follow the document, and only at the end of the buffer.
-                guard index == buffer.count, end == buffer.count else {
+                guard index == buffer.count, endsFile else {
                     throw .trailingContent(at: state.scanner.lexer.position(of: index))
                 }
             } else if index > end {
@@ -220,11 +230,11 @@ extension JSONReader {
             extent.sections += state.assembler.finishChunk()
             region.chunks.append(extent)
         }
-        guard isClosed || end < buffer.count else {
+        guard isClosed || !endsFile else {
             // A comma and the end of the file: the document never closes.
             throw .unexpectedEndOfInput(expected: "a value", at: state.scanner.lexer.position(of: buffer.count))
         }
-        if end == buffer.count { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
+        if endsFile { try state.validation.validateAll() } else { try state.validation.validate(upTo: end) }
         (region.records, region.sectionOfRecord) = state.assembler.chunkedRecords()
         return region
     }

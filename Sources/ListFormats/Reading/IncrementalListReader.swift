@@ -63,8 +63,10 @@ public struct IncrementalListReader: Sendable {
     public struct Statistics: Hashable, Sendable {
         /// Whether it kept chunks of the previous version (false: it parsed every chunk).
         public var wasIncremental = false
-        /// The bytes it parsed (the header not counted).
+        /// The bytes it parsed (the header not counted)…
         public var parsedByteCount = 0
+        /// …which are these (the bytes between the chunks it kept).
+        public var parsedByteRange = 0..<0
         /// The chunks it kept from the previous version.
         public var keptChunkCount = 0
         /// The chunks the list has.
@@ -101,6 +103,14 @@ public struct IncrementalListReader: Sendable {
         /// …and the bytes it hashed itself for that search, after the read (0 when the read's
         /// hashes served every comparison).
         public var bytesHashedForKeptChunks = 0
+        /// Whether it kept the chunks inside the ends it was told are the previous version's
+        /// (``read(bytes:shared:recycling:hashes:)``), hashing none of them.
+        public var usedSharedEnds = false
+        /// The bytes it copied to have in one stretch of memory bytes that were in pieces: none
+        /// when one piece holds the region it parsed (and the header), the region (and a few
+        /// bytes of header) when not, every byte when it read bytes in pieces whole. What
+        /// shows that a version read after a small change costs no second copy of the file.
+        public var copiedByteCount = 0
     }
 
     /// Creates a reader with no previous version. A region of at least `splitSize` bytes to
@@ -141,41 +151,96 @@ public struct IncrementalListReader: Sendable {
 
     /// Reads the next version of the file: the list ``ListReader/read(bytes:)`` reads from
     /// `bytes`, re-parsing only the chunks that changed since the last read. After an error
-    /// the next read parses every chunk.
+    /// the next read parses every chunk. (``read(bytes:shared:recycling:hashes:)`` with the bytes
+    /// as one piece.)
+    public mutating func read(
+        bytes: [UInt8], recycling pool: ListBufferPool? = nil, hashes: ReadHashes? = nil
+    ) throws(ListFormatError) -> ParsedList {
+        try read(bytes: FileBytes(bytes), recycling: pool, hashes: hashes)
+    }
+
+    /// Reads the next version of the file: the list ``ListReader/read(bytes:)`` reads from
+    /// `bytes`, re-parsing only the chunks that changed since the last read. After an error
+    /// the next read parses every chunk. The list holds `bytes` as they are, in their pieces.
+    ///
+    /// With `shared` — so many bytes at the start and at the end of `bytes` that are the same as
+    /// the first and the last bytes of the version this reader read last (which only the caller
+    /// knows: the watcher's read that shares unchanged stretches with the previous version,
+    /// issue 19; debug builds check it) — the previous version's chunks that lie inside those
+    /// ends are kept without hashing a byte of them, and only the bytes between are parsed: in
+    /// place when one piece of `bytes` holds them (the changed middle), else copied first (that
+    /// region only, ``Statistics/copiedByteCount``). A header that reads otherwise than the
+    /// previous version's (compared by hash when the shared start does not cover it), and every
+    /// error, read as without `shared`.
+    /// Without `shared`, the chunks kept are found by their hashes, over the bytes in one
+    /// stretch of memory (in place for one piece, else a temporary copy of them all).
     ///
     /// With `pool`, the records are written into the records array the pool keeps when nothing
     /// else holds it (a version two reads back, retired), rather than into new memory; and the
-    /// previous version's bytes and records go to the pool for the read after this one.
+    /// previous version's records, and its bytes when they are one whole array, go to the pool
+    /// for the read after this one.
     ///
     /// With `hashes`, taken while `bytes` were read (``hashesWhileReading()``, ``ReadHashes``),
     /// the chunks they hashed are not hashed again to find those kept; hashes taken from other
     /// bytes, or for another version, are not used.
     public mutating func read(
-        bytes: [UInt8], recycling pool: ListBufferPool? = nil, hashes: ReadHashes? = nil
+        bytes: FileBytes, shared: (prefix: Int, suffix: Int)? = nil, recycling pool: ListBufferPool? = nil,
+        hashes: ReadHashes? = nil
     ) throws(ListFormatError) -> ParsedList {
         let previous = memory
         memory = nil
         lastRead = Statistics()
         defer {
-            if let pool, let previous { pool.retire(bytes: previous.source, records: previous.records, version: previous.version) }
+            if let pool, let previous {
+                pool.retire(bytes: Self.wholeArray(previous.source), records: previous.records, version: previous.version)
+            }
         }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
-            return try ListReader(options: options).read(bytes: bytes)
+            return try ListReader(options: options).read(bytes: bytes.array)
         }
         do {
-            let (list, memory, statistics) = try bytes.withUnsafeBufferPointer { buffer throws(ListFormatError) in
-                try readInChunks(
-                    buffer, keeping: bytes, previous: previous,
-                    spare: pool?.takeRecords() ?? ([], 0),
-                    hashes: hashes.flatMap { hashes in previous.flatMap { hashes.apply(to: buffer, of: $0) ? hashes : nil } })
+            let (list, memory, statistics): (ParsedList, Memory, Statistics)
+            if let previous, let shared, let plan = sharingPlan(bytes, shared: shared, previous: previous) {
+                (list, memory, statistics) = try readInChunks(bytes, plan, spare: pool?.takeRecords() ?? ([], 0))
+            } else {
+                let copied = bytes.isContiguous ? 0 : bytes.count
+                (list, memory, statistics) = try bytes.withContiguousBytes(in: 0..<bytes.count) { buffer throws(ListFormatError) in
+                    var plan = try wholePlan(
+                        buffer, previous: previous,
+                        hashes: hashes.flatMap { hashes in previous.flatMap { hashes.apply(to: buffer, of: $0) ? hashes : nil } })
+                    plan.copiedByteCount = copied
+                    return try readInChunks(bytes, plan, spare: pool?.takeRecords() ?? ([], 0))
+                }
             }
             self.memory = memory
             lastRead = statistics
             return list
         } catch {
             // The error (and its position) that one pass over the whole file reports.
-            return try ListReader(options: options).read(bytes: bytes)
+            return try ListReader(options: options).read(bytes: bytes.array)
         }
+    }
+
+    /// The starts of the chunks of the version read last, in ascending order, with 0, where the
+    /// records start after the header, and the end of the file: the places where a read of the
+    /// next version may end the bytes it shares with this one at the start, or start those it
+    /// shares at the end (``read(bytes:shared:recycling:hashes:)``). Empty when the reader holds
+    /// no version (none read, or the last read failed or was read whole: then nothing is shared).
+    public var chunkBoundaries: [Int] {
+        guard let memory, !memory.chunks.isEmpty else { return [] }
+        var boundaries = [0]
+        boundaries.reserveCapacity(memory.chunks.count + 3)
+        for start in [memory.dataStart] + memory.chunks.map(\.start) + [memory.fileLength] where start > boundaries[boundaries.count - 1] {
+            boundaries.append(start)
+        }
+        return boundaries
+    }
+
+    /// The array `bytes` are when they are one whole array (what a pool may read the next
+    /// version into), else none.
+    private static func wholeArray(_ bytes: FileBytes) -> [UInt8] {
+        guard bytes.pieces.count == 1, bytes.pieces[0].range == 0..<bytes.pieces[0].storage.count else { return [] }
+        return bytes.pieces[0].storage
     }
 
     // MARK: Memory
@@ -191,8 +256,9 @@ public struct IncrementalListReader: Sendable {
         /// line not ended) and a JSON array's last chunk (its `]`) may not.
         var isLineBased: Bool
         var chunks: [Chunk]
-        /// The file's bytes (shared with the list), for the ``ListBufferPool`` once retired.
-        var source: [UInt8]
+        /// The file's bytes (shared with the list), for the ``ListBufferPool`` once retired, and
+        /// for debug builds to check the ends a read is told are shared.
+        var source: FileBytes
         /// The list's records in file order (shared with a list without sections).
         var records: [ListRecord]
         var grouping: Grouping
@@ -269,7 +335,7 @@ public struct IncrementalListReader: Sendable {
         /// `end` (a chunk's start in the previous version, which the boundary says, or the end of
         /// the file); throws when `end` is no place to stop at.
         var readRegion: (
-            UnsafeBufferPointer<UInt8>, ListStorage, _ start: Int, ChunkedRegion.Boundary, _ end: Int, ChunkedRegion.Boundary
+            RegionWindow, ListStorage, _ start: Int, ChunkedRegion.Boundary, _ end: Int, ChunkedRegion.Boundary
         ) throws(ListFormatError) -> ChunkedRegion
         /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
         var isLineBased = true
@@ -293,9 +359,9 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: header.dataStart, blankLineCount: header.blankLineCount,
                 encoding: .csv(columns.layout(delimiter: delimiter.rawValue)), schema: columns.published,
-                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
+                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
                     try reader.readRowChunks(
-                        try Self.lines(of: buffer, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
+                        try Self.lines(of: window, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
                 }, grouping: columns.section == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_csv_split_point(buffer.baseAddress, Int64(end), Int64(start), delimiter.rawValue))
@@ -305,8 +371,8 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: hadByteOrderMark ? 3 : 0, blankLineCount: 0,
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
-                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
-                    try reader.readLineChunks(try Self.lines(of: buffer, to: end), storage: storage, from: start, chunkSize: chunkSize)
+                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
+                    try reader.readLineChunks(try Self.lines(of: window, to: end), storage: storage, from: start, chunkSize: chunkSize)
                 }, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_LINES)))
@@ -319,15 +385,17 @@ public struct IncrementalListReader: Sendable {
                 // An object of arrays: read in order, on one thread.
                 return Header(
                     dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
-                    readRegion: { buffer, storage, start, startsAt, end, endsAt throws(ListFormatError) in
+                    readRegion: { window, storage, start, startsAt, end, endsAt throws(ListFormatError) in
                         try reader.readObjectChunks(
-                            buffer, storage: storage, from: start, at: startsAt, to: end, at: endsAt, chunkSize: chunkSize)
+                            window.buffer, storage: storage, from: start, at: startsAt, to: end, at: endsAt, goesOn: window.goesOn,
+                            chunkSize: chunkSize)
                     }, isLineBased: false, grouping: .byMember, splitPoint: { _, _, _ in -1 })
             }
             return Header(
                 dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
-                readRegion: { buffer, storage, start, _, end, _ throws(ListFormatError) in
-                    try reader.readArrayChunks(buffer, storage: storage, from: start, to: end, chunkSize: chunkSize)
+                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
+                    try reader.readArrayChunks(
+                        window.buffer, storage: storage, from: start, to: end, goesOn: window.goesOn, chunkSize: chunkSize)
                 }, isLineBased: false, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_ARRAY)))
@@ -335,10 +403,11 @@ public struct IncrementalListReader: Sendable {
         }
     }
 
-    /// The lines of `buffer` before `end`, which must be where a line starts: read as if the file
+    /// The lines of `window` before `end`, which must be where a line starts: read as if the file
     /// ended there, they read as they do in the whole file.
-    private static func lines(of buffer: UnsafeBufferPointer<UInt8>, to end: Int) throws(ListFormatError) -> UnsafeBufferPointer<UInt8> {
-        guard end == buffer.count || (end > 0 && buffer[end - 1] == ASCII.lineFeed) else {
+    private static func lines(of window: RegionWindow, to end: Int) throws(ListFormatError) -> UnsafeBufferPointer<UInt8> {
+        let buffer = window.buffer
+        guard (end == buffer.count && !window.goesOn) || (end > 0 && buffer[end - 1] == ASCII.lineFeed) else {
             throw .unexpectedEndOfInput(
                 expected: "a line's end", at: SourcePosition(line: 0, column: 0, byteOffset: end))
         }
@@ -418,31 +487,131 @@ public struct IncrementalListReader: Sendable {
         }
     }
 
-    private func readInChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, keeping bytes: [UInt8], previous: Memory?,
-        spare: consuming (records: [ListRecord], version: UInt64), hashes: ReadHashes?
-    ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
+    /// The bytes a region is read from: the whole file, or a window of it read at its own
+    /// offsets (0 at the window's start), which the file goes on after when `goesOn`.
+    struct RegionWindow {
+        let buffer: UnsafeBufferPointer<UInt8>
+        let goesOn: Bool
+    }
+
+    /// Where the bytes to parse are: the whole file in one stretch of memory, or in the pieces of
+    /// the file's bytes (a region is then read in place when one piece holds it).
+    private enum RegionSource {
+        case whole(UnsafeBufferPointer<UInt8>)
+        case pieces(FileBytes)
+    }
+
+    /// What a read keeps of the previous version and how it reads the rest: the header, the
+    /// previous version (nil: none, or none to keep from), its chunks kept at the start
+    /// (`..<prefix`) and at the end (`suffix...`).
+    private struct Plan {
+        var header: Header
+        var headerHash: ContentHash
+        var hadByteOrderMark: Bool
+        var previous: Memory?
+        var prefix: Int
+        var suffix: Int
+        var hashing: ChunkHashing
+        var source: RegionSource
+        var copiedByteCount: Int
+        var usedSharedEnds: Bool
+    }
+
+    /// The plan for the file's bytes in one stretch of memory: its header read and hashed, the
+    /// previous version's chunks kept by their hashes.
+    private func wholePlan(_ buffer: UnsafeBufferPointer<UInt8>, previous: Memory?, hashes: ReadHashes?) throws(ListFormatError) -> Plan {
         let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
         let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
         let headerHash = Self.hash(buffer, 0, header.dataStart)
-        let storage = ListStorage(source: bytes, encoding: header.encoding)
-        let grouping = header.grouping
-
         var previous = previous
         if let memory = previous,
-            memory.dataStart != header.dataStart || memory.headerHash != headerHash || memory.grouping != grouping
+            memory.dataStart != header.dataStart || memory.headerHash != headerHash || memory.grouping != header.grouping
         {
             previous = nil
         }
+        var hashing = ChunkHashing(hashes)
+        let (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer, hashing: &hashing) } ?? (0, 0)
+        return Plan(
+            header: header, headerHash: headerHash, hadByteOrderMark: hadByteOrderMark, previous: previous, prefix: prefix,
+            suffix: suffix, hashing: hashing, source: .whole(buffer), copiedByteCount: 0, usedSharedEnds: false)
+    }
+
+    /// The plan for `bytes` whose first `shared.prefix` and last `shared.suffix` bytes are
+    /// `previous`'s: the header read from its first bytes (in place when one piece holds them,
+    /// which the shared start does), the chunks inside those ends kept without hashing. The
+    /// header's bytes are known to be the previous version's when the shared start goes at least
+    /// a byte past them (reading a header looks at the byte after it); otherwise (a change in the
+    /// first chunk) their hash is compared, a few bytes. Nil when the ends are not within both
+    /// files, or the header reads otherwise.
+    private func sharingPlan(_ bytes: FileBytes, shared: (prefix: Int, suffix: Int), previous: Memory) -> Plan? {
+        let count = bytes.count
+        let length = previous.fileLength
+        guard shared.prefix >= 0, shared.suffix >= 0, shared.prefix + shared.suffix <= min(count, length),
+            !previous.chunks.isEmpty
+        else { return nil }
+        assert(
+            bytes[0..<shared.prefix] == previous.source[0..<shared.prefix]
+                && bytes[(count - shared.suffix)..<count] == previous.source[(length - shared.suffix)..<length],
+            "ends said to be shared that differ from the previous version's")
+        // The header reads from the bytes before where the records start and the byte there (a
+        // LF after a CR); a byte-order mark is 3 bytes.
+        let headerEnd = min(count, max(previous.dataStart + 1, 3))
+        let read: (Header, Bool, ContentHash)? = try? bytes.withContiguousBytes(in: 0..<headerEnd) { buffer throws(ListFormatError) in
+            let hadByteOrderMark = UTF8Validation.hasByteOrderMark(buffer)
+            let header = try readHeader(buffer, hadByteOrderMark: hadByteOrderMark)
+            let hash = shared.prefix > previous.dataStart ? previous.headerHash : Self.hash(buffer, 0, header.dataStart)
+            return (header, hadByteOrderMark, hash)
+        }
+        guard let (header, hadByteOrderMark, headerHash) = read, header.dataStart == previous.dataStart,
+            headerHash == previous.headerHash, header.grouping == previous.grouping
+        else { return nil }
+
+        // The chunks inside the shared ends, as ``keptChunks(of:in:hashing:)`` keeps them but
+        // for the hashes: the bytes are the same.
+        let chunks = previous.chunks
+        var prefix = 0
+        while prefix < chunks.count {
+            let chunk = chunks[prefix]
+            guard chunk.end <= shared.prefix,
+                previous.isLineBased ? bytes[chunk.end - 1] == ASCII.lineFeed : chunk.end < length
+            else { break }
+            prefix += 1
+        }
+        let delta = count - length
+        let regionStart = prefix == 0 ? previous.dataStart : chunks[prefix - 1].end
+        var suffix = chunks.count
+        while suffix > prefix {
+            let chunk = chunks[suffix - 1]
+            guard chunk.start >= length - shared.suffix, chunk.start + delta >= regionStart else { break }
+            suffix -= 1
+        }
+        return Plan(
+            header: header, headerHash: previous.headerHash, hadByteOrderMark: hadByteOrderMark, previous: previous,
+            prefix: prefix, suffix: suffix, hashing: ChunkHashing(nil), source: .pieces(bytes),
+            copiedByteCount: bytes.isContiguous(in: 0..<headerEnd) ? 0 : headerEnd, usedSharedEnds: true)
+    }
+
+    private func readInChunks(
+        _ bytes: FileBytes, _ plan: Plan, spare: consuming (records: [ListRecord], version: UInt64)
+    ) throws(ListFormatError) -> (ParsedList, Memory, Statistics) {
+        let header = plan.header
+        let headerHash = plan.headerHash
+        let hadByteOrderMark = plan.hadByteOrderMark
+        let previous = plan.previous
+        let hashing = plan.hashing
+        var copiedByteCount = plan.copiedByteCount
+        let storage = ListStorage(source: bytes, encoding: header.encoding)
+        let grouping = header.grouping
+
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], source: [], records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [], duplicateCount: 0,
-            version: 0, previousVersion: 0, previousRecordCount: 0, keptPrefixRecords: 0, keptSuffixRecords: 0,
-            byteDelta: 0)
-        var hashing = ChunkHashing(hashes)
-        var (prefix, suffix) = previous.map { Self.keptChunks(of: $0, in: buffer, hashing: &hashing) } ?? (0, 0)
-        let delta = buffer.count - old.fileLength
+            chunks: [], source: FileBytes(), records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [],
+            duplicateCount: 0, version: 0, previousVersion: 0, previousRecordCount: 0, keptPrefixRecords: 0,
+            keptSuffixRecords: 0, byteDelta: 0)
+        let prefix = plan.prefix
+        var suffix = plan.suffix
+        let delta = bytes.count - old.fileLength
         let regionStart = prefix == 0 ? header.dataStart : old.chunks[prefix - 1].end
         // What the region starts at: what the first chunk not kept started at (the bytes before it are the same).
         let regionStartsAt = prefix < old.chunks.count ? old.chunks[prefix].startsAt : firstBoundary
@@ -451,15 +620,17 @@ public struct IncrementalListReader: Sendable {
         // the read stops there where a record (or member) starts; otherwise (a quote that closes
         // in the suffix, a record across it) read on to the end of the file.
         var parts: [Part]
-        var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : buffer.count
+        var regionEnd = suffix < old.chunks.count ? old.chunks[suffix].start + delta : bytes.count
         let regionEndsAt = suffix < old.chunks.count ? old.chunks[suffix].startsAt : firstBoundary
         do {
-            parts = try readRegion(header, buffer, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt)
+            parts = try readRegion(
+                header, plan.source, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt, copied: &copiedByteCount)
         } catch {
-            guard regionEnd < buffer.count else { throw error }
+            guard regionEnd < bytes.count else { throw error }
             suffix = old.chunks.count
-            regionEnd = buffer.count
-            parts = try readRegion(header, buffer, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt)
+            regionEnd = bytes.count
+            parts = try readRegion(
+                header, plan.source, storage, regionStart, regionStartsAt, regionEnd, regionEndsAt, copied: &copiedByteCount)
         }
 
         // The records: kept prefix, the region's, kept suffix moved.
@@ -582,7 +753,7 @@ public struct IncrementalListReader: Sendable {
             layout: layout, report: report, storage: storage)
         list._checkInvariants()
         let memory = Memory(
-            dataStart: header.dataStart, headerHash: headerHash, fileLength: buffer.count,
+            dataStart: header.dataStart, headerHash: headerHash, fileLength: bytes.count,
             isLineBased: header.isLineBased, chunks: chunks, source: bytes, records: records, grouping: grouping,
             sectionOfRecord: sectionOfRecord, sectionValues: sectionValues, duplicateCount: report.duplicateCount,
             version: Self.versionCounter.add(1, ordering: .relaxed).oldValue,
@@ -591,7 +762,7 @@ public struct IncrementalListReader: Sendable {
             byteDelta: previous == nil ? 0 : delta)
         let keptBytes = previous == nil ? (prefix: 0, suffix: 0) : Self.keptBytes(of: old, prefix: prefix, suffix: suffix)
         let statistics = Statistics(
-            wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart,
+            wasIncremental: previous != nil, parsedByteCount: regionEnd - regionStart, parsedByteRange: regionStart..<regionEnd,
             keptChunkCount: prefix + old.chunks.count - suffix, chunkCount: chunks.count, wasSplit: parts.count > 1,
             keptPrefixRecordCount: previous == nil ? 0 : prefixRecords,
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
@@ -599,7 +770,8 @@ public struct IncrementalListReader: Sendable {
             keptRecordsReadForDuplicates: keptRecordsReadForDuplicates,
             writtenRecordCount: joined.writtenCount,
             keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix,
-            chunkHashesFromRead: hashing.fromReadCount, bytesHashedForKeptChunks: hashing.hashedByteCount)
+            chunkHashesFromRead: hashing.fromReadCount, bytesHashedForKeptChunks: hashing.hashedByteCount,
+            usedSharedEnds: plan.usedSharedEnds, copiedByteCount: copiedByteCount)
         return (list, memory, statistics)
     }
 
@@ -612,6 +784,41 @@ public struct IncrementalListReader: Sendable {
             self.region = region
             self.hashes = region.chunks.map { IncrementalListReader.hash(buffer, $0.start, $0.end) }
         }
+
+        /// The part read from a window that starts `delta` bytes into the file, at the file's offsets.
+        func moved(by delta: Int) -> Part {
+            guard delta != 0 else { return self }
+            var part = self
+            part.region.records = region.records.map { $0.moved(by: delta) }
+            for index in part.region.chunks.indices {
+                part.region.chunks[index].start += delta
+                part.region.chunks[index].end += delta
+            }
+            return part
+        }
+    }
+
+    /// Reads the records from `start` to `end` in chunks, and hashes the chunks
+    /// (``readRegion(_:_:_:_:_:_:_:)``), from `source`: from a window of the file's pieces, in
+    /// place when one piece holds the region (else a copy of the region, counted in `copied`).
+    /// An empty region is read from the byte before it, which says whether a line ends there.
+    private func readRegion(
+        _ header: Header, _ source: RegionSource, _ storage: ListStorage,
+        _ start: Int, _ startsAt: ChunkedRegion.Boundary, _ end: Int, _ endsAt: ChunkedRegion.Boundary, copied: inout Int
+    ) throws(ListFormatError) -> [Part] {
+        switch source {
+        case .whole(let buffer):
+            return try readRegion(header, RegionWindow(buffer: buffer, goesOn: false), storage, start, startsAt, end, endsAt)
+        case .pieces(let bytes):
+            let low = start == end ? max(start - 1, 0) : start
+            if !bytes.isContiguous(in: low..<end) { copied += end - low }
+            let parts = try bytes.withContiguousBytes(in: low..<end) { buffer throws(ListFormatError) in
+                try readRegion(
+                    header, RegionWindow(buffer: buffer, goesOn: end < bytes.count), storage, start - low, startsAt, end - low,
+                    endsAt)
+            }
+            return parts.map { $0.moved(by: low) }
+        }
     }
 
     /// Reads the records from `start` to `end` in chunks, and hashes the chunks: when the region
@@ -623,28 +830,29 @@ public struct IncrementalListReader: Sendable {
     /// (the first half's too: a rare case, which then costs about 1.5 reads on one thread).
     /// Either way the parts, one after the other, read as one pass reads the region.
     private func readRegion(
-        _ header: Header, _ buffer: UnsafeBufferPointer<UInt8>, _ storage: ListStorage,
+        _ header: Header, _ window: RegionWindow, _ storage: ListStorage,
         _ start: Int, _ startsAt: ChunkedRegion.Boundary, _ end: Int, _ endsAt: ChunkedRegion.Boundary
     ) throws(ListFormatError) -> [Part] {
+        let buffer = window.buffer
         let split = end - start >= splitSize && SplitRead.hasSecondCore ? header.splitPoint(buffer, start, end) : -1
         guard split > start, split < end else {
-            return [Part(try header.readRegion(buffer, storage, start, startsAt, end, endsAt), of: buffer)]
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt), of: buffer)]
         }
         var first: Result<Part, ListFormatError>?
         var second: Result<Part, ListFormatError>?
         SplitRead.both(
             {
                 first = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(buffer, storage, start, startsAt, split, .record), of: buffer)
+                    Part(try header.readRegion(window, storage, start, startsAt, split, .record), of: buffer)
                 }
             },
             {
                 second = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(buffer, storage, split, .record, end, endsAt), of: buffer)
+                    Part(try header.readRegion(window, storage, split, .record, end, endsAt), of: buffer)
                 }
             })
         guard case .success(let firstPart)? = first, let second else {
-            return [Part(try header.readRegion(buffer, storage, start, startsAt, end, endsAt), of: buffer)]
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt), of: buffer)]
         }
         return [firstPart, try second.get()]
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import DurableFiles
 
 /// Reads list files: bytes in, a ``ParsedList`` out, or a positioned
 /// ``ListFormatError``.
@@ -32,7 +33,7 @@ public struct ListReader: Sendable {
     /// ``UTF8Validation``), so an error they find first is only reported once
     /// the rest of the file is known to be well-formed.
     public func read(bytes: [UInt8]) throws(ListFormatError) -> ParsedList {
-        try read(source: .array(bytes))
+        try read(source: .bytes(FileBytes(bytes)))
     }
 
     /// Reads `source`, which the list keeps.
@@ -81,7 +82,7 @@ public struct ListReader: Sendable {
             if status.st_mode & S_IFMT == S_IFREG, size > 0, let mapping = FileMapping(descriptor: descriptor, count: size) {
                 return .mapped(mapping)
             }
-            return .array(try FileLoader.contents(of: descriptor, size: size, path: path))
+            return .bytes(FileBytes(try FileLoader.contents(of: descriptor, size: size, path: path)))
         }
         return try read(source: source)
     }

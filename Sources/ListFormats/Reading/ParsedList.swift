@@ -57,16 +57,18 @@ public struct ParsedList: Sendable {
         return false
     }
 
-    /// The file's bytes (a copy of them, O(*n*), for a list read by
-    /// ``ListReader/read(mappingFile:)``).
+    /// The file's bytes as one array: O(1) for a list read from one array; a copy of them, O(*n*),
+    /// for a list whose bytes are in pieces (``IncrementalListReader/read(bytes:shared:recycling:hashes:)``
+    /// given ``FileBytes`` that share storage with another version) or read by
+    /// ``ListReader/read(mappingFile:)``. Prefer ``fileBytes``.
     public var bytes: [UInt8] {
         storage.source.array
     }
 
-    /// The file's bytes as ``FileBytes`` (O(1) for a list read from bytes in memory; a copy of
-    /// them for a list read by ``ListReader/read(mappingFile:)``).
+    /// The file's bytes as ``FileBytes``: those the list holds, O(1), in the pieces they were read
+    /// in (a copy of them for a list read by ``ListReader/read(mappingFile:)``).
     public var fileBytes: FileBytes {
-        FileBytes(storage.source.array)
+        storage.source.fileBytes
     }
 
     /// The line and column of a byte offset, such as a record's
@@ -76,7 +78,8 @@ public struct ParsedList: Sendable {
         storage.source.withUnsafeBufferPointer { SourceLocator.position(ofByteOffset: offset, in: $0) }
     }
 
-    /// A locator for many positions in this file. O(file size) once.
+    /// A locator for many positions in this file. O(file size) once (and a copy of the bytes
+    /// when they are in pieces).
     public func makeLocator() -> SourceLocator {
         SourceLocator(bytes: storage.source.array)
     }

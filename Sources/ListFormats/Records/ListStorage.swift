@@ -1,4 +1,5 @@
 import CListFormatsScan
+import DurableFiles
 
 /// The bytes behind a parsed list, and what decoding its records needs.
 ///
@@ -17,14 +18,20 @@ final class ListStorage: Sendable {
     }
 
     convenience init(source: [UInt8], encoding: RecordEncoding) {
-        self.init(source: .array(source), encoding: encoding)
+        self.init(source: .bytes(FileBytes(source)), encoding: encoding)
     }
 
-    /// The bytes of `record`, which must be one of this list's.
+    convenience init(source: FileBytes, encoding: RecordEncoding) {
+        self.init(source: .bytes(source), encoding: encoding)
+    }
+
+    /// The bytes of `record`, which must be one of this list's: in place, in the piece of the
+    /// file's bytes that holds it (copied only when it straddles two pieces, which no record of
+    /// a list the ``IncrementalListReader`` read does).
     func withRecordBytes<R>(_ record: ListRecord, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let range = record.byteRange
         precondition(range.upperBound <= source.count, "a record of another list")
-        return source.withUnsafeBufferPointer { source in body(UnsafeBufferPointer(rebasing: source[range])) }
+        return source.withContiguousBytes(in: range, body)
     }
 
     /// The value of `record` as published: decoded from the file, without the fields the options

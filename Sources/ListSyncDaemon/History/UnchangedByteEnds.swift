@@ -6,6 +6,9 @@ import ListSyncProtocol
 ///
 /// The state's journal entry (``ByteDelta``) starts comparing the two versions' bytes from
 /// there, so that a one-row version costs comparisons of the changed chunks, not of the file.
+/// The bytes themselves are ``FileBytes``: a version read after a small change holds its shared
+/// ends as slices of the version before's storage, which the comparisons take as equal without
+/// reading them even where these ends are not known.
 struct UnchangedByteEnds: Sendable, Equatable {
     /// The version whose bytes these ends are.
     var previous: Cursor

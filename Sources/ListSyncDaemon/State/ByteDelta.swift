@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import DurableFiles
 
 /// How the bytes of a watched file changed from one saved version to the next, as one
 /// replacement: keep the first ``prefix`` bytes, replace the ``removed`` bytes after them with
@@ -17,10 +18,11 @@ struct ByteDelta: Sendable, Equatable {
     var prefix: Int
     /// How many bytes of the old version after ``prefix`` are replaced.
     var removed: Int
-    /// What replaces them.
-    var inserted: ArraySlice<UInt8>
+    /// What replaces them: a slice of the new version's bytes (or of the journal file read
+    /// back), sharing their storage.
+    var inserted: FileBytes
 
-    init(prefix: Int, removed: Int, inserted: ArraySlice<UInt8>) {
+    init(prefix: Int, removed: Int, inserted: FileBytes) {
         self.prefix = prefix
         self.removed = removed
         self.inserted = inserted
@@ -29,46 +31,78 @@ struct ByteDelta: Sendable, Equatable {
     /// The replacement that turns `old` into `new`: their common start and end are kept.
     ///
     /// `known` says how many bytes the two share at the start and at the end without comparing
-    /// them (the chunks the incremental reader kept, ``UnchangedByteEnds``): the comparisons
-    /// start from there. The delta is the one found by comparing every byte, provided `known`
-    /// is true (debug builds check it): the common start is the longest, and the common end the
-    /// longest within what the start leaves.
+    /// them (the chunks the incremental reader kept, ``UnchangedByteEnds``, or the stretches a
+    /// read shared with the version before): the comparisons start from there. The delta is the
+    /// one found by comparing every byte, provided `known` is true (debug builds check it): the
+    /// common start is the longest, and the common end the longest within what the start leaves.
+    ///
+    /// Both versions may be in pieces (``FileBytes``): they are compared piece against piece in
+    /// place, and ``inserted`` is a slice of `new` — neither is copied.
     ///
     /// - Complexity: O(*n*) comparisons at memory speed (`memcmp` in pages), no copy of either;
     ///   O(bytes between the known ends) with them.
-    init(from old: [UInt8], to new: [UInt8], known: (prefix: Int, suffix: Int) = (0, 0)) {
+    init(from old: FileBytes, to new: FileBytes, known: (prefix: Int, suffix: Int) = (0, 0)) {
         let limit = min(old.count, new.count)
         let knownPrefix = min(max(known.prefix, 0), limit)
         let knownSuffix = min(max(known.suffix, 0), limit - knownPrefix)
-        let (prefix, suffix) = old.withUnsafeBytes { old in
-            new.withUnsafeBytes { new in
-                let prefix = Self.commonCount(old, new, limit: limit, fromEnd: false, from: knownPrefix)
-                return (prefix, Self.commonCount(old, new, limit: limit - prefix, fromEnd: true, from: min(knownSuffix, limit - prefix)))
-            }
-        }
+        let prefix = Self.commonCount(old, new, limit: limit, fromEnd: false, from: knownPrefix)
+        let suffix = Self.commonCount(old, new, limit: limit - prefix, fromEnd: true, from: min(knownSuffix, limit - prefix))
         self.init(prefix: prefix, removed: old.count - prefix - suffix, inserted: new[prefix..<(new.count - suffix)])
         assert(known == (0, 0) || self == ByteDelta(from: old, to: new), "ByteDelta: the known ends are not equal bytes")
     }
 
+    /// ``init(from:to:known:)`` of two arrays (each one piece, not copied).
+    init(from old: [UInt8], to new: [UInt8], known: (prefix: Int, suffix: Int) = (0, 0)) {
+        self.init(from: FileBytes(old), to: FileBytes(new), known: known)
+    }
+
     /// How many bytes `a` and `b` have in common from their start (or their end), at most
-    /// `limit`, given that the first (or last) `known` are.
-    private static func commonCount(
-        _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, limit: Int, fromEnd: Bool, from known: Int
-    ) -> Int {
-        guard limit > 0, let aBase = a.baseAddress, let bBase = b.baseAddress else { return 0 }
-        let page = 4096
+    /// `limit`, given that the first (or last) `known` are: compared a stretch at a time, each
+    /// stretch lying within one piece of each.
+    private static func commonCount(_ a: FileBytes, _ b: FileBytes, limit: Int, fromEnd: Bool, from known: Int) -> Int {
         var common = known
-        func offsets(_ count: Int) -> (Int, Int) {
-            fromEnd ? (a.count - common - count, b.count - common - count) : (common, common)
+        while common < limit {
+            // The next stretch: from the first byte not known common (from the start or the end)
+            // to the nearer end of the pieces holding it in each.
+            let (x, y) = fromEnd ? (a.count - common - 1, b.count - common - 1) : (common, common)
+            let (aPiece, bPiece) = (a.pieceIndex(containing: x), b.pieceIndex(containing: y))
+            let aRoom = fromEnd ? x - a.start(ofPiece: aPiece) + 1 : a.start(ofPiece: aPiece) + a.pieces[aPiece].range.count - x
+            let bRoom = fromEnd ? y - b.start(ofPiece: bPiece) + 1 : b.start(ofPiece: bPiece) + b.pieces[bPiece].range.count - y
+            let length = min(aRoom, bRoom, limit - common)
+            let equal = a.pieces[aPiece].withUnsafeBufferPointer { aBuffer in
+                b.pieces[bPiece].withUnsafeBufferPointer { bBuffer in
+                    // Where the stretch starts in each piece.
+                    let aStart = (fromEnd ? x - length + 1 : x) - a.start(ofPiece: aPiece)
+                    let bStart = (fromEnd ? y - length + 1 : y) - b.start(ofPiece: bPiece)
+                    return Self.commonCount(
+                        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(aBuffer)[aStart..<(aStart + length)]),
+                        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bBuffer)[bStart..<(bStart + length)]),
+                        fromEnd: fromEnd)
+                }
+            }
+            common += equal
+            guard equal == length else { break }
         }
-        while limit - common >= page {
-            let (x, y) = offsets(page)
-            guard memcmp(aBase + x, bBase + y, page) == 0 else { break }
+        return common
+    }
+
+    /// How many bytes two stretches of the same length have in common from their start (or
+    /// their end): `memcmp` a page at a time, then byte by byte.
+    private static func commonCount(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, fromEnd: Bool) -> Int {
+        guard let aBase = a.baseAddress, let bBase = b.baseAddress else { return 0 }
+        // The same bytes of the same storage (a stretch both versions share).
+        if aBase == bBase { return a.count }
+        let page = 4096
+        let count = a.count
+        var common = 0
+        while count - common >= page {
+            let offset = fromEnd ? count - common - page : common
+            guard memcmp(aBase + offset, bBase + offset, page) == 0 else { break }
             common += page
         }
-        while common < limit {
-            let (x, y) = offsets(1)
-            guard a[x] == b[y] else { break }
+        while common < count {
+            let offset = fromEnd ? count - common - 1 : common
+            guard a[offset] == b[offset] else { break }
             common += 1
         }
         return common

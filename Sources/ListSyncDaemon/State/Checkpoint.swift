@@ -36,10 +36,13 @@ struct Checkpoint: Sendable {
     /// The watch's settings the bytes were read with (its name is the directory's).
     var watch: WatchConfiguration
 
-    /// The parts of a slot holding `bytes` that come before the header, and the bytes' checksum.
-    static func leadingParts(of bytes: [UInt8]) -> (parts: [[UInt8]], checksum: UInt64) {
-        let checksum = ChecksummedRecord.checksum(of: bytes[...])
-        return ([Self.magic + ChecksummedRecord.header(count: bytes.count, checksum: checksum), bytes], checksum)
+    /// The parts of a slot holding `bytes` that come before the header, and the bytes' checksum:
+    /// the bytes are their own part, in their own pieces (written from their storage, never
+    /// gathered into one buffer), and their checksum is computed piece by piece — the same slot,
+    /// byte for byte, as from one array.
+    static func leadingParts(of bytes: FileBytes) -> (parts: [FileBytes], checksum: UInt64) {
+        let checksum = ChecksummedRecord.checksum(of: bytes)
+        return ([FileBytes(Self.magic + ChecksummedRecord.header(count: bytes.count, checksum: checksum)), bytes], checksum)
     }
 
     /// The header of the slot of `saved`, whose `byteCount` bytes' checksum ``leadingParts(of:)``

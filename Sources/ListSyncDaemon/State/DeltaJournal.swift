@@ -53,7 +53,7 @@ struct DeltaJournal: SequencedRecordFile {
 
     /// Whether `record` may be appended for a version of `listBytes` bytes: the journal stays
     /// within ``mostBytes(forListOf:)`` and ``mostRecordsKept``.
-    func admits(_ record: [UInt8], listBytes: Int) -> Bool {
+    func admits(_ record: FileBytes, listBytes: Int) -> Bool {
         self.records.count < Self.mostRecordsKept && self.size + record.count <= Self.mostBytes(forListOf: listBytes)
     }
 
@@ -74,20 +74,25 @@ struct DeltaJournal: SequencedRecordFile {
     let headerEnd: Int
     var fileSize: Int
 
-    /// The record of `entry`.
-    static func record(_ entry: Entry) -> [UInt8] {
+    /// The record of `entry`: its frame, the fields before the inserted bytes, the inserted
+    /// bytes' own pieces (shared with the version's bytes, not copied), then the fields after
+    /// them — the same bytes as if the payload were built in one buffer, its checksum computed
+    /// piece by piece.
+    static func record(_ entry: Entry) -> FileBytes {
         let version = entry.version
-        var payload = StateWriter(capacity: entry.delta.inserted.count + (version.changeset?.count ?? 0) + 256)
-        payload.integer(version.cursor.seq)
-        payload.integer(UInt64(entry.byteCount))
-        payload.integer(UInt64(entry.delta.prefix))
-        payload.integer(UInt64(entry.delta.removed))
-        payload.byteString(Array(entry.delta.inserted))
-        payload.byteString(version.digest.bytes)
-        payload.integer(version.changeset == nil ? 0 : 1)
-        if let changeset = version.changeset { payload.byteString(changeset) }
-        Checkpoint.encode(version.watch, into: &payload)
-        return StateWriter.frame(payload.bytes)
+        var head = StateWriter(capacity: 40)
+        head.integer(version.cursor.seq)
+        head.integer(UInt64(entry.byteCount))
+        head.integer(UInt64(entry.delta.prefix))
+        head.integer(UInt64(entry.delta.removed))
+        // The inserted bytes' length; the bytes follow, as ``StateWriter/byteString(_:)`` lays them out.
+        head.integer(UInt64(entry.delta.inserted.count))
+        var tail = StateWriter(capacity: (version.changeset?.count ?? 0) + 256)
+        tail.byteString(version.digest.bytes)
+        tail.integer(version.changeset == nil ? 0 : 1)
+        if let changeset = version.changeset { tail.byteString(changeset) }
+        Checkpoint.encode(version.watch, into: &tail)
+        return ChecksummedRecord.frame(FileBytes(head.bytes) + entry.delta.inserted + FileBytes(tail.bytes))
     }
 
     /// How many records follow version `seq`, and the bytes they take.
@@ -138,7 +143,7 @@ struct DeltaJournal: SequencedRecordFile {
                 throw .malformed("an impossible length", at: start)
             }
             // The inserted bytes are a slice of the file: the record is read where it lies.
-            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: inserted)
+            let delta = ByteDelta(prefix: prefix, removed: removed, inserted: FileBytes(pieces: [.init(storage: file, range: inserted.indices)]))
             guard let digest = ListDigest(bytes: Array(try record.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: start) }
             let changeset: [UInt8]?
             switch try record.integer() {

@@ -14,7 +14,7 @@ struct DeltaReplay {
     }
 
     private let base: [UInt8]
-    private var inserts: [ArraySlice<UInt8>] = []
+    private var inserts: [FileBytes] = []
     private var pieces: [Piece]
     /// The length of the bytes so far.
     private(set) var count: Int
@@ -66,12 +66,19 @@ struct DeltaReplay {
             guard let base = buffer.baseAddress else { return }
             HugePages.advise(base, byteCount: self.count)
             for piece in self.pieces {
-                let run = piece.insert.map { self.inserts[$0] } ?? self.base[...]
-                let start = run.startIndex + piece.range.lowerBound
-                run[start..<(start + piece.range.count)].withUnsafeBufferPointer { source in
-                    guard let from = source.baseAddress else { return }
+                guard let insert = piece.insert else {
+                    self.base[piece.range].withUnsafeBufferPointer { source in
+                        guard let from = source.baseAddress else { return }
+                        (base + initialized).initialize(from: from, count: source.count)
+                        initialized += source.count
+                    }
+                    continue
+                }
+                self.inserts[insert][piece.range].forEachPiece { _, source in
+                    guard let from = source.baseAddress else { return true }
                     (base + initialized).initialize(from: from, count: source.count)
                     initialized += source.count
+                    return true
                 }
             }
         }

@@ -13,6 +13,15 @@ extension SequencedRecordFile {
     mutating func append(
         _ record: [UInt8], seq: UInt64, to path: String, limit: Int, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
     ) throws(StateFileError) -> UnflushedFile? {
+        try self.append(FileBytes(record), seq: seq, to: path, limit: limit, deferringFlush: deferringFlush, kind: kind, crashPoints: crashPoints)
+    }
+
+    /// Appends a record held in pieces (a ``DeltaJournal`` record whose inserted bytes are the
+    /// version's own), written piece by piece: as ``append(_:seq:to:limit:deferringFlush:kind:crashPoints:)``.
+    @discardableResult
+    mutating func append(
+        _ record: FileBytes, seq: UInt64, to path: String, limit: Int, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
+    ) throws(StateFileError) -> UnflushedFile? {
         var region = self.region
         let unflushed = try StateFile.append(
             record, to: path, region: &region, limit: limit, deferringFlush: deferringFlush, kind: kind, crashPoints: crashPoints)

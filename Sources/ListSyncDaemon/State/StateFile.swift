@@ -104,11 +104,12 @@ enum StateFile {
         /// Whether the file was created here: its directory entry must be made durable.
         private let created: Bool
 
-        /// Starts overwriting the file at `path` (created when missing) with `parts`, and asks the
-        /// kernel to start writing them to the disk, without waiting. When that fails the file is
+        /// Starts overwriting the file at `path` (created when missing) with `parts` (each written
+        /// piece by piece from its storage: a version in pieces is not gathered into a buffer),
+        /// and asks the kernel to start writing them to the disk, without waiting. When that fails the file is
         /// removed: what it held is overwritten already, and a torn file left behind would read
         /// as damage at the next start (and hold space a full disk needs).
-        init(of path: String, writing parts: [[UInt8]]) throws(StateFileError) {
+        init(of path: String, writing parts: [FileBytes]) throws(StateFileError) {
             self.path = path
             var descriptor = open(path, O_WRONLY | O_CLOEXEC)
             var created = false
@@ -193,7 +194,7 @@ enum StateFile {
     /// returned file when it chooses (``ZeroFilledAppendRegion/append(_:to:limit:deferringFlush:reached:failure:)``).
     @discardableResult
     static func append(
-        _ bytes: [UInt8], to path: String, region: inout ZeroFilledAppendRegion, limit: Int, deferringFlush: Bool = false, kind: String,
+        _ bytes: FileBytes, to path: String, region: inout ZeroFilledAppendRegion, limit: Int, deferringFlush: Bool = false, kind: String,
         crashPoints: StateCrashPoints
     ) throws(StateFileError) -> UnflushedFile? {
         try region.append(
@@ -319,6 +320,15 @@ enum StateFile {
     }
 
     fileprivate static func write(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(StateFileError) {
+        do {
+            try FileDescriptorIO.writeAll(bytes, to: descriptor)
+        } catch {
+            throw .failed(path, error)
+        }
+    }
+
+    /// Writes `bytes` piece by piece from their storage (``FileDescriptorIO/writeAll(_:to:at:)``).
+    fileprivate static func write(_ bytes: FileBytes, to descriptor: Int32, path: String) throws(StateFileError) {
         do {
             try FileDescriptorIO.writeAll(bytes, to: descriptor)
         } catch {

@@ -121,9 +121,10 @@ struct WatchStateStore: Sendable {
     /// The last saved version, which the log must lead to before another version is saved;
     /// `nil` when nothing was saved in this history.
     private var live: SavedVersion?
-    /// Its bytes (shared with the version the feed holds, not a copy): what the next version's
-    /// ``ByteDelta`` is computed against, and what a full checkpoint writes.
-    private var liveBytes: [UInt8]?
+    /// Its bytes (shared with the version the feed holds, not a copy, in the pieces it holds
+    /// them in): what the next version's ``ByteDelta`` is computed against, and what a full
+    /// checkpoint writes.
+    private var liveBytes: FileBytes?
     /// The generation of the next slot written.
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
@@ -290,7 +291,7 @@ struct WatchStateStore: Sendable {
             return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
         self.live = saved
-        self.liveBytes = bytes
+        self.liveBytes = version.list.fileBytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
@@ -377,7 +378,7 @@ struct WatchStateStore: Sendable {
         let checkpoint: Checkpoint
         do throws(StateFileError) {
             let saved = SavedVersion(cursor: version.cursor, digest: version.digest, changeset: changeset, watch: legacy.watch)
-            checkpoint = try self.writeSlot(saved, bytes: legacy.bytes, staged: nil)
+            checkpoint = try self.writeSlot(saved, bytes: FileBytes(legacy.bytes), staged: nil)
         } catch {
             throw StateDamage(path: self.slotPath(slot), reason: .unreadable(error))
         }
@@ -470,7 +471,7 @@ struct WatchStateStore: Sendable {
     /// finishes it. `nil` when nothing is saved (benchmarks), when the version goes to the
     /// journal (there is one: only its changed bytes are written), or when the log does not lead
     /// to the last saved version yet (the slot must not be touched before it does).
-    func stageCheckpoint(of bytes: [UInt8]) throws(StateFileError) -> StagedCheckpoint? {
+    func stageCheckpoint(of bytes: FileBytes) throws(StateFileError) -> StagedCheckpoint? {
         guard self.stagesCheckpoints else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
@@ -506,13 +507,24 @@ struct WatchStateStore: Sendable {
     ///
     /// After a failure the version is not durable and must not be published; saving it again
     /// later (with the same `seq`) writes it again.
+    ///
+    /// The version's bytes are taken as its list holds them (``ParsedList/fileBytes``), in
+    /// pieces when they share storage with the version before: the delta is compared and its
+    /// record written piece by piece, and a slot is written from the pieces — never a whole copy.
     mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
+        try self.save(version, bytes: version.list.fileBytes, changeset: changeset, watch: watch, staged: staged)
+    }
+
+    /// ``save(_:changeset:watch:staged:)`` of `version` whose file holds `bytes` (its list's
+    /// bytes, in whatever pieces they are held).
+    mutating func save(
+        _ version: WatchVersion, bytes: FileBytes, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil
+    ) throws(StateFileError) {
         guard self.isPersistent else {
             staged?.abandon()
             return
         }
         var staged = staged
-        let bytes = version.list.bytes
         self.lastJournalAppendStarted = nil
         if self.publishesBeforeSync {
             do throws(StateFileError) {
@@ -579,7 +591,7 @@ struct WatchStateStore: Sendable {
     /// (or, `deferringFlush`, leaves the flush to ``syncPublished()``); returns its header.
     @discardableResult
     private mutating func writeSlot(
-        _ saved: SavedVersion, bytes: [UInt8], staged: StagedCheckpoint?, deferringFlush: Bool = false
+        _ saved: SavedVersion, bytes: FileBytes, staged: StagedCheckpoint?, deferringFlush: Bool = false
     ) throws(StateFileError) -> Checkpoint {
         let slot = self.targetSlot
         let overwrite: StateFile.Overwrite
@@ -831,7 +843,7 @@ struct WatchStateStore: Sendable {
         guard self.isPersistent, var live = self.live, live.cursor == version.cursor, live.watch.path != path else { return }
         live.watch.path = path
         try self.settleLog(writingCheckpoint: false)
-        try self.writeSlot(live, bytes: version.list.bytes, staged: nil)
+        try self.writeSlot(live, bytes: version.list.fileBytes, staged: nil)
     }
 
     /// Deletes the watch's state: the watch left the configuration. The archive lets go of the

@@ -1,3 +1,4 @@
+import DurableFiles
 import FileWatching
 import ListFormats
 import NIOPosix
@@ -28,8 +29,10 @@ extension FileTracker {
         let lastGood = machine.state.lastGood
         async let staging = pool.runIfActive { () -> WatchStateStore.StagedCheckpoint? in
             // (The bytes compared with the live version's only when a slot would be staged.)
-            guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, bytes.array != lastGood?.list.bytes else { return nil }
-            return try? store.stageCheckpoint(of: bytes.array)
+            // Compared and written as they are held, in pieces: no copy of either version.
+            guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, lastGood.map({ $0.list.fileBytes != bytes }) ?? true
+            else { return nil }
+            return try? store.stageCheckpoint(of: bytes)
         }
         let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {

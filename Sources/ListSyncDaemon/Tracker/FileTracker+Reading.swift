@@ -35,7 +35,7 @@ extension FileTracker {
             let started = ContinuousClock.now
             let checkedRead = check?.beginRead()
             if !completeLinesOnly, let unchanged,
-                let snapshot = FileSnapshot.unchanged(atPath: watch.path, identity: unchanged.identity, bytes: unchanged.version.list.bytes)
+                let snapshot = FileSnapshot.unchanged(atPath: watch.path, identity: unchanged.identity, bytes: unchanged.version.list.fileBytes)
             {
                 checkedRead?.end(with: snapshot)
                 return FileRead(content: .success(snapshot), checkedRead: checkedRead, hashes: nil, started: started, ended: .now)

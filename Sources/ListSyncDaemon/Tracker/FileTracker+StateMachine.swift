@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import DurableFiles
 import FileWatching
 import ListDiff
 import ListFormats
@@ -24,7 +25,7 @@ extension FileTracker {
             case live(WatchVersion)
             /// The file's latest content does not parse (or cannot be read): `lastGood` stays live.
             /// `bytes` are the bad content, so re-reading the same bytes changes nothing.
-            case invalid(lastGood: WatchVersion?, problem: WatchProblem, bytes: [UInt8]?)
+            case invalid(lastGood: WatchVersion?, problem: WatchProblem, bytes: FileBytes?)
             /// The file is gone: `lastGood` stays live, it is not emptied.
             case missing(lastGood: WatchVersion?)
             /// A writer has modified the file and still holds it open since `since` (milliseconds
@@ -175,10 +176,10 @@ extension FileTracker {
                 // Bytes equal to the last good version's leave it live; the reader's chunk hashes
                 // tell most changed bytes from them without comparing the two files.
                 if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes, hashes: hashes),
-                    Self.equal(lastGood.list.bytes, bytes)
+                    lastGood.list.fileBytes == fileBytes
                 {
                     self.state = .live(lastGood)
-                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == bytes, options == self.lastOptions {
+                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == fileBytes, options == self.lastOptions {
                     return nil
                 } else {
                     self.lastOptions = options
@@ -193,7 +194,7 @@ extension FileTracker {
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
                         self.readerFollowsLastGood = false
-                        self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
+                        self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: fileBytes)
                         publication.isInvalidRead = true
                     }
                 }
@@ -230,17 +231,6 @@ extension FileTracker {
         private func mayBeBytes(of lastGood: WatchVersion, _ bytes: [UInt8], hashes: IncrementalListReader.ReadHashes?) -> Bool {
             guard self.readerFollowsLastGood, let reader = self.reader else { return true }
             return reader.mayBePreviousBytes(bytes, hashes: hashes)
-        }
-
-        /// Whether `a` and `b` hold the same bytes (`memcmp`, at memory speed).
-        private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-            guard a.count == b.count else { return false }
-            return a.withUnsafeBytes { a in
-                b.withUnsafeBytes { b in
-                    guard let aBase = a.baseAddress, let bBase = b.baseAddress else { return true }
-                    return aBase == bBase || memcmp(aBase, bBase, a.count) == 0
-                }
-            }
         }
 
         /// The bytes the reader's last read kept at both ends from `lastGood`'s, when it read

@@ -35,4 +35,17 @@ struct ChecksummedRecordTests {
         var headerOnly = ChecksummedRecordReader(Array(file.prefix(third + 10)), from: 5)
         #expect(headerOnly.readAll().damage == .truncated(at: third) && headerOnly.nextRecordIsLast)
     }
+
+    /// A payload held in pieces (``FileBytes``) has the checksum and the frame of the same bytes
+    /// in one array: XXH3-64 fed piece by piece, whatever the cuts (none, every byte, across
+    /// XXH3's 64-byte stripes and 1 KiB blocks).
+    @Test(arguments: [0, 1, 63, 64, 65, 240, 1024, 5000])
+    func aPayloadInPiecesHasTheChecksumAndFrameOfTheSameBytes(count: Int) {
+        let payload = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        for step in [1, 3, 64, 100, 1000] {
+            let pieces = FileBytes(pieces: stride(from: 0, to: count, by: step).map { FileBytes.Piece(storage: payload, range: $0..<min(count, $0 + step)) })
+            #expect(ChecksummedRecord.checksum(of: pieces) == ChecksummedRecord.checksum(of: payload[...]), "\(count) bytes in pieces of \(step)")
+            #expect(ChecksummedRecord.frame(pieces).array == ChecksummedRecord.frame(payload))
+        }
+    }
 }

@@ -38,7 +38,7 @@ struct DeltaReplayTests {
             let delta = ByteDelta(from: current, to: next)
             #expect(delta.prefix + delta.removed <= current.count && delta.inserted.count <= next.count)
             var direct = current
-            direct.replaceSubrange(delta.prefix..<(delta.prefix + delta.removed), with: delta.inserted)
+            direct.replaceSubrange(delta.prefix..<(delta.prefix + delta.removed), with: delta.inserted.array)
             #expect(direct == next, "seed \(seed), step \(step): the delta itself")
             let applied = replay.apply(delta)
             #expect(applied)

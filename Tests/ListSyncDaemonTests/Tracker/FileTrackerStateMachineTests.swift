@@ -128,6 +128,33 @@ import Testing
         #expect(mirror.document == (try ListReader(options: Self.options).read(bytes: Array(Self.version1.utf8)).document))
     }
 
+    /// `text` read as a version that shares stretches with another holds it: in pieces of
+    /// two storages, one piece per `step` bytes.
+    static func presentInPieces(_ text: String, step: Int) -> Result<FileSnapshot, FileReadError> {
+        let bytes = Array(text.utf8)
+        let other = bytes.map { $0 }
+        let pieces = stride(from: 0, to: bytes.count, by: step).enumerated().map { index, start in
+            FileBytes.Piece(storage: index % 2 == 0 ? bytes : other, range: start..<min(bytes.count, start + step))
+        }
+        return .success(.present(bytes: FileBytes(pieces: pieces), identity: Self.identity))
+    }
+
+    /// The tracker's byte comparisons take bytes in pieces as the bytes they are: the last good
+    /// version's bytes in other pieces publish nothing, nor do the same invalid bytes in other
+    /// pieces; a byte changed in one piece is a new version.
+    @Test mutating func bytesInPiecesCompareAsTheirBytes() throws {
+        _ = try #require(self.machine.ingest(Self.present(Self.version0), options: Self.options)?.version)
+        for step in [1, 5, 16] {
+            #expect(self.machine.ingest(Self.presentInPieces(Self.version0, step: step), options: Self.options) == nil, "pieces of \(step)")
+        }
+        let invalid = "id,group,name\n1,a,\"one\n"
+        #expect(self.machine.ingest(Self.presentInPieces(invalid, step: 3), options: Self.options)?.status?.state == .invalid)
+        #expect(self.machine.ingest(Self.presentInPieces(invalid, step: 7), options: Self.options) == nil)
+        #expect(self.machine.ingest(Self.present(invalid), options: Self.options) == nil)
+        let changed = self.machine.ingest(Self.presentInPieces("id,group,name\n1,a,one\n2,b,twO\n3,a,three\n", step: 4), options: Self.options)
+        #expect(changed?.version?.seq == 1 && changed?.status?.state == .ok)
+    }
+
     @Test mutating func theLastGoodContentAfterAnInvalidOneRestoresOkWithoutAChangeset() {
         _ = self.machine.ingest(Self.present(Self.version0), options: Self.options)
         _ = self.machine.ingest(Self.present("garbage\n\"\n"), options: Self.options)
