@@ -22,7 +22,7 @@ extension FileTracker {
     /// new content is written to a free checkpoint slot of `store` beside it. `hashes`: the
     /// reader's chunk hashes taken while `content` was read (``FileRead/hashes``).
     func ingest(
-        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes? = nil,
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes? = nil, shared: SharedRead? = nil,
         into machine: StateMachine, staging store: WatchStateStore,
         watch: WatchConfiguration, pool: NIOThreadPool
     ) async throws -> Ingestion {
@@ -36,7 +36,7 @@ extension FileTracker {
         }
         let withV1Digest = self.feed.wantsV1Digests
         var ingestion = try await pool.runIfActive {
-            self.ingestNow(content, hashes: hashes, into: machine, watch: watch, withV1Digest: withV1Digest)
+            self.ingestNow(content, hashes: hashes, shared: shared, into: machine, watch: watch, withV1Digest: withV1Digest)
         }
         ingestion.staged = try await staging
         return ingestion
@@ -45,13 +45,13 @@ extension FileTracker {
     /// Takes `content` into a copy of `machine` on the calling thread — parsing, diffing,
     /// encoding — with nothing staged. `hashes`: as for ``ingest(_:hashes:into:staging:watch:pool:)``.
     func ingestNow(
-        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, into machine: StateMachine, watch: WatchConfiguration,
-        withV1Digest: Bool
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, shared: SharedRead? = nil, into machine: StateMachine,
+        watch: WatchConfiguration, withV1Digest: Bool
     ) -> Ingestion {
         var machine = machine
         let clock = ContinuousClock()
         let started = clock.now
-        let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest, hashes: hashes)
+        let publication = machine.ingest(content, options: watch.readOptions, withV1Digest: withV1Digest, hashes: hashes, shared: shared)
         let ended = clock.now
         // Timed when the content was parsed: a new version, or content that does not parse.
         if publication?.version != nil || publication?.isInvalidRead == true {

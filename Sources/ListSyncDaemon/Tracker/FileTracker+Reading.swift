@@ -12,6 +12,8 @@ extension FileTracker {
         var checkedRead: CheckedRead?
         /// The reader's chunk hashes, taken as the bytes came in (nil: none asked for).
         var hashes: IncrementalListReader.ReadHashes?
+        /// What the read shares with the last good version (nil: it was read whole).
+        var shared: SharedRead?
         /// When the read began and ended, on its thread (``VersionTimeline``).
         var started: ContinuousClock.Instant
         var ended: ContinuousClock.Instant
@@ -25,11 +27,15 @@ extension FileTracker {
     /// With `unchanged` — the file's identity at the last read used and the last good version —
     /// a file that still has that identity and holds that version's bytes gives those bytes,
     /// compared piece by piece, without a buffer of its size
-    /// (``FileSnapshot/unchanged(atPath:identity:bytes:)``); otherwise it is read whole.
+    /// (``FileSnapshot/unchanged(atPath:identity:bytes:)``). With `sharing`
+    /// (``StateMachine/sharingSource(options:)``), the bytes at either end that equal the last
+    /// good version's are slices of its storage and only the changed middle is new memory
+    /// (``FileSnapshot/read(atPath:maximumAttempts:sharingWith:boundaries:)``; not for a file a
+    /// writer holds, whose last line may be cut). Otherwise it is read whole.
     func read(
         _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool,
         hashes: IncrementalListReader.ReadHashes? = nil, unchanged: (identity: FileIdentity, version: WatchVersion)? = nil,
-        pool: NIOThreadPool
+        sharing: SharingSource? = nil, pool: NIOThreadPool
     ) async throws -> FileRead {
         try await pool.runIfActive {
             let started = ContinuousClock.now
@@ -38,7 +44,18 @@ extension FileTracker {
                 let snapshot = FileSnapshot.unchanged(atPath: watch.path, identity: unchanged.identity, bytes: unchanged.version.list.fileBytes)
             {
                 checkedRead?.end(with: snapshot)
-                return FileRead(content: .success(snapshot), checkedRead: checkedRead, hashes: nil, started: started, ended: .now)
+                return FileRead(content: .success(snapshot), checkedRead: checkedRead, hashes: nil, shared: nil, started: started, ended: .now)
+            }
+            if !completeLinesOnly, let sharing {
+                let content = Result { () throws(FileReadError) in
+                    try FileSnapshot.read(atPath: watch.path, sharingWith: sharing.bytes, boundaries: sharing.boundaries)
+                }
+                if case .success((let snapshot, _)) = content {
+                    checkedRead?.end(with: snapshot)
+                }
+                return FileRead(
+                    content: content.map(\.0), checkedRead: checkedRead, hashes: nil,
+                    shared: (try? content.get()).map { SharedRead(stretches: $0.1, previous: sharing.version) }, started: started, ended: .now)
             }
             // Into the storage of the version before the live one, when nothing holds it any more.
             var spare = self.buffers.takeBytes()
@@ -55,7 +72,7 @@ extension FileTracker {
             if case .success(let snapshot) = content {
                 checkedRead?.end(with: snapshot)
             }
-            return FileRead(content: content, checkedRead: checkedRead, hashes: followed, started: started, ended: .now)
+            return FileRead(content: content, checkedRead: checkedRead, hashes: followed, shared: nil, started: started, ended: .now)
         }
     }
 

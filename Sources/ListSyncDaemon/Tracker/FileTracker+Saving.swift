@@ -112,18 +112,19 @@ extension FileTracker {
     /// beside the parse (the state has a journal, the usual case), all of it runs in one job on
     /// one thread, so no hop between threads separates the parse, the flush and the publication.
     func ingestAndSave(
-        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, tracking: Tracking, watch: WatchConfiguration,
-        pool: NIOThreadPool
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, shared: SharedRead? = nil, tracking: Tracking,
+        watch: WatchConfiguration, pool: NIOThreadPool
     ) async throws -> Saved {
         let (machine, store) = (tracking.machine, tracking.store)
         guard !store.stagesCheckpoints else {
-            let ingestion = try await self.ingest(content, hashes: hashes, into: machine, staging: store, watch: watch, pool: pool)
+            let ingestion = try await self.ingest(content, hashes: hashes, shared: shared, into: machine, staging: store, watch: watch, pool: pool)
             return try await pool.runIfActive { self.saveAndPublish(ingestion, to: store, watch: watch) }
         }
         let withV1Digest = self.feed.wantsV1Digests
         return try await pool.runIfActive {
             self.saveAndPublish(
-                self.ingestNow(content, hashes: hashes, into: machine, watch: watch, withV1Digest: withV1Digest), to: store, watch: watch)
+                self.ingestNow(content, hashes: hashes, shared: shared, into: machine, watch: watch, withV1Digest: withV1Digest), to: store,
+                watch: watch)
         }
     }
 

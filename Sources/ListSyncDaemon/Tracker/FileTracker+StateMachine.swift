@@ -155,10 +155,12 @@ extension FileTracker {
         /// carries the version 1 digest (`digest_v1`), so that it is saved with it.
         ///
         /// `hashes`: the reader's chunk hashes taken while the bytes were read
-        /// (``hashesWhileReading(options:)``), used only if they are of these bytes.
+        /// (``hashesWhileReading(options:)``), used only if they are of these bytes. `shared`: the
+        /// stretches the read shared with the last good version (``sharingSource(options:)``),
+        /// used only if that version is still the last good one and the reader's last read.
         mutating func ingest(
             _ read: Result<FileSnapshot, FileReadError>, options: ReadOptions, withV1Digest: Bool = false,
-            hashes: IncrementalListReader.ReadHashes? = nil
+            hashes: IncrementalListReader.ReadHashes? = nil, shared: SharedRead? = nil
         ) -> WatchPublication? {
             let lastGood = self.state.lastGood
             var publication = WatchPublication()
@@ -171,20 +173,22 @@ extension FileTracker {
                 publication.isInvalidRead = true
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
-            case .success(.present(let fileBytes, _)):
-                let bytes = fileBytes.array
-                // Bytes equal to the last good version's leave it live; the reader's chunk hashes
-                // tell most changed bytes from them without comparing the two files.
-                if let lastGood, options == self.liveOptions, self.pendingEpoch == nil, self.mayBeBytes(of: lastGood, bytes, hashes: hashes),
-                    lastGood.list.fileBytes == fileBytes
+            case .success(.present(let bytes, _)):
+                let shared = shared.flatMap { self.usableStretches($0, options: options) }
+                // Bytes equal to the last good version's leave it live; the reader's chunk hashes,
+                // or the stretches the read shared, tell most changed bytes from them without
+                // comparing the two files.
+                if let lastGood, options == self.liveOptions, self.pendingEpoch == nil,
+                    self.mayBeBytes(of: lastGood, bytes, hashes: hashes, shared: shared),
+                    lastGood.list.fileBytes == bytes
                 {
                     self.state = .live(lastGood)
-                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == fileBytes, options == self.lastOptions {
+                } else if case .invalid(_, _, let badBytes?) = self.state, badBytes == bytes, options == self.lastOptions {
                     return nil
                 } else {
                     self.lastOptions = options
                     do {
-                        let list = try self.read(bytes, options: options, hashes: hashes)
+                        let list = try self.read(bytes, options: options, hashes: hashes, shared: shared)
                         publication = self.publish(
                             list, after: lastGood, withV1Digest: withV1Digest, known: self.knownEqualEnds(of: list, after: lastGood),
                             unchangedBytes: self.unchangedBytes(after: lastGood))
@@ -194,7 +198,7 @@ extension FileTracker {
                         self.liveWarnings = list.warnings(keyed: !options.key.isEmpty).map(WatchProblem.init)
                     } catch {
                         self.readerFollowsLastGood = false
-                        self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: fileBytes)
+                        self.state = .invalid(lastGood: lastGood, problem: WatchProblem(error), bytes: bytes)
                         publication.isInvalidRead = true
                     }
                 }
@@ -211,11 +215,41 @@ extension FileTracker {
         /// `bytes` read with `options`: exactly ``ListReader``'s list or error, re-parsing only what
         /// changed since the last read with the same options.
         private mutating func read(
-            _ bytes: [UInt8], options: ReadOptions, hashes: IncrementalListReader.ReadHashes?
+            _ bytes: FileBytes, options: ReadOptions, hashes: IncrementalListReader.ReadHashes?, shared: SharedStretches?
         ) throws(ListFormatError) -> ParsedList {
             var reader = self.reader.flatMap { $0.options == options ? $0 : nil } ?? IncrementalListReader(options: options, chunkSize: self.chunkSize)
             defer { self.reader = reader }
-            return try reader.read(bytes: bytes, recycling: self.buffers, hashes: hashes)
+            return try reader.read(bytes: bytes, shared: shared.map { ($0.prefix, $0.suffix) }, recycling: self.buffers, hashes: hashes)
+        }
+
+        /// What the next read of the file may share with the last good version
+        /// (``FileTracker/read(_:check:completeLinesOnly:hashes:unchanged:sharing:pool:)``): its
+        /// bytes and the reader's chunk boundaries in them — when the reader's last read was
+        /// exactly those bytes, with `options`. Nil otherwise, and when the last good version's
+        /// storage holds more than a quarter of its size beyond it (stretches of versions long
+        /// replaced, kept alive by the pieces still shared): the next read is then whole, into
+        /// one new array, and the old storage goes once nothing serves it any more.
+        func sharingSource(options: ReadOptions) -> SharingSource? {
+            guard self.readerFollowsLastGood, self.pendingEpoch == nil, let reader = self.reader, reader.options == options,
+                let lastGood = self.state.lastGood
+            else { return nil }
+            let boundaries = reader.chunkBoundaries
+            let bytes = lastGood.list.fileBytes
+            guard !boundaries.isEmpty, bytes.storageByteCount <= bytes.count + bytes.count / 4 + Self.storageSlack else { return nil }
+            return SharingSource(bytes: bytes, boundaries: boundaries, version: lastGood.cursor)
+        }
+
+        /// Storage beyond a version's size that never makes the next read whole: what rounding
+        /// an array's capacity up (to huge pages) may add.
+        static let storageSlack = 4 << 20
+
+        /// `shared` when it was read after the version the reader read last, which is still the
+        /// last good one, with the reader's options: only then are its stretches that version's.
+        private func usableStretches(_ shared: SharedRead, options: ReadOptions) -> SharedStretches? {
+            guard self.readerFollowsLastGood, self.pendingEpoch == nil, self.reader?.options == options,
+                self.state.lastGood?.cursor == shared.previous
+            else { return nil }
+            return shared.stretches
         }
 
         /// What the next read of the file should hash as its bytes come in, for the reader that
@@ -228,9 +262,17 @@ extension FileTracker {
         /// Whether `bytes` may be `lastGood`'s: false when the reader, which follows its bytes,
         /// finds another length or a chunk whose hash differs (so the bytes differ), without
         /// comparing the files; true when they must be compared.
-        private func mayBeBytes(of lastGood: WatchVersion, _ bytes: [UInt8], hashes: IncrementalListReader.ReadHashes?) -> Bool {
-            guard self.readerFollowsLastGood, let reader = self.reader else { return true }
-            return reader.mayBePreviousBytes(bytes, hashes: hashes)
+        /// With `shared`, the answer is known: the bytes are `lastGood`'s exactly when they are
+        /// shared whole.
+        private func mayBeBytes(
+            of lastGood: WatchVersion, _ bytes: FileBytes, hashes: IncrementalListReader.ReadHashes?, shared: SharedStretches?
+        ) -> Bool {
+            if let shared {
+                return shared.prefix == bytes.count && bytes.count == lastGood.list.fileBytes.count
+            }
+            // (Bytes in pieces are compared as they are.)
+            guard self.readerFollowsLastGood, let reader = self.reader, bytes.isContiguous else { return true }
+            return reader.mayBePreviousBytes(bytes.array, hashes: hashes)
         }
 
         /// The bytes the reader's last read kept at both ends from `lastGood`'s, when it read

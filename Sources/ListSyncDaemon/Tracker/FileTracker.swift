@@ -260,7 +260,7 @@ final class FileTracker: Sendable {
             settings.watch, check: check, completeLinesOnly: completeLinesOnly,
             hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions),
             unchanged: tracking.lastReadIdentity.flatMap { identity in tracking.machine.state.lastGood.map { (identity, $0) } },
-            pool: pool)
+            sharing: tracking.machine.sharingSource(options: settings.watch.readOptions), pool: pool)
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
         timeline.readStarted = read.started
         timeline.readEnded = read.ended
@@ -275,7 +275,8 @@ final class FileTracker: Sendable {
         } else {
             tracking.lastReadIdentity = nil
         }
-        let saved = try await self.ingestAndSave(read.content, hashes: read.hashes, tracking: tracking, watch: settings.watch, pool: pool)
+        let saved = try await self.ingestAndSave(
+            read.content, hashes: read.hashes, shared: read.shared, tracking: tracking, watch: settings.watch, pool: pool)
         if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
             // With sync_before_publish = false: the write before the publication and the flush after it.
             let flush = saved.flushed.map { (saved.published ?? saved.write.ended).duration(to: $0) } ?? .zero
