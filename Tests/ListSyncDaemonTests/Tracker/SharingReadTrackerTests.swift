@@ -28,9 +28,12 @@ import Testing
         var column = "name"
         var respelled: Set<Int> = []
         var nextID: Int
+        /// Sections: CSV rows grouped by a third column (`section_by`), a JSON object of two arrays.
+        var sectioned = false
 
-        init(format: WatchConfiguration.Format, count: Int) {
+        init(format: WatchConfiguration.Format, count: Int, sectioned: Bool = false) {
             self.format = format
+            self.sectioned = sectioned
             self.rows = (0..<count).map { ($0, "row \($0) first name of this row") }
             self.nextID = count
         }
@@ -38,7 +41,9 @@ import Testing
         func line(_ row: (id: Int, name: String)) -> String {
             let other = respelled.contains(row.id)
             switch format {
-            case .csv: return other ? "\(row.id),\"\(row.name)\"" : "\(row.id),\(row.name)"
+            case .csv:
+                let group = sectioned ? ",g\(row.id % 3)" : ""
+                return (other ? "\(row.id),\"\(row.name)\"" : "\(row.id),\(row.name)") + group
             default:
                 return other ? #"{"id": \#(row.id), "\#(column)": "\#(row.name)"}"# : #"{"id":\#(row.id),"\#(column)":"\#(row.name)"}"#
             }
@@ -46,7 +51,11 @@ import Testing
 
         var text: String {
             switch format {
-            case .csv: return "id,\(column)\n" + rows.map { line($0) + "\n" }.joined()
+            case .csv: return "id,\(column)\(sectioned ? ",group" : "")\n" + rows.map { line($0) + "\n" }.joined()
+            case .json where sectioned:
+                let (even, odd) = (rows.filter { $0.id % 2 == 0 }, rows.filter { $0.id % 2 == 1 })
+                return "{\n\"even\": [\n" + even.map(line).joined(separator: ",\n") + "\n],\n\"odd\": [\n"
+                    + odd.map(line).joined(separator: ",\n") + "\n]\n}\n"
             case .json: return "[\n" + rows.map(line).joined(separator: ",\n") + "\n]\n"
             default: return rows.map { line($0) + "\n" }.joined()
             }
@@ -125,10 +134,10 @@ import Testing
         let tracker: FileTracker
         let pool: NIOThreadPool
 
-        init(format: WatchConfiguration.Format) throws {
+        init(format: WatchConfiguration.Format, sectionBy: String? = nil) throws {
             scratch = try ScratchDirectory()
             path = scratch.path(format == .csv ? "list.csv" : format == .json ? "list.json" : "list.ndjson")
-            watch = WatchConfiguration(name: "w", path: path, format: format, key: ["id"])
+            watch = WatchConfiguration(name: "w", path: path, format: format, key: ["id"], sectionBy: sectionBy)
             let feed = WatchFeed(watch: watch, epoch: Epoch(rawValue: 1), historyLength: 10)
             let store = WatchStateStore(
                 stateDirectory: scratch.path("state"), name: "w", historyLength: 10, crashPoints: .none, isPersistent: false)
@@ -149,14 +158,19 @@ import Testing
         }
     }
 
-    @Test(arguments: [WatchConfiguration.Format.csv, .ndjson, .json])
-    func aSharingMachinePublishesWhatAWholeReadingOnePublishes(format: WatchConfiguration.Format) async throws {
-        let harness = try Harness(format: format)
+    @Test(arguments: [
+        (WatchConfiguration.Format.csv, false), (.csv, true), (.ndjson, false), (.json, false), (.json, true),
+    ])
+    func aSharingMachinePublishesWhatAWholeReadingOnePublishes(format: WatchConfiguration.Format, sectioned: Bool) async throws {
+        let sectionBy = format == .csv && sectioned ? "group" : nil
+        let harness = try Harness(format: format, sectionBy: sectionBy)
         let path = harness.path
         let slack = 4_096
-        var generator = SplitMix(seed: 0x5EED_0019 &+ UInt64(format.rawValue.count))
-        var model = Model(format: format, count: 1_200)
-        let keyed = [harness.watch.readOptions, WatchConfiguration(name: "w", path: path, format: format, key: ["name"]).readOptions]
+        var generator = SplitMix(seed: 0x5EED_0019 &+ UInt64(format.rawValue.count) &+ (sectioned ? 100 : 0))
+        var model = Model(format: format, count: 1_200, sectioned: sectioned)
+        let keyed = [
+            harness.watch.readOptions, WatchConfiguration(name: "w", path: path, format: format, key: ["name"], sectionBy: sectionBy).readOptions,
+        ]
         var keyIndex = 0
         var epoch: UInt64 = 7
         var sharing = FileTracker.StateMachine(watch: "w", epoch: Epoch(rawValue: epoch), chunkSize: 1_024)
