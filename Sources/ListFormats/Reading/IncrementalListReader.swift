@@ -192,7 +192,7 @@ public struct IncrementalListReader: Sendable {
         lastRead = Statistics()
         defer {
             if let pool, let previous {
-                pool.retire(bytes: Self.wholeArray(previous.source), records: previous.records, version: previous.version)
+                pool.retire(bytes: Self.retiredArray(previous.source, after: bytes), records: previous.records, version: previous.version)
             }
         }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
@@ -234,6 +234,17 @@ public struct IncrementalListReader: Sendable {
             boundaries.append(start)
         }
         return boundaries
+    }
+
+    /// The array `previous` is when it is one whole array that `bytes`, the version read after
+    /// it, hold no piece of (what a pool may read the next version into), else none: an array
+    /// the new version shares is its storage, not spare (the pool's gauge would count the live
+    /// version's bytes as kept for the next read).
+    private static func retiredArray(_ previous: FileBytes, after bytes: FileBytes) -> [UInt8] {
+        let whole = wholeArray(previous)
+        let address = whole.withUnsafeBufferPointer { $0.baseAddress }
+        guard address != nil, !bytes.pieces.contains(where: { $0.storage.withUnsafeBufferPointer { $0.baseAddress } == address }) else { return [] }
+        return whole
     }
 
     /// The array `bytes` are when they are one whole array (what a pool may read the next

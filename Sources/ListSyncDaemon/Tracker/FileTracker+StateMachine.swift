@@ -78,6 +78,10 @@ extension FileTracker {
         /// Where the reader puts the storage of versions it moved on from and takes the storage
         /// to write the next one into (the tracker's; `nil`: new memory for every version).
         var buffers: ListBufferPool?
+        /// Storage beyond a version's size that never makes the next read whole
+        /// (``sharingSource(options:)``): ``storageSlack``, smaller in tests so that small files
+        /// reach the bound.
+        var storageSlack = StateMachine.storageSlack
 
         init(watch: String, epoch: Epoch, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
             self.watch = watch
@@ -173,7 +177,8 @@ extension FileTracker {
                 publication.isInvalidRead = true
             case .success(.missing):
                 self.state = .missing(lastGood: lastGood)
-            case .success(.present(let bytes, _)):
+            case .success(.present(let read, _)):
+                let bytes = self.compacted(read)
                 let shared = shared.flatMap { self.usableStretches($0, options: options) }
                 // Bytes equal to the last good version's leave it live; the reader's chunk hashes,
                 // or the stretches the read shared, tell most changed bytes from them without
@@ -235,8 +240,26 @@ extension FileTracker {
             else { return nil }
             let boundaries = reader.chunkBoundaries
             let bytes = lastGood.list.fileBytes
-            guard !boundaries.isEmpty, bytes.storageByteCount <= bytes.count + bytes.count / 4 + Self.storageSlack else { return nil }
+            guard !boundaries.isEmpty, bytes.storageByteCount <= self.storageBound(ofSize: bytes.count) else { return nil }
             return SharingSource(bytes: bytes, boundaries: boundaries, version: lastGood.cursor)
+        }
+
+        /// The most storage a version of `size` bytes keeps alive before it is compacted
+        /// (``compacted(_:)``) or the next read is whole (``sharingSource(options:)``): a quarter
+        /// beyond its size, and the slack.
+        private func storageBound(ofSize size: Int) -> Int {
+            size + size / 4 + self.storageSlack
+        }
+
+        /// `bytes` as they were read, or in one new array of their size when their pieces keep
+        /// more storage alive than ``storageBound(ofSize:)``: a large change that shares a few
+        /// bytes at the ends (a header) would otherwise keep the whole storage of the version
+        /// before it alive for as long as it is live, and stretches of versions long replaced
+        /// would pile up. The copy costs what the whole read it replaces would have; what the read
+        /// shared still says which ends are the last good version's bytes.
+        private func compacted(_ bytes: FileBytes) -> FileBytes {
+            guard !bytes.isContiguous, bytes.storageByteCount > self.storageBound(ofSize: bytes.count) else { return bytes }
+            return FileBytes(bytes.array)
         }
 
         /// Storage beyond a version's size that never makes the next read whole: what rounding
