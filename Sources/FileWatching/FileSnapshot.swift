@@ -158,8 +158,9 @@ public enum FileSnapshot: Hashable, Sendable {
 
     /// Reads to end of file: into one buffer of `expectedSize + 1` bytes (the extra byte notices
     /// growth without another `read` in the common case) — `spare` when it can be written in
-    /// place (see ``read(atPath:maximumAttempts:reusing:)``), else a new uninitialised one — then,
-    /// only if the file grew, in 64 KiB chunks.
+    /// place (see ``read(atPath:maximumAttempts:reusing:)``) and is not much larger than the file
+    /// (``largestSpare(for:)``), else a new uninitialised one — then, only if the file grew, in
+    /// 64 KiB chunks.
     private static func readAll(
         _ descriptor: Int32, expectedSize: Int, path: String, reusing spare: inout [UInt8],
         following follower: inout some FileReadFollower
@@ -167,7 +168,7 @@ public enum FileSnapshot: Hashable, Sendable {
         var bytes: [UInt8] = []
         swap(&bytes, &spare)
         var outcome: Result<Bool, SystemCallError>
-        if RecycledArray.isUniquelyReferenced(&bytes), bytes.capacity >= expectedSize + 1 {
+        if RecycledArray.isUniquelyReferenced(&bytes), bytes.capacity >= expectedSize + 1, bytes.capacity <= largestSpare(for: expectedSize + 1) {
             // A retired version's bytes are overwritten, not zeroed; only what the file grew by
             // since is.
             if bytes.count < expectedSize + 1 {
@@ -205,6 +206,14 @@ public enum FileSnapshot: Hashable, Sendable {
                 bytes += chunk[..<count]
             }
         }
+    }
+
+    /// The largest spare a read of `count` bytes is written into: a quarter more, and 4 MiB.
+    /// A larger one (the file shrank a lot) is dropped rather than reused: the version read into
+    /// it would keep all of it alive for as long as it is held, and the tracker does not share a
+    /// version's storage with the next read when it holds more than that beyond its size.
+    static func largestSpare(for count: Int) -> Int {
+        count + count / 4 + (4 << 20)
     }
 
     /// The bytes read at once when a ``FileReadFollower`` follows the read: 256 KiB, small

@@ -164,6 +164,33 @@ struct FileSnapshotTests {
         #expect(address(current) != address(held))
     }
 
+    /// A spare much larger than the file (it shrank a lot) is not read into: the version would
+    /// keep all of it alive, and the tracker would never share that version's storage.
+    @Test func aSpareMuchLargerThanTheFileIsNotReadInto() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path + "/list.csv"
+        let text = String(repeating: "1,name\n", count: 10_000)
+        try FileOperations.write(text, to: path)
+        func address(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
+        var spare = [UInt8](repeating: 7, count: FileSnapshot.largestSpare(for: text.utf8.count + 1) + 1)
+        guard case .present(let bytes, _) = try FileSnapshot.read(atPath: path, reusing: &spare) else {
+            Issue.record("\(path) read as missing")
+            return
+        }
+        #expect(bytes.array == Array(text.utf8))
+        // (Its address may be the spare's: the spare is freed first and malloc may give its place
+        // back. Its capacity says which it is.)
+        #expect(bytes.storageByteCount <= FileSnapshot.largestSpare(for: text.utf8.count + 1), "read into a spare far larger than the file")
+        // One just within the bound is read into.
+        var fitting = [UInt8](repeating: 7, count: text.utf8.count + 100)
+        let fittingAddress = address(fitting)
+        guard case .present(let again, _) = try FileSnapshot.read(atPath: path, reusing: &fitting) else {
+            Issue.record("\(path) read as missing")
+            return
+        }
+        #expect(address(again.array) == fittingAddress)
+    }
+
     @Test func anEmptyFileIsPresentAndEmpty() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path + "/empty.csv"
