@@ -3,14 +3,19 @@ extension CSVReader {
     /// the header's `columns`, in chunks of about `chunkSize` bytes that each start where a row or
     /// blank lines start (``ChunkedRegion``): the records and counts of each chunk are its own,
     /// whatever came before it. `storage` holds the whole file, of which `buffer` may be a prefix.
+    /// The records array is sized for `estimatedCount` records when given (the first half of a
+    /// split read: the whole region's, so that the second half's records are appended in place),
+    /// else from `buffer`'s rows.
     func readRowChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, columns: CSVColumns, from start: Int, chunkSize: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, columns: CSVColumns, from start: Int, chunkSize: Int,
+        estimatedCount: Int? = nil
     ) throws(ListFormatError) -> ChunkedRegion {
         guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
         var scanner = CSVScanner(base: base, count: buffer.count, delimiter: delimiter)
         var assembler = ListAssembler(
             chunksOf: storage, source: buffer, isSectioned: columns.section != nil,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: start))
+            estimatedCount: estimatedCount
+                ?? ListAssembler.estimatedCount(of: CSVReader.recordMarks, in: buffer, from: start))
         var region = ChunkedRegion()
         var index = start
         while index < buffer.count {

@@ -15,6 +15,10 @@ struct CSVReader {
     let options: ReadOptions
     let delimiter: UInt8
 
+    /// The bytes that end a row, counted to estimate the number of records
+    /// (``ListAssembler/estimatedCount(of:in:from:)``).
+    static let recordMarks = (ASCII.lineFeed, ASCII.carriageReturn)
+
     /// Reads the bytes of `bytes`, which `buffer` points to; `report` has
     /// what ``ListReader`` found (the byte-order mark). The scanner checks
     /// that the rows are well-formed UTF-8 as it goes.
@@ -32,8 +36,7 @@ struct CSVReader {
 
         let layout = columns.layout(delimiter: delimiter)
         let storage = ListStorage(source: bytes, encoding: .csv(layout))
-        let estimatedCount = ListAssembler.estimatedCount(
-            of: (ASCII.lineFeed, ASCII.carriageReturn), in: buffer, from: header.dataStart)
+        let estimatedCount = ListAssembler.estimatedCount(of: Self.recordMarks, in: buffer, from: header.dataStart)
         var assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: columns.section != nil, estimatedCount: estimatedCount)
         var start = header.dataStart

@@ -10,6 +10,10 @@ import CListFormatsScan
 struct JSONReader {
     let options: ReadOptions
 
+    /// The bytes counted to estimate the number of records (a record's line end or opening brace,
+    /// ``ListAssembler/estimatedCount(of:in:from:)``).
+    static let recordMarks = (ASCII.lineFeed, ASCII.openBrace)
+
     /// Reads the bytes of `bytes`, which `buffer` points to; `report` has
     /// what ``ListReader`` found (the byte-order mark), `validation` checks
     /// UTF-8 just ahead of the records.
@@ -22,7 +26,7 @@ struct JSONReader {
         let storage = ListStorage(source: bytes, encoding: fields.encoding)
         let assembler = ListAssembler(
             storage: storage, source: buffer, isSectioned: options.sectionBy != nil,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: buffer, from: 0))
+            estimatedCount: ListAssembler.estimatedCount(of: Self.recordMarks, in: buffer, from: 0))
         guard buffer.baseAddress != nil else {
             guard options.format == .ndjson else {
                 throw .unexpectedEndOfInput(
@@ -85,13 +89,17 @@ struct JSONReader {
     /// Reads the NDJSON lines of `buffer` from `start` (where a line starts) to its end, in chunks
     /// of about `chunkSize` bytes that each start where a line starts (``ChunkedRegion``): the
     /// records, blank lines and member names of each chunk are its own, whatever came before it.
-    /// `storage` holds the whole file, of which `buffer` may be a prefix.
+    /// `storage` holds the whole file, of which `buffer` may be a prefix. The records array is
+    /// sized for `estimatedCount` records when given (the first half of a split read: the whole
+    /// region's, so that the second half's records are appended in place), else from `buffer`'s.
     func readLineChunks(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, chunkSize: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, chunkSize: Int,
+        estimatedCount: Int? = nil
     ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         guard let base = buffer.baseAddress, start < buffer.count else { return ChunkedRegion() }
-        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start, to: buffer.count)
+        var state = chunkReadState(
+            buffer, storage: storage, fields: fields, from: start, to: buffer.count, estimatedCount: estimatedCount)
         var region = ChunkedRegion()
         var index = start
         while index < buffer.count {
@@ -147,11 +155,15 @@ extension JSONReader {
     /// (``ChunkedRegion``): up to `end`, which must be where a record starts, or, when `end` is
     /// the end of the buffer, through the array's `]` and the white space after it — unless
     /// `goesOn`: `buffer` is then a window of the file, which goes on after it.
+    /// Its records array is sized for `estimatedCount` records when given (as
+    /// ``readLineChunks(_:storage:from:chunkSize:estimatedCount:)``'s).
     func readArrayChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, goesOn: Bool = false,
-        chunkSize: Int
+        chunkSize: Int, estimatedCount: Int? = nil
     ) throws(ListFormatError) -> ChunkedRegion {
-        try readDocumentChunks(buffer, storage: storage, from: start, to: end, goesOn: goesOn, chunkSize: chunkSize) {
+        try readDocumentChunks(
+            buffer, storage: storage, from: start, to: end, goesOn: goesOn, chunkSize: chunkSize, estimatedCount: estimatedCount
+        ) {
             state, index, limit, _ throws(ListFormatError) in
             guard try state.readArrayRecords(from: &index, until: limit) else { return false }
             // The array's end, and the white space after it.
@@ -193,7 +205,7 @@ extension JSONReader {
     /// caller moves what it reads to the file's).
     private func readDocumentChunks(
         _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, from start: Int, to end: Int, goesOn: Bool,
-        chunkSize: Int, readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
+        chunkSize: Int, estimatedCount: Int? = nil, readChunk: (inout ReadState, inout Int, Int, inout ChunkedRegion.Extent) throws(ListFormatError) -> Bool
     ) throws(ListFormatError) -> ChunkedRegion {
         let fields = try Fields(options: options)
         // Whether `end` is the end of the file.
@@ -206,7 +218,8 @@ extension JSONReader {
         guard let base = buffer.baseAddress else {
             throw .unexpectedEndOfInput(expected: "a value", at: SourcePosition(line: 0, column: 0, byteOffset: start))
         }
-        var state = chunkReadState(buffer, storage: storage, fields: fields, from: start, to: end)
+        var state = chunkReadState(
+            buffer, storage: storage, fields: fields, from: start, to: end, estimatedCount: estimatedCount)
         var region = ChunkedRegion()
         var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
         var isClosed = false
@@ -258,14 +271,16 @@ extension JSONReader {
     /// Its arrays are sized for the records of `start..<end`, the region to read (the records
     /// around a one-row edit, not every record up to the end of the file: issue 19, where the
     /// assembler's and the duplicate counter's buffers, advised for 2 MiB pages, had several
-    /// megabytes zeroed per version of a JSON array).
+    /// megabytes zeroed per version of a JSON array) — or for `estimatedCount` when given (the
+    /// first half of a split read, sized for the whole region's records).
     fileprivate func chunkReadState(
-        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int, to end: Int
+        _ buffer: UnsafeBufferPointer<UInt8>, storage: ListStorage, fields: Fields, from start: Int, to end: Int,
+        estimatedCount: Int? = nil
     ) -> ReadState {
         let region = UnsafeBufferPointer(rebasing: buffer[..<min(max(end, start), buffer.count)])
         let assembler = ListAssembler(
             chunksOf: storage, source: buffer, isSectioned: fields.sectionSlot != nil,
-            estimatedCount: ListAssembler.estimatedCount(of: (ASCII.lineFeed, ASCII.openBrace), in: region, from: start))
+            estimatedCount: estimatedCount ?? ListAssembler.estimatedCount(of: Self.recordMarks, in: region, from: start))
         return ReadState(
             bytes: buffer, storage: storage, fields: fields.trie, assembler: assembler,
             validation: UTF8Validation(bytes: buffer, from: start), keySlots: fields.keySlots,

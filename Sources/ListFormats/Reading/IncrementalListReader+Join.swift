@@ -17,7 +17,8 @@ extension IncrementalListReader {
     /// kept `suffix` with each record moved by `delta` bytes.
     struct JoinedRecords {
         let prefix: ArraySlice<ListRecord>
-        let middle: [[ListRecord]]
+        /// The parts read again, in order (the first one may be taken for the list's array).
+        private(set) var middle: [[ListRecord]]
         let suffix: ArraySlice<ListRecord>
         let delta: Int
         let count: Int
@@ -36,16 +37,25 @@ extension IncrementalListReader {
         /// it and it has room (a retired version's records, already resident: written over, not
         /// zeroed again), and there only where it does not hold them already (`holding`; the
         /// records of `previous`, the version read before, fill what the previous read changed);
+        /// else, when nothing is kept (a first read), into the first part's own array, when
+        /// nothing else holds it and it has room for all (a split read sizes it for the whole
+        /// region): the other parts appended, the first part's records not copied at all, and no
+        /// second records array alive at once (issue 19: the peak of a load);
         /// else into a new array with a little room to grow
         /// (``RecycledArray/recyclableCapacity(for:)``).
         ///
         /// - Complexity: O(*n*) into new memory; into a spare array, O(changed records) when the
         ///   last two reads kept the count and the length (a record edited in place), or from the
-        ///   first record either read again on (an append: the new rows).
+        ///   first record either read again on (an append: the new rows); into the first part's
+        ///   array, O(records of the other parts).
         mutating func join(into spare: consuming [ListRecord], holding: SpareContents, previous: [ListRecord]) -> [ListRecord] {
             var records = consume spare
             let count = count
-            guard count > 0, RecycledArray.isUniquelyReferenced(&records), records.capacity >= count,
+            let spareFits = RecycledArray.isUniquelyReferenced(&records) && records.capacity >= count
+            if !spareFits, let joined = joinIntoFirstPart() {
+                return joined
+            }
+            guard count > 0, spareFits,
                 let any = prefix.first ?? suffix.first ?? middle.first(where: { !$0.isEmpty })?.first
             else {
                 records = []
@@ -74,6 +84,23 @@ extension IncrementalListReader {
                     return write(to: base, over: previous, but: changed)
                 }
             }
+            return records
+        }
+
+        /// The records in the first part's array, the other parts appended to it, when the list
+        /// is the parts alone and that array is nobody else's and has room for all; else nil
+        /// (nothing changed).
+        private mutating func joinIntoFirstPart() -> [ListRecord]? {
+            guard prefix.isEmpty, suffix.isEmpty, !middle.isEmpty, middle[0].capacity >= count else { return nil }
+            var records: [ListRecord] = []
+            swap(&records, &middle[0])
+            guard RecycledArray.isUniquelyReferenced(&records) else {
+                swap(&records, &middle[0])
+                return nil
+            }
+            writtenCount = count - records.count
+            for part in middle.dropFirst() { records.append(contentsOf: part) }
+            middle = []
             return records
         }
 

@@ -88,7 +88,9 @@ public struct IncrementalListReader: Sendable {
         /// record (0 when it did not check).
         public var keptRecordsReadForDuplicates = 0
         /// The records it wrote into the list's records array: all of them into new memory,
-        /// fewer into a retired version's array that already holds some (``ListBufferPool``).
+        /// fewer into a retired version's array that already holds some (``ListBufferPool``),
+        /// and on a first read only those after the first part's (split read: the second half's),
+        /// whose array — sized for them all — becomes the list's.
         public var writtenRecordCount = 0
         /// The bytes at the start of the file that are the previous version's first bytes, as the
         /// XXH3-128 of the header and of the chunks it kept there says: so many bytes that the
@@ -344,10 +346,16 @@ public struct IncrementalListReader: Sendable {
         var schema: ListSchema?
         /// Reads the records of the file from a chunk's start, the place the boundary says, to
         /// `end` (a chunk's start in the previous version, which the boundary says, or the end of
-        /// the file); throws when `end` is no place to stop at.
+        /// the file); throws when `end` is no place to stop at. The records array is sized for
+        /// the estimated count when one is given (the first half of a split read: the whole
+        /// region's, ``recordMarks``), else for the records before `end`.
         var readRegion: (
-            RegionWindow, ListStorage, _ start: Int, ChunkedRegion.Boundary, _ end: Int, ChunkedRegion.Boundary
+            RegionWindow, ListStorage, _ start: Int, ChunkedRegion.Boundary, _ end: Int, ChunkedRegion.Boundary,
+            _ estimatedCount: Int?
         ) throws(ListFormatError) -> ChunkedRegion
+        /// The bytes counted to estimate a region's number of records
+        /// (``ListAssembler/estimatedCount(of:in:from:)``).
+        var recordMarks = JSONReader.recordMarks
         /// Whether a file in this format may go on after its last chunk (JSON arrays may not).
         var isLineBased = true
         var grouping: Grouping = .none
@@ -370,10 +378,11 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: header.dataStart, blankLineCount: header.blankLineCount,
                 encoding: .csv(columns.layout(delimiter: delimiter.rawValue)), schema: columns.published,
-                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
+                readRegion: { window, storage, start, _, end, _, estimatedCount throws(ListFormatError) in
                     try reader.readRowChunks(
-                        try Self.lines(of: window, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize)
-                }, grouping: columns.section == nil ? .none : .byValue,
+                        try Self.lines(of: window, to: end), storage: storage, columns: columns, from: start, chunkSize: chunkSize,
+                        estimatedCount: estimatedCount)
+                }, recordMarks: CSVReader.recordMarks, grouping: columns.section == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_csv_split_point(buffer.baseAddress, Int64(end), Int64(start), delimiter.rawValue))
                 })
@@ -382,8 +391,10 @@ public struct IncrementalListReader: Sendable {
             return Header(
                 dataStart: hadByteOrderMark ? 3 : 0, blankLineCount: 0,
                 encoding: try JSONReader.Fields(options: options).encoding, schema: nil,
-                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
-                    try reader.readLineChunks(try Self.lines(of: window, to: end), storage: storage, from: start, chunkSize: chunkSize)
+                readRegion: { window, storage, start, _, end, _, estimatedCount throws(ListFormatError) in
+                    try reader.readLineChunks(
+                        try Self.lines(of: window, to: end), storage: storage, from: start, chunkSize: chunkSize,
+                        estimatedCount: estimatedCount)
                 }, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_LINES)))
@@ -396,7 +407,7 @@ public struct IncrementalListReader: Sendable {
                 // An object of arrays: read in order, on one thread.
                 return Header(
                     dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
-                    readRegion: { window, storage, start, startsAt, end, endsAt throws(ListFormatError) in
+                    readRegion: { window, storage, start, startsAt, end, endsAt, _ throws(ListFormatError) in
                         try reader.readObjectChunks(
                             window.buffer, storage: storage, from: start, at: startsAt, to: end, at: endsAt, goesOn: window.goesOn,
                             chunkSize: chunkSize)
@@ -404,9 +415,10 @@ public struct IncrementalListReader: Sendable {
             }
             return Header(
                 dataStart: dataStart, blankLineCount: 0, encoding: encoding, schema: nil,
-                readRegion: { window, storage, start, _, end, _ throws(ListFormatError) in
+                readRegion: { window, storage, start, _, end, _, estimatedCount throws(ListFormatError) in
                     try reader.readArrayChunks(
-                        window.buffer, storage: storage, from: start, to: end, goesOn: window.goesOn, chunkSize: chunkSize)
+                        window.buffer, storage: storage, from: start, to: end, goesOn: window.goesOn, chunkSize: chunkSize,
+                        estimatedCount: estimatedCount)
                 }, isLineBased: false, grouping: options.sectionBy == nil ? .none : .byValue,
                 splitPoint: { buffer, start, end in
                     Int(listsync_json_split_point(buffer.baseAddress, Int64(end), Int64(start), Int32(LISTSYNC_JSON_ARRAY)))
@@ -647,7 +659,15 @@ public struct IncrementalListReader: Sendable {
         // The records: kept prefix, the region's, kept suffix moved.
         let prefixRecords = prefix == 0 ? 0 : old.chunks[prefix - 1].recordEnd
         let suffixRecords = suffix < old.chunks.count ? old.chunks[suffix].firstRecord : old.records.count
-        let middleRecords = parts.map(\.region.records)
+        // The parts' records are moved out of them, so that the join may take the first part's
+        // array for the list's when nothing else holds it (a first read: no copy).
+        var middleRecords: [[ListRecord]] = []
+        middleRecords.reserveCapacity(parts.count)
+        let partRecordCounts = parts.map(\.region.records.count)
+        for index in parts.indices {
+            middleRecords.append([])
+            swap(&middleRecords[index], &parts[index].region.records)
+        }
         // A spare array of the version before the previous one (A) already holds what the
         // previous version (B) kept of it: when that read kept the count and the length, every
         // record but those it read again; otherwise the records at the start that both reads kept.
@@ -661,6 +681,7 @@ public struct IncrementalListReader: Sendable {
         }
         var joined = JoinedRecords(
             prefix: old.records[0..<prefixRecords], middle: middleRecords, suffix: old.records[suffixRecords...], movedBy: delta)
+        middleRecords = []
         let records = joined.join(into: spare.records, holding: spareHolds, previous: old.records)
 
         // The chunks, likewise; the region's sections numbered as the previous version's (new
@@ -671,7 +692,7 @@ public struct IncrementalListReader: Sendable {
         var chunks = Array(old.chunks[0..<prefix])
         chunks.reserveCapacity(prefix + parts.reduce(0) { $0 + $1.region.chunks.count } + old.chunks.count - suffix)
         var firstRecord = prefixRecords
-        for part in parts {
+        for (part, partRecordCount) in zip(parts, partRecordCounts) {
             let partStart = firstRecord
             var regionRecord = 0
             for (extent, hash) in zip(part.region.chunks, part.hashes) {
@@ -697,7 +718,7 @@ public struct IncrementalListReader: Sendable {
                         columns: extent.columns, startsAt: extent.startsAt, sections: sections))
                 firstRecord = recordEnd
             }
-            firstRecord = partStart + part.region.records.count
+            firstRecord = partStart + partRecordCount
         }
         let recordDelta = firstRecord - suffixRecords
         for var chunk in old.chunks[suffix...] {
@@ -796,16 +817,17 @@ public struct IncrementalListReader: Sendable {
             self.hashes = region.chunks.map { IncrementalListReader.hash(buffer, $0.start, $0.end) }
         }
 
-        /// The part read from a window that starts `delta` bytes into the file, at the file's offsets.
-        func moved(by delta: Int) -> Part {
-            guard delta != 0 else { return self }
-            var part = self
-            part.region.records = region.records.map { $0.moved(by: delta) }
-            for index in part.region.chunks.indices {
-                part.region.chunks[index].start += delta
-                part.region.chunks[index].end += delta
+        /// Moves the part read from a window that starts `delta` bytes into the file to the file's
+        /// offsets, in place (its records array is not copied).
+        mutating func move(by delta: Int) {
+            guard delta != 0 else { return }
+            region.records.withUnsafeMutableBufferPointer { records in
+                for index in records.indices { records[index] = records[index].moved(by: delta) }
             }
-            return part
+            for index in region.chunks.indices {
+                region.chunks[index].start += delta
+                region.chunks[index].end += delta
+            }
         }
     }
 
@@ -823,12 +845,13 @@ public struct IncrementalListReader: Sendable {
         case .pieces(let bytes):
             let low = start == end ? max(start - 1, 0) : start
             if !bytes.isContiguous(in: low..<end) { copied += end - low }
-            let parts = try bytes.withContiguousBytes(in: low..<end) { buffer throws(ListFormatError) in
+            var parts = try bytes.withContiguousBytes(in: low..<end) { buffer throws(ListFormatError) in
                 try readRegion(
                     header, RegionWindow(buffer: buffer, goesOn: end < bytes.count), storage, start - low, startsAt, end - low,
                     endsAt)
             }
-            return parts.map { $0.moved(by: low) }
+            for index in parts.indices { parts[index].move(by: low) }
+            return parts
         }
     }
 
@@ -847,23 +870,29 @@ public struct IncrementalListReader: Sendable {
         let buffer = window.buffer
         let split = end - start >= splitSize && SplitRead.hasSecondCore ? header.splitPoint(buffer, start, end) : -1
         guard split > start, split < end else {
-            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt), of: buffer)]
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer)]
         }
+        // The first half's records array is sized for the whole region's records, so that the
+        // join appends the second half's into it rather than copying both into a new array
+        // (``JoinedRecords/join(into:holding:previous:)``; issue 19: the peak of a load).
+        let regionCount = ListAssembler.estimatedCount(
+            of: header.recordMarks, in: UnsafeBufferPointer(rebasing: buffer[..<end]), from: start)
         var first: Result<Part, ListFormatError>?
         var second: Result<Part, ListFormatError>?
         SplitRead.both(
             {
                 first = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(window, storage, start, startsAt, split, .record), of: buffer)
+                    Part(try header.readRegion(window, storage, start, startsAt, split, .record, regionCount), of: buffer)
                 }
             },
             {
                 second = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(window, storage, split, .record, end, endsAt), of: buffer)
+                    Part(try header.readRegion(window, storage, split, .record, end, endsAt, nil), of: buffer)
                 }
             })
         guard case .success(let firstPart)? = first, let second else {
-            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt), of: buffer)]
+            (first, second) = (nil, nil)
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer)]
         }
         return [firstPart, try second.get()]
     }

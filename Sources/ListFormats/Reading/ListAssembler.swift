@@ -36,6 +36,9 @@ struct ListAssembler: ~Copyable {
     /// The number of records the assembler was sized for.
     var estimatedRecordCount: Int { estimatedCount }
     private var duplicates: DuplicateCounter
+    /// Whether the records' identity hashes go into ``duplicates``: not in a read in chunks, whose
+    /// reader counts duplicates over the joined list itself (8 bytes per record saved there).
+    private let countsDuplicates: Bool
     /// The identity hashes added more than once, found when the halves of a
     /// read were joined (no record comes after that).
     private var repeatedHashes: Set<UInt64>?
@@ -62,7 +65,9 @@ struct ListAssembler: ~Copyable {
     /// An assembler for the records of a region of a file read in chunks (``ChunkedRegion``):
     /// records in file order, with the section of each when `isSectioned` (`section_by`).
     init(chunksOf storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, estimatedCount: Int) {
-        self.init(storage: storage, source: source, isSectioned: false, isSecondHalf: false, estimatedCount: estimatedCount)
+        self.init(
+            storage: storage, source: source, isSectioned: false, isSecondHalf: false, estimatedCount: estimatedCount,
+            countsDuplicates: false)
         if isSectioned { sectionOfRecord = [] }
     }
 
@@ -74,14 +79,15 @@ struct ListAssembler: ~Copyable {
 
     private init(
         storage: ListStorage, source: UnsafeBufferPointer<UInt8>, isSectioned: Bool, isSecondHalf: Bool,
-        estimatedCount: Int
+        estimatedCount: Int, countsDuplicates: Bool = true
     ) {
         self.storage = storage
         self.source = source
         self.isSectioned = isSectioned
         self.isSecondHalf = isSecondHalf
         self.estimatedCount = max(estimatedCount, 16)
-        duplicates = DuplicateCounter(estimatedCount: self.estimatedCount)
+        self.countsDuplicates = countsDuplicates
+        duplicates = DuplicateCounter(estimatedCount: countsDuplicates ? self.estimatedCount : 0)
         if !isSectioned { Self.reserve(&records, self.estimatedCount) }
     }
 
@@ -173,7 +179,7 @@ struct ListAssembler: ~Copyable {
         } else {
             records.append(record)
         }
-        duplicates.add(identity.low)
+        if countsDuplicates { duplicates.add(identity.low) }
         recordCount += 1
     }
 
@@ -183,7 +189,7 @@ struct ListAssembler: ~Copyable {
         assert(repeatedHashes == nil, "records after the halves were joined")
         ListRecord.checkCLayout()
         ready.withMemoryRebound(to: ListRecord.self) { records.append(contentsOf: $0) }
-        for record in ready { duplicates.add(record.identity_low) }
+        if countsDuplicates { for record in ready { duplicates.add(record.identity_low) } }
         recordCount += ready.count
     }
 

@@ -381,7 +381,7 @@ import Testing
         var text = Self.csvFile(rows: 0..<5000)
         // The edit, and at most how many records the join may write (nil: all of them).
         let edits: [(String, String, written: Int?)] = [
-            ("", "", nil),
+            ("", "", 0),  // a first read: the array the reader wrote the records into is the list's
             ("\n1500,name 1500,", "\n1500,NAME 1500,", nil),  // no spare yet
             ("\n3500,name 3500,", "\n3500,NAME 3500,", 200),
             ("\n201,name 201,", "\n201,NAME 201,", 200),
@@ -456,6 +456,37 @@ import Testing
             let list = try reader.read(bytes: Array(text.utf8))
             if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(reader.lastRead.wasSplit, "\(format)") }
             #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: Array(text.utf8)) })
+        }
+    }
+
+    @Test func aFirstReadInHalvesAppendsTheSecondHalfToTheFirstHalfsArray() throws {
+        // Issue 19: the first half's array is sized for the whole region, so the join copies only
+        // the second half's records into it — not both halves into a third array (a whole records
+        // array more at the peak of a load). A first read on one thread copies none.
+        let lines = (0..<4000).map { #"{"id":\#($0),"name":"n \#($0)","note":"a, b"}"# }
+        let files: [(ListFormat, String)] = [
+            (.csv(delimiter: .comma), Self.csvFile(rows: 0..<4000)),
+            (.ndjson, lines.joined(separator: "\n") + "\n"),
+            (.json, "[\n" + lines.joined(separator: ",\n") + "\n]\n"),
+        ]
+        for (format, text) in files {
+            let options = ReadOptions(format: format, key: ["id"])
+            let bytes = Array(text.utf8)
+            for splitSize in [1024, IncrementalListReader.defaultSplitSize] {
+                var reader = IncrementalListReader(options: options, chunkSize: 512, splitSize: splitSize)
+                let list = try reader.read(bytes: bytes)
+                let count = list.report.recordCount
+                #expect(count == 4000, "\(format)")
+                if reader.lastRead.wasSplit {
+                    // The second half, from near the middle: between a quarter and three quarters.
+                    #expect(reader.lastRead.writtenRecordCount > count / 4, "\(format)")
+                    #expect(reader.lastRead.writtenRecordCount < count * 3 / 4, "\(format)")
+                } else {
+                    #expect(splitSize == IncrementalListReader.defaultSplitSize || ProcessInfo.processInfo.activeProcessorCount == 1)
+                    #expect(reader.lastRead.writtenRecordCount == 0, "\(format)")
+                }
+                #expect(Outcome { () throws(ListFormatError) in list } == Outcome { () throws(ListFormatError) in try ListReader(options: options).read(bytes: bytes) })
+            }
         }
     }
 
