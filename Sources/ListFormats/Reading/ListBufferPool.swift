@@ -28,8 +28,12 @@ public final class ListBufferPool: Sendable {
         /// The ``IncrementalListReader`` version whose records `records` are (0: none).
         var recordsVersion: UInt64 = 0
 
+        /// The bytes of what the arrays hold — the retired version's file bytes and records —
+        /// not of their reservation: a first read reserves its records array for an estimate of
+        /// the records, up to twice as many, whose pages past the records are never written and
+        /// hold no memory.
         var byteCount: Int {
-            bytes.capacity + records.capacity * MemoryLayout<ListRecord>.stride
+            bytes.count + records.count * MemoryLayout<ListRecord>.stride
         }
     }
 
@@ -101,8 +105,8 @@ public final class ListBufferPool: Sendable {
         spare.withLock { $0.bytes.capacity == 0 && $0.records.capacity == 0 }
     }
 
-    /// The bytes of storage the pool holds: the kept file bytes' and records' capacities (one
-    /// version's at most, with the room ``RecycledArray/recyclableCapacity(for:)`` gives).
+    /// The bytes of storage the pool holds: the kept file bytes and records (one version's at
+    /// most), counted as the arrays hold them, not as far as they are reserved.
     public var heldByteCount: Int {
         spare.withLock { $0.byteCount }
     }
