@@ -218,11 +218,19 @@ struct DiffCommandTests {
         }
         let oldPath = files.directory.appendingPathComponent(try files.write("old.csv", old)).path
         let newPath = files.directory.appendingPathComponent(try files.write("new.csv", new)).path
+        // Standard output is a FIFO the test reads only after the truncation: the diff, which
+        // renders the changed rows from the mapped files, stops once the pipe is full (64 KiB)
+        // with both files mapped, however fast it is — a race it could win otherwise.
+        let fifoPath = files.directory.appendingPathComponent("out").path
+        #expect(mkfifo(fifoPath, 0o600) == 0)
+        let reader = open(fifoPath, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(reader >= 0)
+        defer { close(reader) }
         let process = try ChildProcess(
             try BuiltProducts.path("listsync"), ["diff", oldPath, newPath, "--key", "id"],
-            outputPath: files.directory.appendingPathComponent("out").path,
-            errorPath: files.directory.appendingPathComponent("err").path)
-        // Both files mapped, as /proc/PID/maps shows; then cut them to their header.
+            outputPath: fifoPath, errorPath: files.directory.appendingPathComponent("err").path)
+        // Both files mapped, as /proc/PID/maps shows, and the diff blocked on its output; then
+        // cut them to their header.
         try await eventually("both files are mapped", timeout: .seconds(30)) {
             let maps = (try? String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)) ?? ""
             #expect(process.exitStatus == nil, "listsync diff ended before the files were truncated")
@@ -230,7 +238,13 @@ struct DiffCommandTests {
         }
         #expect(truncate(oldPath, 14) == 0)
         #expect(truncate(newPath, 14) == 0)
-        let status = try await process.waitForExit(timeout: .seconds(60))
+        // Let it go on: read what it writes until it ends.
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        try await eventually("listsync diff exits", timeout: .seconds(60)) {
+            while read(reader, &buffer, buffer.count) > 0 {}
+            return process.exitStatus != nil
+        }
+        let status = process.exitStatus
         #expect(status == 2)
         #expect(process.errorOutput.contains("reading a mapped file failed (SIGBUS): most likely a file was truncated by another program while it was being read"))
     }
