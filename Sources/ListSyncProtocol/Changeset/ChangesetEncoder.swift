@@ -106,71 +106,195 @@ public enum ChangesetEncoder {
 
     /// The JSON encoding of stages: a compact JSON array, one object per
     /// stage. O(output size).
+    ///
+    /// Written straight into the bytes, member by member, with no `ListValue` tree of the
+    /// changeset beside them (issue 19: a change of every row of a 200k-row list held that tree,
+    /// 38 MiB, while it was written).
     public static func encode(_ stages: [ChangesetStage]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(4096)
-        JSONText.append(value(of: stages), to: &output)
+        output.append(UInt8(ascii: "["))
+        for (index, stage) in stages.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            stage.appendJSON(to: &output)
+        }
+        output.append(UInt8(ascii: "]"))
         return output
     }
 
-    /// The encoding of stages as a value (a JSON array).
-    public static func value(of stages: [ChangesetStage]) -> ListValue {
-        .array(stages.map(\.encodedValue))
+    /// The JSON encoding of one stage: an object, one element of ``encode(_:)-([ChangesetStage])``'s
+    /// array (`listsync diff --format ndjson` prints one a line).
+    public static func encode(_ stage: ChangesetStage) -> [UInt8] {
+        var output: [UInt8] = []
+        stage.appendJSON(to: &output)
+        return output
+    }
+}
+
+/// Appends the parts of a stage's encoding: compact JSON, members in a fixed order.
+private struct StageJSON: ~Copyable {
+    var output: [UInt8]
+    private var needsComma = false
+
+    init(_ output: consuming [UInt8]) {
+        self.output = output
+    }
+
+    /// `{`, and the first member or element needs no comma.
+    mutating func open(_ bracket: Character) {
+        output.append(bracket.asciiValue!)
+        needsComma = false
+    }
+
+    mutating func close(_ bracket: Character) {
+        output.append(bracket.asciiValue!)
+        needsComma = true
+    }
+
+    /// A comma when something came before, then `"name":`.
+    mutating func name(_ name: String) {
+        separate()
+        JSONText.appendString(name, to: &output)
+        output.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A comma when something came before (an element of an array).
+    mutating func separate() {
+        if needsComma { output.append(UInt8(ascii: ",")) }
+        needsComma = false
+    }
+
+    mutating func value(_ value: ListValue) {
+        separate()
+        JSONText.append(value, to: &output)
+        needsComma = true
+    }
+
+    mutating func string(_ string: String) {
+        separate()
+        JSONText.appendString(string, to: &output)
+        needsComma = true
+    }
+
+    mutating func integer(_ integer: Int) {
+        separate()
+        output.append(contentsOf: String(integer).utf8)
+        needsComma = true
+    }
+
+    /// `[section,element]`.
+    mutating func path(_ path: ElementPath) {
+        pair(path.section, path.element)
+    }
+
+    mutating func pair(_ first: Int, _ second: Int) {
+        separate()
+        open("[")
+        integer(first)
+        integer(second)
+        close("]")
+    }
+
+    /// `"name":[…]` with `body` writing the elements, when there are any.
+    mutating func array<Element>(_ name: String, _ elements: [Element], _ body: (inout StageJSON, Element) -> Void) {
+        guard !elements.isEmpty else { return }
+        self.name(name)
+        open("[")
+        for element in elements {
+            body(&self, element)
+        }
+        close("]")
     }
 }
 
 extension ChangesetStage {
-    /// The stage's encoding: an object with one member per kind of operation
-    /// it has, in a fixed order.
-    var encodedValue: ListValue {
-        var members: [ListValue.Member] = []
-        func add(_ name: String, _ elements: [ListValue]) {
-            if !elements.isEmpty { members.append(ListValue.Member(name: name, value: .array(elements))) }
+    /// Appends the stage's encoding: an object with one member per kind of operation it has, in
+    /// a fixed order.
+    func appendJSON(to output: inout [UInt8]) {
+        var json = StageJSON(output)
+        output = []
+        json.open("{")
+        json.array(ChangesetField.sectionDeleted, sectionDeleted) { $0.integer($1) }
+        json.array(ChangesetField.sectionInserted, sectionInserted) { json, inserted in
+            json.separate()
+            json.open("{")
+            json.name(ChangesetField.index)
+            json.integer(inserted.index)
+            inserted.section.appendMembers(to: &json)
+            json.array(ChangesetField.records, inserted.records) { json, record in
+                json.separate()
+                json.open("{")
+                record.appendMembers(to: &json)
+                json.close("}")
+            }
+            if inserted.records.isEmpty {
+                // An inserted section always names its records, even none.
+                json.name(ChangesetField.records)
+                json.open("[")
+                json.close("]")
+            }
+            json.close("}")
         }
-        add(ChangesetField.sectionDeleted, sectionDeleted.map(ListValue.integer))
-        add(ChangesetField.sectionInserted, sectionInserted.map { inserted in
-            .object(
-                [ListValue.Member(name: ChangesetField.index, value: .integer(inserted.index))]
-                    + inserted.section.encodedMembers
-                    + [ListValue.Member(name: ChangesetField.records, value: .array(inserted.records.map { .object($0.encodedMembers) }))])
-        })
-        add(ChangesetField.sectionMoved, sectionMoved.map { .array([.integer($0.source), .integer($0.target)]) })
-        add(ChangesetField.sectionUpdated, sectionUpdated.map { updated in
-            .object([ListValue.Member(name: ChangesetField.index, value: .integer(updated.index))] + updated.section.encodedMembers)
-        })
-        add(ChangesetField.elementDeleted, elementDeleted.map(ListValue.path))
-        add(ChangesetField.elementInserted, elementInserted.map(\.encodedValue))
-        add(ChangesetField.elementUpdated, elementUpdated.map(\.encodedValue))
-        add(ChangesetField.elementMoved, elementMoved.map { .array([.path($0.source), .path($0.target)]) })
-        add(ChangesetField.elementDeletedKeys, elementDeletedKeys.map(ListValue.array))
-        add(ChangesetField.elementMovedKeys, elementMovedKeys.map(ListValue.array))
-        return .object(members)
+        json.array(ChangesetField.sectionMoved, sectionMoved) { $0.pair($1.source, $1.target) }
+        json.array(ChangesetField.sectionUpdated, sectionUpdated) { json, updated in
+            json.separate()
+            json.open("{")
+            json.name(ChangesetField.index)
+            json.integer(updated.index)
+            updated.section.appendMembers(to: &json)
+            json.close("}")
+        }
+        json.array(ChangesetField.elementDeleted, elementDeleted) { $0.path($1) }
+        json.array(ChangesetField.elementInserted, elementInserted) { $1.appendJSON(to: &$0) }
+        json.array(ChangesetField.elementUpdated, elementUpdated) { $1.appendJSON(to: &$0) }
+        json.array(ChangesetField.elementMoved, elementMoved) { json, move in
+            json.separate()
+            json.open("[")
+            json.path(move.source)
+            json.path(move.target)
+            json.close("]")
+        }
+        json.array(ChangesetField.elementDeletedKeys, elementDeletedKeys) { $0.value(.array($1)) }
+        json.array(ChangesetField.elementMovedKeys, elementMovedKeys) { $0.value(.array($1)) }
+        json.close("}")
+        output = json.output
     }
 }
 
 extension ChangesetStage.Record {
-    var encodedMembers: [ListValue.Member] {
-        [
-            ListValue.Member(name: ChangesetField.hash, value: .string(hash.description)),
-            ListValue.Member(name: ChangesetField.value, value: value),
-        ]
+    /// `"hash":…,"value":…`.
+    fileprivate func appendMembers(to json: inout StageJSON) {
+        json.name(ChangesetField.hash)
+        json.string(hash.description)
+        json.name(ChangesetField.value)
+        json.value(value)
     }
 }
 
 extension ChangesetStage.Section {
-    var encodedMembers: [ListValue.Member] {
-        [
-            ListValue.Member(name: ChangesetField.model, value: model),
-            ListValue.Member(name: ChangesetField.hash, value: .string(hash.description)),
-        ]
+    /// `"model":…,"hash":…`.
+    fileprivate func appendMembers(to json: inout StageJSON) {
+        json.name(ChangesetField.model)
+        json.value(model)
+        json.name(ChangesetField.hash)
+        json.string(hash.description)
     }
 }
 
 extension ChangesetStage.PlacedRecord {
-    var encodedValue: ListValue {
-        .object(
-            [ListValue.Member(name: ChangesetField.at, value: .path(path))]
-                + (key.map { [ListValue.Member(name: ChangesetField.key, value: .array($0))] } ?? []) + record.encodedMembers)
+    /// `{"at":[s,e],"key":[…],"hash":…,"value":…}` (`key` only for a keyed list).
+    fileprivate func appendJSON(to json: inout StageJSON) {
+        json.separate()
+        json.open("{")
+        json.name(ChangesetField.at)
+        json.path(path)
+        if let key {
+            json.name(ChangesetField.key)
+            json.value(.array(key))
+        }
+        record.appendMembers(to: &json)
+        json.close("}")
     }
 }
 

@@ -13,9 +13,8 @@ struct NDJSONDiffRenderer {
         if let change = comparison.schemaChange {
             output.write(Self.schemaLine(columns: comparison.new.list.schema.columns, change: change).jsonText + "\n")
         }
-        guard case .array(let stages) = ChangesetEncoder.value(of: comparison.stages) else { return }
-        for stage in stages {
-            output.write(stage.jsonText + "\n")
+        for stage in comparison.stages {
+            output.write(bytes: ChangesetEncoder.encode(stage) + [UInt8(ascii: "\n")])
         }
     }
 
