@@ -217,32 +217,22 @@ extension ChangesetStage {
         json.open("{")
         json.array(ChangesetField.sectionDeleted, sectionDeleted) { $0.integer($1) }
         json.array(ChangesetField.sectionInserted, sectionInserted) { json, inserted in
-            json.separate()
-            json.open("{")
-            json.name(ChangesetField.index)
-            json.integer(inserted.index)
-            inserted.section.appendMembers(to: &json)
-            json.array(ChangesetField.records, inserted.records) { json, record in
+            inserted.section.openObject(at: inserted.index, in: &json)
+            // An inserted section always names its records, even none.
+            json.name(ChangesetField.records)
+            json.open("[")
+            for record in inserted.records {
                 json.separate()
                 json.open("{")
                 record.appendMembers(to: &json)
                 json.close("}")
             }
-            if inserted.records.isEmpty {
-                // An inserted section always names its records, even none.
-                json.name(ChangesetField.records)
-                json.open("[")
-                json.close("]")
-            }
+            json.close("]")
             json.close("}")
         }
         json.array(ChangesetField.sectionMoved, sectionMoved) { $0.pair($1.source, $1.target) }
         json.array(ChangesetField.sectionUpdated, sectionUpdated) { json, updated in
-            json.separate()
-            json.open("{")
-            json.name(ChangesetField.index)
-            json.integer(updated.index)
-            updated.section.appendMembers(to: &json)
+            updated.section.openObject(at: updated.index, in: &json)
             json.close("}")
         }
         json.array(ChangesetField.elementDeleted, elementDeleted) { $0.path($1) }
@@ -273,8 +263,13 @@ extension ChangesetStage.Record {
 }
 
 extension ChangesetStage.Section {
-    /// `"model":…,"hash":…`.
-    fileprivate func appendMembers(to json: inout StageJSON) {
+    /// `{"index":…,"model":…,"hash":…` — an inserted or updated section's object, left open for
+    /// what follows.
+    fileprivate func openObject(at index: Int, in json: inout StageJSON) {
+        json.separate()
+        json.open("{")
+        json.name(ChangesetField.index)
+        json.integer(index)
         json.name(ChangesetField.model)
         json.value(model)
         json.name(ChangesetField.hash)
