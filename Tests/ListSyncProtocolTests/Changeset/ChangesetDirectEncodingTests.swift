@@ -1,6 +1,7 @@
 import ListDiff
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 
 /// The changeset encoding is written straight into the bytes (``ChangesetEncoder/encode(_:)-([ChangesetStage])``),
@@ -111,18 +112,5 @@ import Testing
                 ListValue.Member(name: strings[index % strings.count] + "\(index)", value: value(depth: depth + 1, using: &rng))
             })
         }
-    }
-}
-
-/// A small seeded generator, so that a failing round can be run again.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }
