@@ -141,13 +141,13 @@ private struct StageJSON: ~Copyable {
     }
 
     /// `{`, and the first member or element needs no comma.
-    mutating func open(_ bracket: Character) {
-        output.append(bracket.asciiValue!)
+    mutating func open(_ bracket: Unicode.Scalar) {
+        output.append(UInt8(ascii: bracket))
         needsComma = false
     }
 
-    mutating func close(_ bracket: Character) {
-        output.append(bracket.asciiValue!)
+    mutating func close(_ bracket: Unicode.Scalar) {
+        output.append(UInt8(ascii: bracket))
         needsComma = true
     }
 
