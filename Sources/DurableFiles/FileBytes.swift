@@ -36,11 +36,6 @@ public struct FileBytes: Sendable {
         public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
             try storage.withUnsafeBufferPointer { buffer throws(E) in try body(UnsafeBufferPointer(rebasing: buffer[range])) }
         }
-
-        /// Whether both pieces are the same bytes of the same storage (so equal without comparing them).
-        func isSameStretch(as other: Piece) -> Bool {
-            range == other.range && storage.withUnsafeBufferPointer { a in other.storage.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-        }
     }
 
     /// The pieces, none of them empty, in order.
@@ -185,8 +180,8 @@ public struct FileBytes: Sendable {
 }
 
 extension FileBytes: Equatable {
-    /// Whether both hold the same bytes. O(*n*) `memcmp` at worst; pieces that are the same
-    /// stretch of the same storage are not compared.
+    /// Whether both hold the same bytes. O(*n*) `memcmp` at worst; stretches at the same address
+    /// (pieces that share storage, however each side is cut) are not compared.
     public static func == (lhs: FileBytes, rhs: FileBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var left = 0
@@ -197,14 +192,11 @@ extension FileBytes: Equatable {
             let a = lhs.pieces[left]
             let b = rhs.pieces[right]
             let length = min(a.range.count - leftOffset, b.range.count - rightOffset)
-            let equal: Bool
-            if leftOffset == 0, rightOffset == 0, a.isSameStretch(as: b) {
-                equal = true
-            } else {
-                equal = a.withUnsafeBufferPointer { a in
-                    b.withUnsafeBufferPointer { b in
-                        memcmp(a.baseAddress! + leftOffset, b.baseAddress! + rightOffset, length) == 0
-                    }
+            // Stretches at the same address (pieces that share storage) are equal uncompared.
+            let equal = a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    guard let aBase = a.baseAddress, let bBase = b.baseAddress else { return length == 0 }
+                    return aBase + leftOffset == bBase + rightOffset || memcmp(aBase + leftOffset, bBase + rightOffset, length) == 0
                 }
             }
             guard equal else { return false }
