@@ -356,7 +356,7 @@ extension FileTracker {
             // the line carries too while version 1 clients follow the watch (O(n) then).
             let line = ServerMessage.encodedChangeset(
                 watch: self.watch, cursor: version.cursor, digest: version.digest, v1Digest: withV1Digest ? version.v1Digest : nil, schema: schema,
-                stagesJSON: ChangesetEncoder.encode(changeset, source: lastGood.list, target: list))
+                changeset: changeset, source: lastGood.list, target: list)
             return WatchPublication(version: version, changesetLine: line, changes: RecordChanges(changeset, source: lastGood.sections))
         }
 

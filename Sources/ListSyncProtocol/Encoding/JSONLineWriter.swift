@@ -88,6 +88,12 @@ struct JSONLineWriter {
         self.bytes.append(contentsOf: json)
     }
 
+    /// A member whose JSON `write` appends, straight into the line.
+    mutating func rawMember(_ name: String, writtenBy write: (inout [UInt8]) -> Void) {
+        self.key(name)
+        write(&self.bytes)
+    }
+
     /// A member holding an array of strings.
     mutating func member(_ name: String, strings: [String]) {
         self.array(name) { writer in

@@ -1,3 +1,4 @@
+import ListDiff
 import ListFormats
 
 extension ServerMessage {
@@ -116,12 +117,42 @@ extension ServerMessage {
     public static func encodedChangeset(
         watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?, stagesJSON: [UInt8]
     ) -> [UInt8] {
+        encodedChangeset(
+            watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema, stagesByteCount: stagesJSON.count
+        ) { $0.append(contentsOf: stagesJSON) }
+    }
+
+    /// A `changeset` line whose `stages` are the encoding of `changeset`, from `source`'s
+    /// sections to `target`'s, written straight into the line from the records' bytes — no
+    /// value per record and no copy of the stages beside the line, which is sized ahead by an
+    /// estimate (issue 19: a change of every row) — the bytes
+    /// ``encodedChangeset(watch:cursor:digest:v1Digest:schema:stagesJSON:)`` writes for
+    /// `ChangesetEncoder.encode(changeset, source:target:)`: the server's path.
+    ///
+    /// - Complexity: O(*n*) in the size of the line.
+    public static func encodedChangeset(
+        watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?,
+        changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>, source: ParsedList, target: ParsedList
+    ) -> [UInt8] {
+        let contents = ChangesetEncoder.contents(of: changeset, source: source, target: target)
+        return encodedChangeset(
+            watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema,
+            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target)
+        ) { ChangesetEncoder.append(contents, to: &$0) }
+    }
+
+    /// A `changeset` line whose `stages` `writeStages` appends, in a line sized for
+    /// `stagesByteCount` bytes of them.
+    private static func encodedChangeset(
+        watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest?, schema: SchemaUpdate?, stagesByteCount: Int,
+        writeStages: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
         precondition(cursor.seq > 0, "version 0 has no changeset")
-        var writer = JSONLineWriter(type: "changeset", push: true, capacity: stagesJSON.count + 256)
+        var writer = JSONLineWriter(type: "changeset", push: true, capacity: stagesByteCount + 256)
         writer.member("watch", watch)
         writer.member("cursor", cursor.description)
         writer.member("prev_seq", cursor.seq - 1)
-        writer.rawMember("stages", stagesJSON)
+        writer.rawMember("stages", writtenBy: writeStages)
         writer.member("digest", digest.description)
         if let v1Digest {
             writer.member(ServerMessage.v1DigestMember, v1Digest.description)

@@ -28,7 +28,7 @@ import Testing
 
     // MARK: The reference: the encoding as a tree of values, member by member as PROTOCOL.md lists them.
 
-    private static func tree(_ stage: ChangesetStage) -> ListValue {
+    static func tree(_ stage: ChangesetStage) -> ListValue {
         var members: [ListValue.Member] = []
         func add(_ name: String, _ elements: [ListValue]) {
             if !elements.isEmpty { members.append(ListValue.Member(name: name, value: .array(elements))) }
