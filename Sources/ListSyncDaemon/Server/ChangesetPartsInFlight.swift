@@ -2,36 +2,41 @@ import ListSyncProtocol
 import NIOCore
 
 /// The parts of one changeset line (protocol version 2, *Changeset parts* in docs/PROTOCOL.md)
-/// that a ``Subscription`` is sending: cut from the line as the history keeps it (in memory or
-/// read back from disk) by ``ChangesetParts``, and this connection's own copy.
+/// that a ``Subscription`` is sending: cut one at a time, each when the connection asks for it,
+/// from the line as the history keeps it (in memory or read back from disk, shared, not copied)
+/// by a ``ChangesetParts/Cutter`` — so a subscriber of a changeset of tens of MiB holds one part
+/// beside the history's line, not a copy of the line in parts (issue 19).
 ///
-/// Their bytes count against the client-buffer budget from the cut until each part is handed to
-/// the connection (which counts it then until written, as any line of its own); parts never sent —
-/// the subscription ended first — are released when the last reference goes.
+/// A part's bytes count against the client-buffer budget from its cut until it is handed to the
+/// connection (which counts it then until written, as any line of its own): the first part, cut
+/// to learn that the line goes in parts, until it is asked for; a part never sent — the
+/// subscription ended first — is released when the last reference goes.
 final class ChangesetPartsInFlight {
-    private var parts: [ByteBuffer]
-    private var next = 0
+    private let line: ByteBuffer
+    private var cutter: ChangesetParts.Cutter
     private var held: Int
     private let budget: (any BufferBudget)?
 
     /// The parts of `line` when it is over `bound` bytes and can be cut; `nil` when it goes whole.
     init?(line: ByteBuffer, bound: Int, budget: (any BufferBudget)?) {
-        guard line.readableBytes > bound, let parts = ChangesetParts.split(line.readableBytesView, targetSize: bound) else { return nil }
-        self.parts = parts.map { ByteBuffer(bytes: $0) }
-        self.held = self.parts.reduce(0) { $0 + $1.readableBytes }
+        guard line.readableBytes > bound else { return nil }
+        guard let cutter = Self.withBytes(of: line, { ChangesetParts.Cutter($0, targetSize: bound) }) else { return nil }
+        self.line = line
+        self.cutter = cutter
+        self.held = cutter.heldByteCount
         self.budget = budget
         budget?.charge(self.held)
     }
 
     /// The next part, no longer counted here; `nil` after the last.
     func nextPart() -> ByteBuffer? {
-        guard self.next < self.parts.count else { return nil }
-        let part = self.parts[self.next]
-        self.parts[self.next] = ByteBuffer()
-        self.next += 1
-        self.held -= part.readableBytes
-        self.budget?.release(part.readableBytes)
-        return part
+        self.budget?.release(self.held)
+        self.held = 0
+        return Self.withBytes(of: self.line) { self.cutter.nextPart(of: $0) }.map { ByteBuffer(bytes: $0) }
+    }
+
+    private static func withBytes<Result>(of line: ByteBuffer, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        line.withUnsafeReadableBytes { body($0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     deinit {

@@ -1,7 +1,7 @@
 /// Steps over compact JSON text (no whitespace between tokens, as the protocol's encoders write
 /// it) without decoding it: where a string or a value ends. ``ChangesetParts`` cuts a line with it.
 struct CompactJSONSkipper {
-    let bytes: ArraySlice<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
 
     /// Steps over `byte` if it comes next.
