@@ -24,11 +24,13 @@ struct ChangesetLog: SequencedRecordFile {
     var fileSize: Int
 
     /// The record of the changeset `line` that publishes `seq`.
-    static func record(seq: UInt64, line: [UInt8]) -> [UInt8] {
-        var payload = StateWriter(capacity: line.count + 8)
-        payload.integer(seq)
-        payload.raw(line)
-        return StateWriter.frame(payload.bytes)
+    ///
+    /// The line is a piece of the record, shared, not copied: a change of every row of a large list
+    /// makes a line of tens of MiB (issue 19).
+    static func record(seq: UInt64, line: [UInt8]) -> FileBytes {
+        var head = StateWriter(capacity: 8)
+        head.integer(seq)
+        return ChecksummedRecord.frame(FileBytes(head.bytes) + FileBytes(line))
     }
 
     /// The bytes of the record of `seq`, frame included; `nil` when the log does not hold it.

@@ -81,19 +81,30 @@ struct Checkpoint: Sendable {
 }
 
 extension Checkpoint {
-    /// The framed header, which ends the slot.
-    var trailer: [UInt8] {
-        var header = StateWriter(capacity: 256 + (self.changeset?.count ?? 0))
+    /// The framed header, which ends the slot; its changeset line a piece of it, not copied.
+    var trailer: FileBytes {
+        var header = StateWriter(capacity: 256)
         header.integer(self.generation)
         header.integer(UInt64(self.byteCount))
         header.integer(self.bytesChecksum)
         header.integer(self.cursor.epoch.rawValue)
         header.integer(self.cursor.seq)
         header.byteString(self.digest.bytes)
-        header.integer(self.changeset == nil ? 0 : 1)
-        if let changeset = self.changeset { header.byteString(changeset) }
-        Self.encode(self.watch, into: &header)
-        return StateWriter.frame(header.bytes)
+        return ChecksummedRecord.frame(Self.fields(header, changeset: self.changeset, watch: self.watch))
+    }
+
+    /// `fields`, then whether there is a changeset, the changeset as a byte string, and `watch`'s
+    /// settings, as ``StateWriter/byteString(_:)`` and ``encode(_:into:)`` lay them out — the
+    /// changeset's line shared, not copied into the fields (a change of every row of a large
+    /// list makes a line of tens of MiB, issue 19). Ends a checkpoint's header and a
+    /// ``DeltaJournal`` record.
+    static func fields(_ fields: StateWriter, changeset: [UInt8]?, watch: WatchConfiguration) -> FileBytes {
+        var head = fields
+        head.integer(changeset == nil ? 0 : 1)
+        if let changeset { head.integer(UInt64(changeset.count)) }
+        var tail = StateWriter(capacity: 256)
+        Self.encode(watch, into: &tail)
+        return FileBytes(head.bytes) + (changeset.map { FileBytes($0) } ?? FileBytes()) + FileBytes(tail.bytes)
     }
 
     /// Appends the watch's settings that end a checkpoint's header (and a ``DeltaJournal``

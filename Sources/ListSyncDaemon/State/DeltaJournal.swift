@@ -87,12 +87,10 @@ struct DeltaJournal: SequencedRecordFile {
         head.integer(UInt64(entry.delta.removed))
         // The inserted bytes' length; the bytes follow, as ``StateWriter/byteString(_:)`` lays them out.
         head.integer(UInt64(entry.delta.inserted.count))
-        var tail = StateWriter(capacity: (version.changeset?.count ?? 0) + 256)
-        tail.byteString(version.digest.bytes)
-        tail.integer(version.changeset == nil ? 0 : 1)
-        if let changeset = version.changeset { tail.byteString(changeset) }
-        Checkpoint.encode(version.watch, into: &tail)
-        return ChecksummedRecord.frame(FileBytes(head.bytes) + entry.delta.inserted + FileBytes(tail.bytes))
+        var digest = StateWriter(capacity: 40)
+        digest.byteString(version.digest.bytes)
+        return ChecksummedRecord.frame(
+            FileBytes(head.bytes) + entry.delta.inserted + Checkpoint.fields(digest, changeset: version.changeset, watch: version.watch))
     }
 
     /// How many records follow version `seq`, and the bytes they take.

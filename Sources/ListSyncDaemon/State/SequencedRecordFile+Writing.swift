@@ -34,7 +34,7 @@ extension SequencedRecordFile {
     /// `header`, the bytes `kept` of the file now at `path` (copied file to file), `trailing`
     /// records, then zeros within `limit` bytes.
     mutating func write(
-        to path: String, header: [UInt8], copying kept: Range<Int> = 0..<0, then trailing: [[UInt8]] = [], limit: Int, kind: String,
+        to path: String, header: [UInt8], copying kept: Range<Int> = 0..<0, then trailing: [FileBytes] = [], limit: Int, kind: String,
         crashPoints: StateCrashPoints
     ) throws(StateFileError) {
         let size = try StateFile.replace(path, with: [header], copying: kept, then: trailing, zeroFillingUpTo: limit, kind: kind, crashPoints: crashPoints)

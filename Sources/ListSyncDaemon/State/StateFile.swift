@@ -59,7 +59,7 @@ enum StateFile {
     /// - Returns: The new file's size.
     @discardableResult
     static func replace(
-        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [[UInt8]] = [],
+        _ path: String, with parts: [[UInt8]], copying kept: Range<Int> = 0..<0, then trailingParts: [FileBytes] = [],
         zeroFillingUpTo limit: Int? = nil, kind: String, crashPoints: StateCrashPoints
     ) throws(StateFileError) -> Int {
         let content = parts.reduce(kept.count) { $0 + $1.count } + trailingParts.reduce(0) { $0 + $1.count }
@@ -143,7 +143,7 @@ enum StateFile {
         /// still `fsync`ed here); `nil` otherwise.
         @discardableResult
         func finish(
-            writing parts: [[UInt8]], newEntry: Bool, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
+            writing parts: [FileBytes], newEntry: Bool, deferringFlush: Bool = false, kind: String, crashPoints: StateCrashPoints
         ) throws(StateFileError) -> UnflushedFile? {
             defer { close(self.descriptor) }
             var unflushed: UnflushedFile?

@@ -15,10 +15,6 @@ struct StateWriter {
     }
 
     /// Appends `value` as it is, without its length.
-    mutating func raw(_ value: [UInt8]) {
-        self.bytes.append(contentsOf: value)
-    }
-
     mutating func byteString(_ value: [UInt8]) {
         self.integer(UInt64(value.count))
         self.bytes.append(contentsOf: value)

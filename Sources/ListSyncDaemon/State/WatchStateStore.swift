@@ -856,7 +856,7 @@ struct WatchStateStore: Sendable {
     /// Replaces the log with `log`: its file is `header`, the bytes `kept` of the current log
     /// file (copied file to file), and `record` (of `seq`) after them.
     private mutating func rewriteLog(
-        _ log: ChangesetLog, header: [UInt8], copying kept: Range<Int> = 0..<0, appending record: [UInt8]?, seq: UInt64
+        _ log: ChangesetLog, header: [UInt8], copying kept: Range<Int> = 0..<0, appending record: FileBytes?, seq: UInt64
     ) throws(StateFileError) {
         var log = log
         if let record {

@@ -35,10 +35,10 @@ struct LegacyCheckpointTests {
         let checkpoint = Array("LSYNCCP1".utf8) + StateWriter.frame(version.list.bytes) + StateWriter.frame(header.bytes)
         var log = ChangesetLog.empty(epoch: epoch, baseSeq: 0).file
         for record in UInt64(1)..<(seq + 1) {
-            log += ChangesetLog.record(seq: record, line: Self.changesets[Int(record)])
+            log += ChangesetLog.record(seq: record, line: Self.changesets[Int(record)]).array
         }
         let published = log
-        if logOneAhead { log += ChangesetLog.record(seq: seq + 1, line: Array("never sent".utf8)) }
+        if logOneAhead { log += ChangesetLog.record(seq: seq + 1, line: Array("never sent".utf8)).array }
         try FileOperations.makeDirectory(directory)
         try EndToEndTests.Persistence.write(checkpoint, to: directory + "/checkpoint")
         try EndToEndTests.Persistence.write(log, to: directory + "/log")
