@@ -45,9 +45,7 @@ extension EndToEndTests.Persistence {
         #expect(try await v1.receiveUntil(timeout: .seconds(60)) { $0.mirror != nil })
         let atZero = try #require(v2.mirror)
         let output = harness.path("mirror.json")
-        let mirror = try DaemonProcess(
-            executable: try DaemonProcess.cliPath, arguments: ["mirror", "whole", "--socket", harness.socketPath, "--output", output],
-            logPath: harness.path("mirror.log"))
+        let mirror = try harness.startMirror(of: "whole", output: output)
         defer { mirror.send(SIGTERM) }
         #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "whole", timeout: .seconds(60)), "\(mirror.log)")
 

@@ -28,9 +28,7 @@ extension EndToEndTests.Load {
         #expect(raw.digestVersion == .v2)
         #expect(try await raw.receiveUntil(timeout: .seconds(60)) { $0.mirror != nil })
         let output = harness.path("mirror.json")
-        let mirror = try DaemonProcess(
-            executable: try DaemonProcess.cliPath, arguments: ["mirror", "rows", "--socket", harness.socketPath, "--output", output],
-            logPath: harness.path("mirror.log"))
+        let mirror = try harness.startMirror(of: "rows", output: output)
         defer { mirror.send(SIGTERM) }
         #expect(try await harness.waitUntilFile(output, matchesSnapshotOf: "rows", timeout: .seconds(60)), "\(mirror.log)")
 

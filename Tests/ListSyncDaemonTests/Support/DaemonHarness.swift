@@ -113,6 +113,14 @@ final class DaemonHarness {
 
     var log: String { self.daemon?.log ?? "" }
 
+    /// Starts `listsync mirror WATCH --output OUTPUT` on the daemon's socket, logging to
+    /// `mirror.log`; the caller stops it (SIGTERM).
+    func startMirror(of watch: String, output: String) throws -> DaemonProcess {
+        try DaemonProcess(
+            executable: try DaemonProcess.cliPath, arguments: ["mirror", watch, "--socket", self.socketPath, "--output", output],
+            logPath: self.path("mirror.log"))
+    }
+
     /// What `listsync snapshot WATCH` prints now (JSON), read as a document; `nil` when it fails.
     func snapshot(of watch: String) async throws -> ListDocument? {
         let snapshot = try self.snapshotProcess(of: watch)
