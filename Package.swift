@@ -61,7 +61,7 @@ let package = Package(
                 .unsafeFlags([
                     "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims", "-use-ld=bfd",
                     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                ])
+                ], .when(platforms: [.linux]))
             ]
         ),
         // Durable files and system calls, shared by the daemon's state and the CLI's state files:
