@@ -45,6 +45,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // The Swift runtime and FoundationEssentials linked in (`-static-stdlib`, with
+            // FoundationEssentials' own two libraries), by GNU ld: it takes FoundationEssentials'
+            // weak symbols from FoundationEssentials itself, where gold and lld take them from
+            // libFoundation.a, which TOMLKit's import names first and which brings Foundation,
+            // CoreFoundation and ICU. So no Foundation is linked at all: a use of full Foundation's
+            // API in the daemon fails to link (undefined CoreFoundation or ICU symbols) rather than
+            // adding 5 MiB to every daemon. RELR relocations and no exported symbols keep the
+            // relocation and symbol tables out of memory. 10 MiB less resident than the shared
+            // libraries (docs/BENCHMARKS.md, "The runtime linked in"). No test target may depend on
+            // this target: its linker settings would apply to the test bundle, which links XCTest
+            // and swift-testing as shared libraries.
+            linkerSettings: [
+                .unsafeFlags([
+                    "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims", "-use-ld=bfd",
+                    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                ], .when(platforms: [.linux]))
             ]
         ),
         // Durable files and system calls, shared by the daemon's state and the CLI's state files:
@@ -112,8 +129,8 @@ let package = Package(
                 "ListDiff",
                 "UnixSockets",
                 "ListSyncTestSupport",
-                // Built for the end-to-end tests, which run the binary.
-                "listsyncd",
+                // The end-to-end tests run .build/debug/listsyncd, which `swift build --build-tests`
+                // builds; not a dependency (see listsyncd's linker settings).
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,8 +189,8 @@ let package = Package(
                 "ListDiff",
                 "ListSyncTestSupport",
                 "UnixSockets",
-                // Built for the end-to-end tests, which run the binaries.
-                "listsyncd",
+                // Built for the end-to-end tests, which run the binaries (listsyncd is built by
+                // `swift build --build-tests`; not a dependency: see its linker settings).
                 "listsync",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -219,8 +236,8 @@ let package = Package(
                 "ListSyncTestSupport",
                 // The NATS tests audit the stream with the wrapper.
                 "NATSTransport",
-                // Built for the end-to-end tests, which run the binaries.
-                "listsyncd",
+                // Built for the end-to-end tests, which run the binaries (listsyncd is built by
+                // `swift build --build-tests`; not a dependency: see its linker settings).
                 "listsync",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -262,8 +279,8 @@ let package = Package(
                 "ListSyncProtocol",
                 "ListSyncTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-                // Built for the end-to-end tests, which run the binaries.
-                "listsyncd",
+                // Built for the end-to-end tests, which run the binaries (listsyncd is built by
+                // `swift build --build-tests`; not a dependency: see its linker settings).
                 "listsync",
             ]
         ),

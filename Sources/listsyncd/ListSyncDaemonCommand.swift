@@ -11,7 +11,6 @@ import Logging
 import ServiceLifecycle
 
 /// `listsyncd`: watches list files and serves their changes on a Unix socket, in the foreground.
-@main
 struct ListSyncDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listsyncd",
@@ -46,16 +45,15 @@ struct ListSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("check-config"), help: ArgumentHelp("Check a configuration file and exit: 0 when it loads, 1 with its errors otherwise.", valueName: "file"))
     var checkConfig: String?
 
-    /// Sets malloc up, then parses the arguments and runs. Here, on the main thread, before any
-    /// other thread allocates: a thread keeps the arena it first allocated from, and `run()`
-    /// already runs on a thread of the concurrency pool.
-    static func main() async {
+    /// Sets malloc up. Here, on the main thread, before any other thread allocates: a thread
+    /// keeps the arena it first allocated from, and `run()` runs on a thread of the concurrency
+    /// pool (main.swift).
+    static func setUpMalloc() {
         let environment = ProcessEnvironment.current()
         // Buffers of a version's read and diff go back to the system when freed.
         MallocThresholds.returnFreedMemory.apply(tunables: environment["GLIBC_TUNABLES"])
         // Every thread on the main heap: no arena's free memory kept per thread.
         MallocArenas.daemon.apply(tunables: environment["GLIBC_TUNABLES"], arenaMaxVariable: environment["MALLOC_ARENA_MAX"])
-        await Self.main(nil)
     }
 
     mutating func run() async throws {

@@ -31,7 +31,7 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":" as Character) else {
                 throw Invalid(reason: "\"\(text)\" is not HOST:PORT such as \"127.0.0.1:9464\" (an IPv6 address goes in brackets)")
             }
             host = text[..<colon]
@@ -48,7 +48,7 @@ public struct MetricsAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `127.0.0.1:9464`, `[::1]:9464`.
     public var description: String {
-        self.host.contains(":") ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)"
+        self.host.contains(":" as Character) ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)"
     }
 
     /// Why a `metrics_listen` value is not an address.
