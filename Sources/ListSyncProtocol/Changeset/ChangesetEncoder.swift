@@ -38,9 +38,18 @@ public enum ChangesetEncoder {
     /// The stages of a changeset from `source`'s records to `target`'s, as
     /// `StagedChangeset(source:target:)` computes it; paths are in section 0.
     public static func stages(of changeset: StagedChangeset<[ListRecord]>, source: ParsedList, target: ParsedList) -> [ChangesetStage] {
-        let sourceRecords = source.records
-        let targetRecords = target.records
-        return changeset.map { stage in
+        stages(of: changeset, source: source, sourceRecords: source.records, target: target, targetRecords: target.records)
+    }
+
+    /// The stages of a changeset from `sourceRecords`, the records of `source`, to
+    /// `targetRecords`, those of `target`, held in any collection — ``ListFormats/ListRecords``,
+    /// runs a version shares with the one before it — as
+    /// `StagedChangeset(middlesOf:to:section:knownEqualEnds:)` computes it; paths are in
+    /// section 0. Only the records the stages name are looked up: nothing is copied whole.
+    public static func stages<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        of changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [ChangesetStage] where Records.Element == ListRecord, Records.Index == Int {
+        changeset.map { stage in
             // A linear changeset has no section operations, so `section` is never called.
             makeStage(
                 stage, target: target, section: { _ in ArraySection(model: SectionModel(value: .null), elements: []) },
@@ -102,6 +111,14 @@ public enum ChangesetEncoder {
     /// The JSON encoding of a changeset from `source`'s records to `target`'s.
     public static func encode(_ changeset: StagedChangeset<[ListRecord]>, source: ParsedList, target: ParsedList) -> [UInt8] {
         encode(stages(of: changeset, source: source, target: target))
+    }
+
+    /// The JSON encoding of a changeset from `sourceRecords`, the records of `source`, to
+    /// `targetRecords`, those of `target` (see ``stages(of:source:sourceRecords:target:targetRecords:)``).
+    public static func encode<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        _ changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [UInt8] where Records.Element == ListRecord, Records.Index == Int {
+        encode(stages(of: changeset, source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords))
     }
 
     /// The JSON encoding of stages: a compact JSON array, one object per
