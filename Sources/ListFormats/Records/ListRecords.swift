@@ -97,15 +97,17 @@ public struct ListRecords: Sendable {
         return array
     }
 
-    /// The records of every array the runs hold, each array counted once by its capacity: what
-    /// holding these records costs in memory, in records (at least ``count``; more when a run
-    /// keeps a larger array alive).
+    /// The records of every array the runs hold, each array counted once: what holding these
+    /// records costs in memory, in records (at least ``count``; more when a run keeps a larger
+    /// array alive). Counted by the records the arrays hold, not by their reservation: a first
+    /// read reserves its array for an estimate of the records, up to twice as many, whose pages
+    /// past the records are never written and hold no memory.
     public var storageRecordCount: Int {
         var seen = Set<UInt>()
         var total = 0
         for run in runs {
             if seen.insert(run.storageAddress).inserted {
-                total += run.storage.capacity
+                total += run.storage.count
             }
         }
         return total
