@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// A list's records, as runs laid end to end that may share their storage with another version
 /// of the same list — what ``DurableFiles/FileBytes`` is for a file's bytes.
 ///
@@ -42,11 +44,11 @@ public struct ListRecords: Sendable {
     /// The runs, none of them empty, in order.
     public let runs: [Run]
 
-    /// Where each run starts among the records (`starts[0] == 0` when there is a run).
-    private let starts: [Int]
+    /// Where each run starts among the records.
+    private let offsets: PieceOffsets
 
     /// How many records there are.
-    public let count: Int
+    public var count: Int { offsets.count }
 
     /// No records.
     public init() {
@@ -60,17 +62,9 @@ public struct ListRecords: Sendable {
 
     /// The records of `runs` one after the other; empty runs are left out.
     public init(runs: some Sequence<Run>) {
-        var kept: [Run] = []
-        var starts: [Int] = []
-        var count = 0
-        for run in runs where !run.range.isEmpty {
-            kept.append(run)
-            starts.append(count)
-            count += run.range.count
-        }
+        let kept = runs.filter { !$0.range.isEmpty }
         self.runs = kept
-        self.starts = starts
-        self.count = count
+        self.offsets = PieceOffsets(lengths: kept.lazy.map(\.range.count))
     }
 
     /// Whether the records are one stretch of one storage, unshifted (one run, or none): then
@@ -115,36 +109,23 @@ public struct ListRecords: Sendable {
 
     /// The index of the run that holds record `index` (`0 ..< count`). O(log runs).
     public func runIndex(containing index: Int) -> Int {
-        precondition(index >= 0 && index < count, "record \(index) out of 0..<\(count)")
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= index { low = middle } else { high = middle - 1 }
-        }
-        return low
+        offsets.pieceIndex(containing: index)
     }
 
     /// Where run `index` starts among the records.
     public func start(ofRun index: Int) -> Int {
-        starts[index]
+        offsets.starts[index]
     }
 
     /// The records in `range`, sharing this value's storage, each `shift` bytes further in the
     /// file. O(runs).
     public func records(in range: Range<Int>, shiftedBy shift: Int = 0) -> ListRecords {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
-        guard !range.isEmpty else { return ListRecords() }
-        var slices: [Run] = []
-        var index = runIndex(containing: range.lowerBound)
-        while index < runs.count, starts[index] < range.upperBound {
+        ListRecords(runs: offsets.pieces(overlapping: range).map { index, part in
             let run = runs[index]
-            let lower = run.range.lowerBound + Swift.max(range.lowerBound - starts[index], 0)
-            let upper = run.range.lowerBound + Swift.min(range.upperBound - starts[index], run.range.count)
-            slices.append(Run(storage: run.storage, range: lower..<upper, shift: run.shift + shift))
-            index += 1
-        }
-        return ListRecords(runs: slices)
+            return Run(
+                storage: run.storage, range: (run.range.lowerBound + part.lowerBound)..<(run.range.lowerBound + part.upperBound),
+                shift: run.shift + shift)
+        })
     }
 
     /// These records followed by `other`'s, sharing both values' storage.
@@ -161,8 +142,8 @@ public struct ListRecords: Sendable {
         guard !range.isEmpty else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         let index = runIndex(containing: range.lowerBound)
         let run = runs[index]
-        if run.shift == 0, range.upperBound <= starts[index] + run.range.count {
-            let lower = run.range.lowerBound + range.lowerBound - starts[index]
+        if run.shift == 0, range.upperBound <= offsets.starts[index] + run.range.count {
+            let lower = run.range.lowerBound + range.lowerBound - offsets.starts[index]
             return try run.storage.withUnsafeBufferPointer { buffer throws(E) in
                 try body(UnsafeBufferPointer(rebasing: buffer[lower..<(lower + range.count)]))
             }
@@ -192,7 +173,7 @@ extension ListRecords: RandomAccessCollection {
     public subscript(index: Int) -> ListRecord {
         let runIndex = runIndex(containing: index)
         let run = runs[runIndex]
-        return run.record(atStorageIndex: run.range.lowerBound + index - starts[runIndex])
+        return run.record(atStorageIndex: run.range.lowerBound + index - offsets.starts[runIndex])
     }
 
     /// Walks the runs in order: O(1) a record.
