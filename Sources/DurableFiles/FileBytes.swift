@@ -41,11 +41,11 @@ public struct FileBytes: Sendable {
     /// The pieces, none of them empty, in order.
     public let pieces: [Piece]
 
-    /// Where each piece starts in the bytes (`starts[0] == 0` when there is a piece).
-    private let starts: [Int]
+    /// Where each piece starts in the bytes.
+    private let offsets: PieceOffsets
 
     /// How many bytes there are.
-    public let count: Int
+    public var count: Int { offsets.count }
 
     /// No bytes.
     public init() {
@@ -59,17 +59,9 @@ public struct FileBytes: Sendable {
 
     /// The bytes of `pieces` one after the other; empty pieces are left out.
     public init(pieces: some Sequence<Piece>) {
-        var kept: [Piece] = []
-        var starts: [Int] = []
-        var count = 0
-        for piece in pieces where !piece.range.isEmpty {
-            kept.append(piece)
-            starts.append(count)
-            count += piece.range.count
-        }
+        let kept = pieces.filter { !$0.range.isEmpty }
         self.pieces = kept
-        self.starts = starts
-        self.count = count
+        self.offsets = PieceOffsets(lengths: kept.lazy.map(\.range.count))
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -107,42 +99,27 @@ public struct FileBytes: Sendable {
 
     /// The index of the piece that holds byte `offset` (`0 ..< count`). O(log pieces).
     public func pieceIndex(containing offset: Int) -> Int {
-        precondition(offset >= 0 && offset < count, "offset \(offset) out of 0..<\(count)")
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= offset { low = middle } else { high = middle - 1 }
-        }
-        return low
+        offsets.pieceIndex(containing: offset)
     }
 
     /// Where piece `index` starts in the bytes.
     public func start(ofPiece index: Int) -> Int {
-        starts[index]
+        offsets.starts[index]
     }
 
     /// The byte at `offset`. O(log pieces).
     public subscript(offset: Int) -> UInt8 {
         let index = pieceIndex(containing: offset)
         let piece = pieces[index]
-        return piece.storage[piece.range.lowerBound + offset - starts[index]]
+        return piece.storage[piece.range.lowerBound + offset - offsets.starts[index]]
     }
 
     /// The bytes in `range`, sharing this value's storage. O(pieces).
     public subscript(range: Range<Int>) -> FileBytes {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
-        guard !range.isEmpty else { return FileBytes() }
-        var slices: [Piece] = []
-        var index = pieceIndex(containing: range.lowerBound)
-        while index < pieces.count, starts[index] < range.upperBound {
+        FileBytes(pieces: offsets.pieces(overlapping: range).map { index, part in
             let piece = pieces[index]
-            let lower = piece.range.lowerBound + max(range.lowerBound - starts[index], 0)
-            let upper = piece.range.lowerBound + min(range.upperBound - starts[index], piece.range.count)
-            slices.append(Piece(storage: piece.storage, range: lower..<upper))
-            index += 1
-        }
-        return FileBytes(pieces: slices)
+            return Piece(storage: piece.storage, range: (piece.range.lowerBound + part.lowerBound)..<(piece.range.lowerBound + part.upperBound))
+        })
     }
 
     /// These bytes followed by `other`'s, sharing both values' storage.
@@ -158,9 +135,9 @@ public struct FileBytes: Sendable {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
         guard !range.isEmpty else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         let index = pieceIndex(containing: range.lowerBound)
-        if range.upperBound <= starts[index] + pieces[index].range.count {
+        if range.upperBound <= offsets.starts[index] + pieces[index].range.count {
             let piece = pieces[index]
-            let lower = piece.range.lowerBound + range.lowerBound - starts[index]
+            let lower = piece.range.lowerBound + range.lowerBound - offsets.starts[index]
             return try piece.storage.withUnsafeBufferPointer { buffer throws(E) in
                 try body(UnsafeBufferPointer(rebasing: buffer[lower..<(lower + range.count)]))
             }
@@ -173,7 +150,7 @@ public struct FileBytes: Sendable {
     /// `body` returns `false`.
     public func forEachPiece(_ body: (_ start: Int, _ bytes: UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         for (index, piece) in pieces.enumerated() {
-            let goOn = try piece.withUnsafeBufferPointer { try body(starts[index], $0) }
+            let goOn = try piece.withUnsafeBufferPointer { try body(offsets.starts[index], $0) }
             if !goOn { return }
         }
     }

@@ -62,6 +62,9 @@ extension Changeset where Collection: RangeReplaceableCollection, Collection.Ele
         if let (storage, stage) = deferredStorage(as: LinearDifferenceStorage<Collection>.self) {
             return storage.element(at: index, after: stage)
         }
+        if let (storage, stage) = deferredStorage(as: MiddleDifferenceStorage<Collection>.self) {
+            return storage.element(at: index, after: stage)
+        }
         return dataValue(at: index)
     }
 }

@@ -278,8 +278,16 @@ extension ListDifference {
     /// instead of section 0.
     @inlinable
     mutating func placeElements(inSection section: Int) {
+        placeElements(inSection: section, after: 0)
+    }
+
+    /// Reports the element paths of a linear difference in section `section`, each `prefix`
+    /// elements further: the difference of two lists' middles as that of the whole lists, whose
+    /// first `prefix` elements are paired in place.
+    @inlinable
+    mutating func placeElements(inSection section: Int, after prefix: Int) {
         func place(_ path: ElementPath) -> ElementPath {
-            ElementPath(element: path.element, section: section)
+            ElementPath(element: path.element &+ prefix, section: section)
         }
         elementDeleted = elementDeleted.map(place)
         elementInserted = elementInserted.map(place)

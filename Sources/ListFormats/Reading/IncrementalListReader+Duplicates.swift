@@ -22,7 +22,7 @@ extension IncrementalListReader {
     ///   ones'; otherwise O(*n*) reads of 8 bytes per kept record against a bitmap that stays in
     ///   the cache, and a set of the changed records' hashes; nothing when no record was read again.
     static func changedRecordsRepeatNoIdentity(
-        _ records: [ListRecord], keptPrefix: Int, keptSuffix: Int, replacing replaced: ArraySlice<ListRecord>,
+        _ records: ListRecords, keptPrefix: Int, keptSuffix: Int, replacing replaced: ListRecords,
         keptRecordsRead: inout Int
     ) -> Bool {
         let changedEnd = records.count - keptSuffix
@@ -32,7 +32,7 @@ extension IncrementalListReader {
         let limit = max(records.count / 16, 64)
         guard changedCount <= limit else { return false }
         if replaced.count <= limit,
-            Self.identities(of: records[keptPrefix..<changedEnd], areDistinctAndAmong: replaced)
+            Self.identities(of: records.records(in: keptPrefix..<changedEnd), areDistinctAndAmong: replaced)
         {
             return true
         }
@@ -44,29 +44,32 @@ extension IncrementalListReader {
         let shift = UInt64(64 - bitCountLog2)
         var bitmap = [UInt64](repeating: 0, count: 1 << (bitCountLog2 - 6))
         var changed = Set<UInt64>(minimumCapacity: changedCount)
-        return records.withUnsafeBufferPointer { records in
-            bitmap.withUnsafeMutableBufferPointer { bitmap in
-                for index in keptPrefix..<changedEnd {
-                    let hash = records[index].differenceIdentifier.hash.low
-                    guard changed.insert(hash).inserted else { return false }
-                    let bit = Int(truncatingIfNeeded: hash >> shift)
-                    bitmap[bit >> 6] |= 1 << UInt64(bit & 63)
-                }
-                for range in [0..<keptPrefix, changedEnd..<records.count] {
-                    for index in range {
-                        let hash = records[index].differenceIdentifier.hash.low
-                        let bit = Int(truncatingIfNeeded: hash >> shift)
-                        if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return false }
-                    }
-                }
-                return true
+        return bitmap.withUnsafeMutableBufferPointer { bitmap in
+            for record in records.records(in: keptPrefix..<changedEnd) {
+                let hash = record.differenceIdentifier.hash.low
+                guard changed.insert(hash).inserted else { return false }
+                let bit = Int(truncatingIfNeeded: hash >> shift)
+                bitmap[bit >> 6] |= 1 << UInt64(bit & 63)
             }
+            // The kept records, run by run in place (their shifts do not change their identities).
+            for run in (records.records(in: 0..<keptPrefix) + records.records(in: changedEnd..<records.count)).runs {
+                let found = run.storage.withUnsafeBufferPointer { storage in
+                    for index in run.range {
+                        let hash = storage[index].differenceIdentifier.hash.low
+                        let bit = Int(truncatingIfNeeded: hash >> shift)
+                        if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return true }
+                    }
+                    return false
+                }
+                if found { return false }
+            }
+            return true
         }
     }
 
     /// Whether the identities of `changed` are pairwise distinct and each is one of `replaced`'s.
     /// O(`changed` + `replaced`).
-    private static func identities(of changed: ArraySlice<ListRecord>, areDistinctAndAmong replaced: ArraySlice<ListRecord>) -> Bool {
+    private static func identities(of changed: ListRecords, areDistinctAndAmong replaced: ListRecords) -> Bool {
         guard changed.count <= replaced.count else { return false }
         var among = Set<RecordIdentity>(minimumCapacity: replaced.count)
         for record in replaced { among.insert(record.differenceIdentifier) }

@@ -194,7 +194,9 @@ public struct IncrementalListReader: Sendable {
         lastRead = Statistics()
         defer {
             if let pool, let previous {
-                pool.retire(bytes: Self.retiredArray(previous.source, after: bytes), records: previous.records, version: previous.version)
+                pool.retire(
+                    bytes: Self.retiredArray(previous.source, after: bytes),
+                    records: Self.retiredRecords(previous.records, after: memory?.records), version: previous.version)
             }
         }
         guard bytes.count <= options.effectiveSizeLimit, !bytes.isEmpty else {
@@ -249,6 +251,16 @@ public struct IncrementalListReader: Sendable {
         return whole
     }
 
+    /// The array `previous`'s records are when they are one whole array that `records`, those of
+    /// the version read after it, hold no run of (what a pool may write the next version's
+    /// records into), else none: an array the new version shares is its storage, not spare.
+    private static func retiredRecords(_ previous: ListRecords, after records: ListRecords?) -> [ListRecord] {
+        guard previous.runs.count == 1, previous.runs[0].shift == 0, previous.runs[0].range == 0..<previous.runs[0].storage.count else { return [] }
+        let address = previous.runs[0].storageAddress
+        guard address != 0, !(records?.runs.contains { $0.storageAddress == address } ?? false) else { return [] }
+        return previous.runs[0].storage
+    }
+
     /// The array `bytes` are when they are one whole array (what a pool may read the next
     /// version into), else none.
     private static func wholeArray(_ bytes: FileBytes) -> [UInt8] {
@@ -273,7 +285,7 @@ public struct IncrementalListReader: Sendable {
         /// for debug builds to check the ends a read is told are shared.
         var source: FileBytes
         /// The list's records in file order (shared with a list without sections).
-        var records: [ListRecord]
+        var records: ListRecords
         var grouping: Grouping
         /// With `section_by`: the number of each record's section.
         var sectionOfRecord: [Int32]
@@ -629,7 +641,7 @@ public struct IncrementalListReader: Sendable {
         let firstBoundary: ChunkedRegion.Boundary = grouping == .byMember ? .member : .record
         let old = previous ?? Memory(
             dataStart: header.dataStart, headerHash: headerHash, fileLength: header.dataStart, isLineBased: header.isLineBased,
-            chunks: [], source: FileBytes(), records: [], grouping: grouping, sectionOfRecord: [], sectionValues: [],
+            chunks: [], source: FileBytes(), records: ListRecords(), grouping: grouping, sectionOfRecord: [], sectionValues: [],
             duplicateCount: 0, version: 0, previousVersion: 0, previousRecordCount: 0, keptPrefixRecords: 0,
             keptSuffixRecords: 0, byteDelta: 0)
         let prefix = plan.prefix
@@ -679,10 +691,33 @@ public struct IncrementalListReader: Sendable {
                 spareHolds = .prefix(min(previous.keptPrefixRecords, prefixRecords))
             }
         }
-        var joined = JoinedRecords(
-            prefix: old.records[0..<prefixRecords], middle: middleRecords, suffix: old.records[suffixRecords...], movedBy: delta)
-        middleRecords = []
-        let records = joined.join(into: spare.records, holding: spareHolds, previous: old.records)
+        let records: ListRecords
+        let writtenRecordCount: Int
+        if grouping == .none, previous != nil, prefixRecords > 0 || suffixRecords < old.records.count {
+            // A version read after another that keeps records at its ends (issue 19): the
+            // previous version's records there, shared (the suffix moved by the change in
+            // length), and the records read again in one new array of their size — not a second
+            // records array. Joined into one array when the runs keep too much storage alive, or
+            // are too many. (Nothing kept: the join below, into a retired version's array.)
+            let middle = Self.exactArray(of: middleRecords)
+            middleRecords = []
+            let shared = old.records.records(in: 0..<prefixRecords) + ListRecords(middle)
+                + old.records.records(in: suffixRecords..<old.records.count, shiftedBy: delta)
+            records = shared.compacted(slack: Self.recordsSlack)
+            writtenRecordCount = records.isContiguous && !shared.isContiguous ? records.count : middle.count
+        } else {
+            // A first read, a version that keeps no record, or a sectioned list: one array (the
+            // previous version's records, when it keeps some, are one whole array then).
+            // (A linear list's in runs keep none here: they are not copied into an array.)
+            let isWhole = old.records.isContiguous
+            let oldRecords = isWhole ? old.records.array : []
+            var joined = JoinedRecords(
+                prefix: oldRecords[0..<(isWhole ? prefixRecords : 0)], middle: middleRecords,
+                suffix: oldRecords[(isWhole ? suffixRecords : 0)...], movedBy: delta)
+            middleRecords = []
+            records = ListRecords(joined.join(into: spare.records, holding: isWhole ? spareHolds : .nothing, previous: oldRecords))
+            writtenRecordCount = joined.writtenCount
+        }
 
         // The chunks, likewise; the region's sections numbered as the previous version's (new
         // ones after them), with the section of each record (`section_by`).
@@ -750,17 +785,17 @@ public struct IncrementalListReader: Sendable {
         report.recordCount = records.count
 
         let layout: ListLayout
-        let recordsBySection: [[ListRecord]]
+        let recordsBySection: () -> [[ListRecord]]
         switch grouping {
         case .none:
             layout = .linear(records)
-            recordsBySection = [records]
+            recordsBySection = { [records.array] }
         case .byValue, .byMember:
             let grouped = try Self.sections(
-                of: records, grouping: grouping, chunks: &chunks, sectionOfRecord: &sectionOfRecord,
+                of: records.array, grouping: grouping, chunks: &chunks, sectionOfRecord: &sectionOfRecord,
                 sectionValues: &sectionValues, namesMustDiffer: options.format == .json || options.format == .ndjson)
             layout = .sectioned(grouped)
-            recordsBySection = grouped.map(\.elements)
+            recordsBySection = { grouped.map(\.elements) }
             report.sectionCount = grouped.count
         }
         // Duplicates: none when the previous version had none and the records read again bring
@@ -771,13 +806,14 @@ public struct IncrementalListReader: Sendable {
             previous?.duplicateCount == 0
             && Self.changedRecordsRepeatNoIdentity(
                 records, keptPrefix: prefixRecords, keptSuffix: keptSuffixRecords,
-                replacing: old.records[prefixRecords..<suffixRecords], keptRecordsRead: &keptRecordsReadForDuplicates)
+                replacing: old.records.records(in: prefixRecords..<suffixRecords), keptRecordsRead: &keptRecordsReadForDuplicates)
         if !countedInChangedRecords {
             var duplicates = DuplicateCounter(estimatedCount: records.count)
             for record in records { duplicates.add(record.differenceIdentifier.hash.low) }
-            let found = duplicates.duplicates(in: recordsBySection)
+            let sections = recordsBySection()
+            let found = duplicates.duplicates(in: sections)
             report.duplicateCount = found.count
-            report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: recordsBySection) }
+            report.firstDuplicateOffset = found.first.map { DuplicateCounter.byteOffset(ofRecord: $0, in: sections) }
         }
 
         let list = ParsedList(
@@ -800,12 +836,27 @@ public struct IncrementalListReader: Sendable {
             keptSuffixRecordCount: previous == nil ? 0 : keptSuffixRecords,
             checkedDuplicatesInChangedRecordsOnly: countedInChangedRecords,
             keptRecordsReadForDuplicates: keptRecordsReadForDuplicates,
-            writtenRecordCount: joined.writtenCount,
+            writtenRecordCount: writtenRecordCount,
             keptPrefixByteCount: keptBytes.prefix, keptSuffixByteCount: keptBytes.suffix,
             chunkHashesFromRead: hashing.fromReadCount, bytesHashedForKeptChunks: hashing.hashedByteCount,
             usedSharedEnds: plan.usedSharedEnds, copiedByteCount: copiedByteCount)
         return (list, memory, statistics)
     }
+
+    /// The records of `parts`, one after the other, in an array of their size: the one part's
+    /// own array when it has no more room than a quarter beyond its records (so that a version's
+    /// storage is what it holds), else a copy.
+    private static func exactArray(of parts: [[ListRecord]]) -> [ListRecord] {
+        if parts.count == 1, parts[0].capacity <= parts[0].count + parts[0].count / 4 + 64 { return parts[0] }
+        var records: [ListRecord] = []
+        records.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for part in parts { records += part }
+        return records
+    }
+
+    /// Records beyond a version's count its runs may keep alive before they are joined into one
+    /// array (``ListRecords/compacted(slack:)``): 4 MiB of them, as the tracker's slack for bytes.
+    static let recordsSlack = (4 << 20) / MemoryLayout<ListRecord>.stride
 
     /// A region read in chunks, with the XXH3-128 of each chunk's bytes.
     private struct Part {

@@ -225,7 +225,7 @@ struct ListAssembler: ~Copyable {
             layout = .sectioned(zip(sections.models, recordsBySection).map { ArraySection(model: $0, elements: $1) })
             report.sectionCount = sections.count
         } else {
-            layout = .linear(records)
+            layout = .linear(ListRecords(records))
         }
         let list = ParsedList(format: format, schema: schema, layout: layout, report: report, storage: storage)
         list._checkInvariants()

@@ -30,20 +30,32 @@ public struct ParsedList: Sendable {
     }
 
     /// The list as sections, ready for `StagedChangeset(source:target:)`.
-    /// A linear list is one section whose model is ``ListValue/null``.
+    /// A linear list is one section whose model is ``ListValue/null``: O(1) when its records
+    /// are one array, a copy of them, O(*n*), when they are runs shared with another version
+    /// (prefer ``linearRecords`` there).
     public var sections: [ArraySection<SectionModel, ListRecord>] {
         switch layout {
-        case .linear(let records): [ArraySection(model: SectionModel(value: .null), elements: records)]
+        case .linear(let records): [ArraySection(model: SectionModel(value: .null), elements: records.array)]
         case .sectioned(let sections): sections
         }
     }
 
-    /// All records in file order (sections one after the other).
+    /// All records in file order (sections one after the other): O(1) for a linear list whose
+    /// records are one array, a copy otherwise (prefer ``linearRecords`` for a linear list).
     public var records: [ListRecord] {
         switch layout {
-        case .linear(let records): records
+        case .linear(let records): records.array
         case .sectioned(let sections): sections.flatMap(\.elements)
         }
+    }
+
+    /// The records of a linear list as they are held (`nil` for a sectioned list), O(1): one
+    /// run of an array, or — a version an ``IncrementalListReader`` read after another — runs it
+    /// shares with that version. What the daemon diffs, digests and encodes a version from
+    /// without copying its records (issue 19).
+    public var linearRecords: ListRecords? {
+        guard case .linear(let records) = layout else { return nil }
+        return records
     }
 
     /// Whether records are identified by key fields (rather than by their content).

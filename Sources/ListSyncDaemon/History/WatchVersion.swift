@@ -14,8 +14,6 @@ final class WatchVersion: Sendable {
     let seq: UInt64
     /// The parsed file.
     let list: ParsedList
-    /// The list as sections (a linear list is one section with model `null`), computed once.
-    let sections: [ArraySection<SectionModel, ListRecord>]
     /// The version 2 digest's tree, from which the next version's is derived.
     let tree: ListDigestTree
     /// The number of records.
@@ -34,9 +32,14 @@ final class WatchVersion: Sendable {
         self.epoch = epoch
         self.seq = seq
         self.list = list
-        self.sections = list.sections
-        self.tree = ListDigestTree(schema: list.schema, sections: self.sections)
-        self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+        if let records = list.linearRecords {
+            self.tree = ListDigestTree(schema: list.schema, digestSections: [LinearDigestSection(records)])
+            self.rowCount = records.count
+        } else {
+            let sections = list.sections
+            self.tree = ListDigestTree(schema: list.schema, sections: sections)
+            self.rowCount = sections.reduce(0) { $0 + $1.elements.count }
+        }
         self.unchangedBytes = nil
     }
 
@@ -51,9 +54,17 @@ final class WatchVersion: Sendable {
         self.epoch = epoch
         self.seq = seq
         self.list = list
-        self.sections = list.sections
-        self.tree = previous.tree.updated(schema: list.schema, from: previous.sections, to: self.sections, known: known)
-        self.rowCount = self.sections.reduce(0) { $0 + $1.elements.count }
+        if let records = list.linearRecords, let previousRecords = previous.list.linearRecords {
+            // Two linear lists: from their records as they are held, runs that share storage
+            // with the previous version's (see ``ListFormats/ListRecords``), not copied.
+            self.tree = previous.tree.updated(
+                schema: list.schema, fromDigestSections: [LinearDigestSection(previousRecords)], to: [LinearDigestSection(records)], known: known)
+            self.rowCount = records.count
+        } else {
+            let sections = list.sections
+            self.tree = previous.tree.updated(schema: list.schema, from: previous.list.sections, to: sections, known: known)
+            self.rowCount = sections.reduce(0) { $0 + $1.elements.count }
+        }
         self.unchangedBytes = unchangedBytes.flatMap { $0.previous == previous.cursor ? $0 : nil }
     }
 

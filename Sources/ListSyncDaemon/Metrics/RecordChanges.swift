@@ -23,10 +23,7 @@ struct RecordChanges: Sendable, Hashable {
     where Sections.Element: DifferentiableSection {
         var stageBefore: Changeset<Sections>?
         for stage in changeset {
-            self.inserted += stage.elementInserted.count
-            self.deleted += stage.elementDeleted.count
-            self.updated += stage.elementUpdated.count
-            self.moved += stage.elementMoved.count
+            self.countElements(of: stage)
             for index in stage.sectionInserted {
                 self.inserted += stage.section(at: index).elements.count
             }
@@ -39,6 +36,23 @@ struct RecordChanges: Sendable, Hashable {
             }
             stageBefore = stage
         }
+    }
+
+    /// Counts `changeset`, a linear one (no section operations: every record counts by itself).
+    ///
+    /// - Complexity: O(*s*) in the number of changes.
+    init<Records: Collection>(linear changeset: StagedChangeset<Records>) {
+        for stage in changeset {
+            self.countElements(of: stage)
+        }
+    }
+
+    /// Adds the records `stage` inserts, deletes, updates and moves by themselves.
+    private mutating func countElements<C: Collection>(of stage: Changeset<C>) {
+        self.inserted += stage.elementInserted.count
+        self.deleted += stage.elementDeleted.count
+        self.updated += stage.elementUpdated.count
+        self.moved += stage.elementMoved.count
     }
 
     /// No change.

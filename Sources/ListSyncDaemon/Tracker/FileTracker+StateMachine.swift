@@ -339,10 +339,9 @@ extension FileTracker {
                 self.state = .live(version)
                 return WatchPublication(version: version)
             }
-            let sections = list.sections
-            let changeset = StagedChangeset(source: lastGood.sections, target: sections, knownEqualEnds: known)
+            let changes = Self.changes(from: lastGood.list, to: list, known: known)
             let schema = SchemaUpdate(from: lastGood.list, to: list)
-            guard !changeset.isEmpty || schema != nil else {
+            guard !changes.isEmpty || schema != nil else {
                 // Content-equal (ignored fields, JSON spacing or member order, CSV quoting): what
                 // was published stays, values and all, so snapshots show what mirrors hold.
                 self.state = .live(lastGood)
@@ -354,10 +353,36 @@ extension FileTracker {
             // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
             // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``), which
             // the line carries too while version 1 clients follow the watch (O(n) then).
-            let line = ServerMessage.encodedChangeset(
-                watch: self.watch, cursor: version.cursor, digest: version.digest, v1Digest: withV1Digest ? version.v1Digest : nil, schema: schema,
-                changeset: changeset, source: lastGood.list, target: list)
-            return WatchPublication(version: version, changesetLine: line, changes: RecordChanges(changeset, source: lastGood.sections))
+            let line = changes.line(
+                self.watch, version.cursor, version.digest, withV1Digest ? version.v1Digest : nil, schema)
+            return WatchPublication(version: version, changesetLine: line, changes: changes.counts)
+        }
+
+        /// The changeset from `source` to `target`, the lists of two versions, with what `known`
+        /// says of their records: for two linear lists, computed on their records as
+        /// ``ListFormats/ListRecords`` with only the middle between the known ends copied
+        /// (`StagedChangeset(middlesOf:to:section:knownEqualEnds:)`: the same changeset, line and
+        /// counts as the sections' path, which every other pair takes).
+        private static func changes(from source: ParsedList, to target: ParsedList, known: KnownEqualEnds) -> VersionChanges {
+            if let sourceRecords = source.linearRecords, let targetRecords = target.linearRecords {
+                let changeset = StagedChangeset(middlesOf: sourceRecords, to: targetRecords, section: 0, knownEqualEnds: known)
+                return VersionChanges(
+                    isEmpty: changeset.isEmpty, counts: RecordChanges(linear: changeset),
+                    line: { watch, cursor, digest, v1Digest, schema in
+                        ServerMessage.encodedChangeset(
+                            watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema, changeset: changeset,
+                            source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords)
+                    })
+            }
+            let sourceSections = source.sections
+            let changeset = StagedChangeset(source: sourceSections, target: target.sections, knownEqualEnds: known)
+            return VersionChanges(
+                isEmpty: changeset.isEmpty, counts: RecordChanges(changeset, source: sourceSections),
+                line: { watch, cursor, digest, v1Digest, schema in
+                    ServerMessage.encodedChangeset(
+                        watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema, changeset: changeset,
+                        source: source, target: target)
+                })
         }
 
         /// The status the current state implies, with the storage problem among its warnings.

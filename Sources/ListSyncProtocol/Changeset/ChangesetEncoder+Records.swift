@@ -44,9 +44,17 @@ extension ChangesetEncoder {
     /// What each stage of a changeset from `source`'s records to `target`'s writes; paths are in
     /// section 0.
     static func contents(of changeset: StagedChangeset<[ListRecord]>, source: ParsedList, target: ParsedList) -> [ListedContents] {
-        let sourceRecords = source.records
-        let targetRecords = target.records
-        return changeset.map { stage in
+        contents(of: changeset, source: source, sourceRecords: source.records, target: target, targetRecords: target.records)
+    }
+
+    /// What each stage of a changeset from `sourceRecords`, the records of `source`, to
+    /// `targetRecords`, those of `target`, held in any collection (``ListFormats/ListRecords``:
+    /// runs shared between versions), writes; paths are in section 0. Only the records the
+    /// stages name are looked up.
+    static func contents<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        of changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [ListedContents] where Records.Element == ListRecord, Records.Index == Int {
+        changeset.map { stage in
             // A linear changeset has no section operations, so `section` is never called.
             contents(
                 of: stage,

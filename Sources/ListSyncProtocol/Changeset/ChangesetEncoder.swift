@@ -32,6 +32,18 @@ public enum ChangesetEncoder {
         contents(of: changeset, source: source, target: target).map(ChangesetStage.init)
     }
 
+    /// The stages of a changeset from `sourceRecords`, the records of `source`, to
+    /// `targetRecords`, those of `target`, held in any collection — ``ListFormats/ListRecords``,
+    /// runs a version shares with the one before it — as
+    /// `StagedChangeset(middlesOf:to:section:knownEqualEnds:)` computes it; paths are in
+    /// section 0. Only the records the stages name are looked up: nothing is copied whole.
+    public static func stages<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        of changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [ChangesetStage] where Records.Element == ListRecord, Records.Index == Int {
+        contents(of: changeset, source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords)
+            .map(ChangesetStage.init)
+    }
+
     /// The JSON encoding of a changeset from `source`'s sections to `target`'s: the bytes
     /// ``encode(_:)-([ChangesetStage])`` writes for its ``stages(of:source:target:)-(StagedChangeset<[ArraySection<SectionModel,ListRecord>]>,_,_)``,
     /// written straight from the records' bytes (see ``append(_:to:)``).
@@ -70,6 +82,14 @@ public enum ChangesetEncoder {
             appendStage(stage, &output)
         }
         output.append(UInt8(ascii: "]"))
+    }
+
+    /// The JSON encoding of a changeset from `sourceRecords`, the records of `source`, to
+    /// `targetRecords`, those of `target` (see ``stages(of:source:sourceRecords:target:targetRecords:)``).
+    public static func encode<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        _ changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [UInt8] where Records.Element == ListRecord, Records.Index == Int {
+        encode(contents(of: changeset, source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords), target: target)
     }
 
     /// The JSON encoding of stages: a compact JSON array, one object per

@@ -53,34 +53,33 @@ struct DigestItems<Section: DigestSection> {
 
 }
 
-extension DigestItems where Section == ArraySection<SectionModel, ListRecord> {
+extension DigestItems {
     /// How many items `old` and `new` share at their start and at their end (not overlapping).
     ///
     /// - Complexity: O(shared items) comparisons of 16-byte hashes; a list of one section (a
-    ///   linear list) compares its records' hashes in place, but for the records `known` at
-    ///   its ends.
+    ///   linear list) compares its records' hashes, but for the records `known` at its ends.
     static func sharedEnds(_ old: DigestItems, _ new: DigestItems, known: KnownEqualEnds = .nothing) -> (prefix: Int, suffix: Int) {
         let limit = min(old.count, new.count)
         if old.sections.count == 1, new.sections.count == 1 {
-            let sameModel = old.sections[0].model.contentHash == new.sections[0].model.contentHash
-            return old.sections[0].elements.withUnsafeBufferPointer { oldRecords in
-                new.sections[0].elements.withUnsafeBufferPointer { newRecords in
-                    let recordLimit = min(oldRecords.count, newRecords.count)
-                    var prefix = 0
-                    if sameModel {
-                        prefix = min(known.prefix, recordLimit)
-                        while prefix < recordLimit, oldRecords[prefix].contentHash == newRecords[prefix].contentHash { prefix += 1 }
-                        prefix += 1
-                    }
-                    var suffix = min(known.suffix, limit - prefix, recordLimit)
-                    while suffix < min(limit - prefix, recordLimit),
-                        oldRecords[oldRecords.count - 1 - suffix].contentHash == newRecords[newRecords.count - 1 - suffix].contentHash
-                    {
-                        suffix += 1
-                    }
-                    return (prefix, suffix)
-                }
+            let oldSection = old.sections[0]
+            let newSection = new.sections[0]
+            let sameModel = oldSection.digestModelHash == newSection.digestModelHash
+            let oldCount = oldSection.digestRecordCount
+            let newCount = newSection.digestRecordCount
+            let recordLimit = min(oldCount, newCount)
+            var prefix = 0
+            if sameModel {
+                prefix = min(known.prefix, recordLimit)
+                while prefix < recordLimit, oldSection.digestRecordHash(prefix) == newSection.digestRecordHash(prefix) { prefix += 1 }
+                prefix += 1
             }
+            var suffix = min(known.suffix, limit - prefix, recordLimit)
+            while suffix < min(limit - prefix, recordLimit),
+                oldSection.digestRecordHash(oldCount - 1 - suffix) == newSection.digestRecordHash(newCount - 1 - suffix)
+            {
+                suffix += 1
+            }
+            return (prefix, suffix)
         }
         return Self.sharedEndsByItem(old, new)
     }

@@ -57,6 +57,17 @@ public struct ListDigestTree: Sendable {
         schema: ListSchema, from old: [ArraySection<SectionModel, ListRecord>], to new: [ArraySection<SectionModel, ListRecord>],
         known: KnownEqualEnds = .nothing
     ) -> ListDigestTree {
+        updated(schema: schema, fromDigestSections: old, to: new, known: known)
+    }
+
+    /// The tree of `new`, given that this is the tree of `old`: ``updated(schema:from:to:known:)``
+    /// for sections of any ``DigestSection`` — a linear list's records in runs shared between
+    /// versions (``LinearDigestSection``), which are not copied.
+    ///
+    /// - Complexity: see the type; a record's hash is looked up through the section.
+    public func updated<Section: DigestSection>(
+        schema: ListSchema, fromDigestSections old: [Section], to new: [Section], known: KnownEqualEnds = .nothing
+    ) -> ListDigestTree {
         var tree = self
         let oldItems = DigestItems(old)
         let newItems = DigestItems(new)

@@ -141,6 +141,26 @@ extension ServerMessage {
         ) { ChangesetEncoder.append(contents, to: &$0) }
     }
 
+    /// A `changeset` line whose `stages` are the encoding of a linear `changeset` from
+    /// `sourceRecords`, the records of `source`, to `targetRecords`, those of `target`, held in
+    /// any collection (``ListFormats/ListRecords``: runs shared between versions), written
+    /// straight into the line from the records' bytes as
+    /// ``encodedChangeset(watch:cursor:digest:v1Digest:schema:changeset:source:target:)`` writes
+    /// those of the sections' path: the same bytes for the same changes.
+    ///
+    /// - Complexity: O(*n*) in the size of the line.
+    public static func encodedChangeset<Records: RangeReplaceableCollection & RandomAccessCollection>(
+        watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?,
+        changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+    ) -> [UInt8] where Records.Element == ListRecord, Records.Index == Int {
+        let contents = ChangesetEncoder.contents(
+            of: changeset, source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords)
+        return encodedChangeset(
+            watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema,
+            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target)
+        ) { ChangesetEncoder.append(contents, to: &$0) }
+    }
+
     /// A `changeset` line whose `stages` `writeStages` appends, in a line sized for
     /// `stagesByteCount` bytes of them.
     private static func encodedChangeset(

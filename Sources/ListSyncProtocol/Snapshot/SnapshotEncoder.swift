@@ -18,6 +18,10 @@ public struct SnapshotEncoder: Sendable {
     private var chunker: SnapshotChunker
     /// The list, whose records' values are decoded chunk by chunk.
     private let list: ParsedList
+    /// A linear list's records as the list holds them (runs shared with another version are not
+    /// copied); `nil` for a sectioned list.
+    private let linear: ListRecords?
+    /// A sectioned list's sections (none for a linear list).
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let digest: ListDigest
     /// The size at which a chunk is closed.
@@ -35,9 +39,13 @@ public struct SnapshotEncoder: Sendable {
         self.chunker = SnapshotChunker(
             watch: watch, cursor: cursor, sectioned: list.isSectioned, schema: list.schema, targetChunkSize: targetChunkSize)
         self.list = list
-        self.sections = list.sections
+        self.linear = list.linearRecords
+        self.sections = list.isSectioned ? list.sections : []
         self.digest = digest
     }
+
+    /// The hash of a linear list's section model, `null`.
+    private static let nullModelHash = SectionModel(value: .null).contentHash
 
     /// Whether every chunk has been produced.
     public var isFinished: Bool { self.chunker.isFinished }
@@ -47,6 +55,15 @@ public struct SnapshotEncoder: Sendable {
     /// - Complexity: O(size of the chunk).
     public mutating func nextChunk() -> [UInt8]? {
         let list = self.list
+        if let records = self.linear {
+            // One section with model `null`, as ``ListFormats/ParsedList/sections`` gives it.
+            return self.chunker.nextChunk(
+                sectionCount: 1,
+                section: { _ in (.null, Self.nullModelHash, records.count) },
+                recordHash: { _, index in records[index].contentHash },
+                appendRecordValue: { _, index, json in list.appendValueJSON(of: records[index], to: &json) },
+                digest: self.digest)
+        }
         let sections = self.sections
         return self.chunker.nextChunk(
             sectionCount: sections.count,
