@@ -9,8 +9,11 @@ import NIOCore
 /// first. Older changesets are read back from the watch's ``ArchivedChangesets`` (its log on disk,
 /// bounded by `history_length` and `history_max_mib`) when a client resumes from them. A client
 /// whose cursor's successors are all kept gets exactly those lines (see
-/// ``SubscriptionStart/plan(since:epoch:currentSeq:history:)``); a line in memory is one
-/// `ByteBuffer` written to every subscriber, so it costs one copy however many there are.
+/// ``SubscriptionStart/plan(since:epoch:currentSeq:history:)``); a line in memory is the
+/// tracker's own array, shared with the state store (which keeps the live version's changeset)
+/// rather than copied (issue 19: a change of every row makes a line of several times the file),
+/// and a subscriber sends it from there — in parts cut as they are sent, or, within the part
+/// bound, as a copy of its own.
 struct ChangesetHistory {
     /// The most changesets kept.
     private(set) var capacity: Int
@@ -20,7 +23,7 @@ struct ChangesetHistory {
     let epoch: Epoch?
     /// Where older changesets are read back from; `nil` when there is no state on disk.
     let archive: (any ArchivedChangesets)?
-    private var lines: CircularBuffer<ByteBuffer>
+    private var lines: CircularBuffer<[UInt8]>
     /// The bytes of ``lines``.
     private(set) var bytes = 0
     /// The `seq` the newest entry published; `nil` until the first changeset.
@@ -70,7 +73,7 @@ struct ChangesetHistory {
     /// and drops the oldest lines from memory past the bounds.
     ///
     /// - Complexity: O(1) amortised.
-    mutating func append(_ line: ByteBuffer, seq: UInt64, v1Digest: ListDigest? = nil) {
+    mutating func append(_ line: [UInt8], seq: UInt64, v1Digest: ListDigest? = nil) {
         if let newestSeq = self.newestSeq {
             precondition(seq == newestSeq + 1, "changeset \(seq) does not follow \(newestSeq)")
         }
@@ -78,14 +81,14 @@ struct ChangesetHistory {
             self.v1Digests[seq] = v1Digest
         }
         self.lines.append(line)
-        self.bytes += line.readableBytes
+        self.bytes += line.count
         self.newestSeq = seq
         self.trim()
     }
 
     /// Where the changeset that published `seq` is kept.
     enum Kept {
-        case inMemory(ByteBuffer)
+        case inMemory([UInt8])
         /// On disk: read it with ``ArchivedChangesets/line(publishing:of:)``, outside any lock.
         case onDisk(any ArchivedChangesets, epoch: Epoch)
     }
@@ -106,10 +109,10 @@ struct ChangesetHistory {
 
     /// The line of the changeset that published `seq`, if it is still kept (read from disk if
     /// it is only there).
-    func line(publishing seq: UInt64) -> ByteBuffer? {
+    func line(publishing seq: UInt64) -> [UInt8]? {
         switch self.kept(publishing: seq) {
         case .inMemory(let line): return line
-        case .onDisk(let archive, let epoch): return archive.line(publishing: seq, of: epoch).map { ByteBuffer(bytes: $0) }
+        case .onDisk(let archive, let epoch): return archive.line(publishing: seq, of: epoch)
         case nil: return nil
         }
     }
@@ -152,7 +155,7 @@ struct ChangesetHistory {
     /// more than ``cacheBytes``; the newest stays.
     private mutating func trim() {
         while self.lines.count > self.capacity || (self.lines.count > 1 && self.bytes > self.cacheBytes) {
-            self.bytes -= self.lines.removeFirst().readableBytes
+            self.bytes -= self.lines.removeFirst().count
         }
         if let newestSeq = self.newestSeq, newestSeq >= UInt64(self.capacity) {
             // One version leaves the kept range per append; a resize filters them all.

@@ -96,8 +96,8 @@ final class WatchFeed: Sendable {
 
     /// Makes a tracker's publication live and wakes every subscriber.
     func publish(_ publication: WatchPublication) {
-        // Copies happen before the lock: a changeset line may be large.
-        let line = publication.changesetLine.map { ByteBuffer(bytes: $0) }
+        // The tracker's line itself, shared with the state store, not copied (issue 19).
+        let line = publication.changesetLine
         // Computed by the tracker while a version 1 client follows the watch (and carried by
         // the line); one that subscribes meanwhile gets it on demand (``next(after:digestVersion:)``).
         let v1Digest = publication.version?.computedV1Digest
@@ -178,7 +178,7 @@ final class WatchFeed: Sendable {
             state.history = state.history.emptied(epoch: version.epoch)
             for (offset, line) in changesets.enumerated() {
                 state.history.append(
-                    ByteBuffer(bytes: line), seq: version.seq - UInt64(changesets.count - 1 - offset),
+                    line, seq: version.seq - UInt64(changesets.count - 1 - offset),
                     v1Digest: ServerMessage.carriedV1Digest(in: line))
             }
             if let newest = changesets.last, ServerMessage.carriedV1Digest(in: newest) != nil {
@@ -301,12 +301,13 @@ final class WatchFeed: Sendable {
 
     /// What a subscriber should send next, given how far it got.
     enum Next {
-        /// The changeset line publishing the `seq` asked for, shared with the watch's history.
-        case changeset(ByteBuffer)
+        /// The changeset line publishing the `seq` asked for, shared with the watch's history
+        /// (and the state store): the subscriber sends it in parts, or a copy of its own.
+        case changeset([UInt8])
         /// The changeset line publishing the `seq` asked for, a copy for this subscriber alone
         /// (read back from disk, or given its version 1 digest): its bytes count against the
         /// client-buffer budget until written.
-        case archivedChangeset(ByteBuffer)
+        case archivedChangeset([UInt8])
         /// The changesets after the subscriber's position are gone from the ring: send a fresh
         /// snapshot of this version.
         case snapshot(WatchVersion)
@@ -359,7 +360,7 @@ final class WatchFeed: Sendable {
         // Read outside the lock: an older changeset, evicted from memory, read back from the
         // log. Gone meanwhile (the log was trimmed), the subscriber resynchronises.
         guard let line = archive.line(publishing: position.nextSeq, of: epoch) else { return .snapshot(current) }
-        return .archivedChangeset(ByteBuffer(bytes: line))
+        return .archivedChangeset(line)
     }
 
     /// ``next(after:digestVersion:)`` for a subscriber that speaks version 1: each changeset line
@@ -372,7 +373,7 @@ final class WatchFeed: Sendable {
     /// snapshot, as when history was trimmed.
     private func nextForVersion1(after position: Position) -> Next {
         let next = self.next(after: position)
-        let line: ByteBuffer
+        let line: [UInt8]
         switch next {
         case .changeset(let kept), .archivedChangeset(let kept): line = kept
         case .snapshot, .awaitingV1Digest, .status, .upToDate: return next
@@ -387,8 +388,8 @@ final class WatchFeed: Sendable {
             self.state.withLock { $0.history.noteV1Digest(computed, seq: position.nextSeq) }
             v1Digest = computed
         }
-        guard let copy = ServerMessage.version1Line(of: Array(line.readableBytesView), v1Digest: v1Digest) else { return .snapshot(current) }
-        return .archivedChangeset(ByteBuffer(bytes: copy))
+        guard let copy = ServerMessage.version1Line(of: line, v1Digest: v1Digest) else { return .snapshot(current) }
+        return .archivedChangeset(copy)
     }
 
     /// Computes `version`'s version 1 digest (O(*n*), once per version, shared by every version 1

@@ -12,15 +12,15 @@ import NIOCore
 /// to learn that the line goes in parts, until it is asked for; a part never sent — the
 /// subscription ended first — is released when the last reference goes.
 final class ChangesetPartsInFlight {
-    private let line: ByteBuffer
+    private let line: [UInt8]
     private var cutter: ChangesetParts.Cutter
     private var held: Int
     private let budget: (any BufferBudget)?
 
     /// The parts of `line` when it is over `bound` bytes and can be cut; `nil` when it goes whole.
-    init?(line: ByteBuffer, bound: Int, budget: (any BufferBudget)?) {
-        guard line.readableBytes > bound else { return nil }
-        guard let cutter = Self.withBytes(of: line, { ChangesetParts.Cutter($0, targetSize: bound) }) else { return nil }
+    init?(line: [UInt8], bound: Int, budget: (any BufferBudget)?) {
+        guard line.count > bound else { return nil }
+        guard let cutter = line.withUnsafeBufferPointer({ ChangesetParts.Cutter($0, targetSize: bound) }) else { return nil }
         self.line = line
         self.cutter = cutter
         self.held = cutter.heldByteCount
@@ -32,11 +32,7 @@ final class ChangesetPartsInFlight {
     func nextPart() -> ByteBuffer? {
         self.budget?.release(self.held)
         self.held = 0
-        return Self.withBytes(of: self.line) { self.cutter.nextPart(of: $0) }.map { ByteBuffer(bytes: $0) }
-    }
-
-    private static func withBytes<Result>(of line: ByteBuffer, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        line.withUnsafeReadableBytes { body($0.assumingMemoryBound(to: UInt8.self)) }
+        return self.line.withUnsafeBufferPointer { self.cutter.nextPart(of: $0) }.map { ByteBuffer(bytes: $0) }
     }
 
     deinit {

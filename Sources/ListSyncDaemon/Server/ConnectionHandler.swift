@@ -302,7 +302,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                     context.write(Self.wrapOutboundOut(line), promise: nil)
                     continue
                 }
-                // A line read back from disk for this connection alone is its own buffer.
+                // A line copied for this connection alone (a changeset line or part) is its own buffer.
                 let bytes = line.readableBytes
                 let mailbox = self.mailbox
                 mailbox.noteReplyBytes(bytes)

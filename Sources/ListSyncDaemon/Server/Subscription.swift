@@ -81,8 +81,9 @@ struct Subscription {
     }
 
     /// The next line to write, whether the subscription ends after it (the watch was removed),
-    /// and whether the line is this subscription's own copy (read back from disk), which counts
-    /// against the client-buffer budget until written; `nil` when there is nothing to send now.
+    /// and whether the line is this subscription's own copy (a changeset line or a part of one),
+    /// which counts against the client-buffer budget until written; `nil` when there is nothing
+    /// to send now.
     mutating func nextLine() -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
         switch self.phase {
         case .awaitingV1Digest(let version, let then):
@@ -107,14 +108,11 @@ struct Subscription {
             return (part, false, true)
         case .streaming(var position):
             switch self.feed.next(after: position, digestVersion: self.digestVersion) {
-            case .changeset(let line):
+            case .changeset(let line), .archivedChangeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
-                return self.inParts(line, then: position) ?? (line, false, false)
-            case .archivedChangeset(let line):
-                position.nextSeq += 1
-                self.phase = .streaming(position)
-                return self.inParts(line, then: position) ?? (line, false, true)
+                // A line that goes whole is written from a copy of its own, counted until written.
+                return self.inParts(line, then: position) ?? (ByteBuffer(bytes: line), false, true)
             case .snapshot(let version):
                 self.phase = self.snapshot(of: version, statusGeneration: position.statusGeneration)
                 return self.nextLine()
@@ -134,7 +132,7 @@ struct Subscription {
     /// A changeset line over the chunk size to a version 2 connection: its first part, then the
     /// rest from ``Phase/sendingParts(_:then:)``; `nil` when the line goes whole (version 1, or
     /// within the bound).
-    private mutating func inParts(_ line: ByteBuffer, then: WatchFeed.Position) -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
+    private mutating func inParts(_ line: [UInt8], then: WatchFeed.Position) -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
         guard self.digestVersion == .v2, let parts = ChangesetPartsInFlight(line: line, bound: self.chunkSize, budget: self.budget) else {
             return nil
         }

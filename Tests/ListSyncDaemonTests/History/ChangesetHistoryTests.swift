@@ -1,11 +1,10 @@
 import ListSyncProtocol
-import NIOCore
 import Testing
 @testable import ListSyncDaemon
 
 @Suite struct ChangesetHistoryTests {
-    static func line(_ seq: UInt64) -> ByteBuffer {
-        ByteBuffer(string: "changeset \(seq)\n")
+    static func line(_ seq: UInt64) -> [UInt8] {
+        Array("changeset \(seq)\n".utf8)
     }
 
     @Test func keepsTheNewestChangesetsUpToItsCapacity() {
@@ -41,7 +40,7 @@ import Testing
         let line = Self.line(1)
         history.append(line, seq: 1)
         let kept = history.line(publishing: 1)
-        #expect(kept?.withUnsafeReadableBytes { $0.baseAddress } == line.withUnsafeReadableBytes { $0.baseAddress })
+        #expect(kept?.withUnsafeBufferPointer { $0.baseAddress } == line.withUnsafeBufferPointer { $0.baseAddress })
     }
 }
 
@@ -52,7 +51,7 @@ import Testing
     static func history(_ seqs: ClosedRange<UInt64>?, capacity: Int = 100) -> ChangesetHistory {
         var history = ChangesetHistory(capacity: capacity)
         for seq in seqs.map(Array.init) ?? [] {
-            history.append(ByteBuffer(string: "\(seq)"), seq: seq)
+            history.append(Array("\(seq)".utf8), seq: seq)
         }
         return history
     }
@@ -89,8 +88,8 @@ import Testing
 }
 
 @Suite struct ChangesetHistoryByteBoundTests {
-    static func line(_ seq: UInt64, bytes: Int) -> ByteBuffer {
-        ByteBuffer(string: String(repeating: "x", count: bytes))
+    static func line(_ seq: UInt64, bytes: Int) -> [UInt8] {
+        Array(repeating: UInt8(ascii: "x"), count: bytes)
     }
 
     /// Memory never holds more than its byte bound, but for the newest line, which stays however
@@ -101,7 +100,7 @@ import Testing
         for (offset, size) in sizes.enumerated() {
             history.append(Self.line(UInt64(offset + 1), bytes: size), seq: UInt64(offset + 1))
             #expect(history.bytes <= 1000 || history.count == 1, "after \(offset + 1): \(history.bytes) bytes in \(history.count) lines")
-            #expect(history.line(publishing: UInt64(offset + 1))?.readableBytes == size, "the newest is kept")
+            #expect(history.line(publishing: UInt64(offset + 1))?.count == size, "the newest is kept")
         }
         // 900 + 100 fit; 200 more would not.
         #expect(history.count == 2 && history.oldestSeq == 8)
@@ -121,17 +120,37 @@ import Testing
         for seq in UInt64(1)...6 {
             let line = Array(String(repeating: "\(seq)", count: 100).utf8)
             try store.save(try WatchStateStoreTests.version(Int(seq), seq: seq, epoch: epoch), changeset: line, watch: watch)
-            history.append(ByteBuffer(bytes: line), seq: seq)
+            history.append(line, seq: seq)
             try store.settleLog()
         }
         #expect(history.count == 2, "memory holds 2 lines of 100 bytes")
         #expect(history.oldestSeq == 1)
         for seq in UInt64(1)...6 {
-            #expect(history.line(publishing: seq) == ByteBuffer(bytes: Array(String(repeating: "\(seq)", count: 100).utf8)))
+            #expect(history.line(publishing: seq) == Array(String(repeating: "\(seq)", count: 100).utf8))
         }
         if case .onDisk = history.kept(publishing: 1) {} else { Issue.record("seq 1 is not read from disk") }
         // Another epoch's archive serves nothing.
         let other = ChangesetHistory(capacity: 100, cacheBytes: 250, epoch: Epoch(rawValue: 10), archive: store.archive)
         #expect(other.line(publishing: 1) == nil)
+    }
+}
+
+/// The feed keeps the tracker's changeset line itself, the array the state store holds as its
+/// live version's changeset, not a copy of it (issue 19: a change of every row makes a line of
+/// several times the file, which was held twice).
+@Suite struct WatchFeedLineSharingTests {
+    @Test func theHistorysLineIsThePublishedArray() throws {
+        let feed = WatchFeed(
+            watch: WatchConfiguration(name: "w", path: "/w.csv", format: .csv, key: ["id"]), epoch: EmbeddedConnection.epoch, historyLength: 10)
+        feed.finishRestoring()
+        var publisher = Publisher(feed: feed)
+        publisher.publish(ids: [1, 2])
+        let published = try #require(publisher.publish(ids: [1, 2, 3])?.changesetLine)
+        guard case .changeset(let kept) = feed.next(after: WatchFeed.Position(nextSeq: 1)) else {
+            Issue.record("no changeset after seq 0")
+            return
+        }
+        #expect(kept == published)
+        #expect(kept.withUnsafeBufferPointer { $0.baseAddress } == published.withUnsafeBufferPointer { $0.baseAddress })
     }
 }
