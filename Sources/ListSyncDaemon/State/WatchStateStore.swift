@@ -863,6 +863,10 @@ struct WatchStateStore: Sendable {
             log.appended(seq: seq, count: record.count)
         }
         self.log = nil
+        // The log is rewritten when the last one is in doubt, which a watch's state directory
+        // removed from under the daemon also causes: the directory comes back first, or no save
+        // would ever get past the log (a save settles the log before it writes its version).
+        try StateFile.createDirectory(self.directory)
         try log.write(
             to: self.logPath, header: header, copying: kept, then: record.map { [$0] } ?? [], limit: self.historyMaxBytes,
             kind: "log-rewrite", crashPoints: self.crashPoints)
