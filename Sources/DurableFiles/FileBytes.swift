@@ -13,23 +13,30 @@ import Darwin
 /// watcher's read (``FileSnapshot``), the list reader and the state store all take the bytes in
 /// this form. Bytes read whole are one piece, and cost what an array costs.
 ///
-/// The value is immutable: it holds its storage arrays, which nothing writes while any piece of
-/// them is held (`Array`'s copy on write guarantees it for every writer;
-/// ``RecycledArray/isUniquelyReferenced(_:)`` says no while a piece is held).
+/// The value is immutable: it holds its storage (``Storage``), arrays, which nothing writes while
+/// any piece of them is held (`Array`'s copy on write guarantees it for every writer;
+/// ``RecycledArray/isUniquelyReferenced(_:)`` says no while a piece is held), or read-only
+/// mappings of file regions, which their files' writer must leave as they are while mapped
+/// (``MappedFileRegion``).
 ///
 /// Equality and hashing are those of the bytes, whatever their pieces.
 public struct FileBytes: Sendable {
-    /// One stretch of the bytes: a range of a storage array.
+    /// One stretch of the bytes: a range of a storage, an array or a mapped file region.
     public struct Piece: Sendable {
-        /// The array whose bytes these are (shared, never written while held).
-        public let storage: [UInt8]
+        /// The storage whose bytes these are (shared, never written while held).
+        public let storage: Storage
         /// Which of its bytes.
         public let range: Range<Int>
 
-        public init(storage: [UInt8], range: Range<Int>) {
+        public init(storage: Storage, range: Range<Int>) {
             precondition(range.lowerBound >= 0 && range.upperBound <= storage.count, "a piece beyond its storage")
             self.storage = storage
             self.range = range
+        }
+
+        /// A range of `storage`, an array.
+        public init(storage: [UInt8], range: Range<Int>) {
+            self.init(storage: .array(storage), range: range)
         }
 
         /// The piece's bytes, in place.
@@ -57,6 +64,11 @@ public struct FileBytes: Sendable {
         self.init(pieces: [Piece(storage: bytes, range: 0..<bytes.count)])
     }
 
+    /// The bytes of a mapped file region, as one piece: no copy, nothing resident until read.
+    public init(mapped region: MappedFileRegion) {
+        self.init(pieces: [Piece(storage: .mapped(region), range: 0..<region.count)])
+    }
+
     /// The bytes of `pieces` one after the other; empty pieces are left out.
     public init(pieces: some Sequence<Piece>) {
         var kept: [Piece] = []
@@ -80,25 +92,24 @@ public struct FileBytes: Sendable {
     /// The bytes as one array: the storage itself when it is one piece covering a whole array
     /// (O(1)), a copy otherwise (O(*n*)).
     public var array: [UInt8] {
-        if pieces.count == 1, pieces[0].range == 0..<pieces[0].storage.count {
-            return pieces[0].storage
+        if pieces.count == 1, pieces[0].range == 0..<pieces[0].storage.count, let whole = pieces[0].storage.array {
+            return whole
         }
         var array: [UInt8] = []
         array.reserveCapacity(count)
         for piece in pieces {
-            array += piece.storage[piece.range]
+            piece.withUnsafeBufferPointer { array += $0 }
         }
         return array
     }
 
-    /// The bytes of every array the pieces hold, each counted once: what holding these bytes
-    /// costs in memory (at least ``count``; more when a piece keeps a larger array alive).
+    /// The bytes of every storage the pieces hold, each counted once: what holding these bytes
+    /// keeps alive (at least ``count``; more when a piece keeps a larger array or mapping alive).
     public var storageByteCount: Int {
         var seen = Set<UInt>()
         var total = 0
         for piece in pieces {
-            let address = piece.storage.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-            if seen.insert(address).inserted {
+            if seen.insert(piece.storage.address).inserted {
                 total += piece.storage.capacity
             }
         }
@@ -125,8 +136,7 @@ public struct FileBytes: Sendable {
     /// The byte at `offset`. O(log pieces).
     public subscript(offset: Int) -> UInt8 {
         let index = pieceIndex(containing: offset)
-        let piece = pieces[index]
-        return piece.storage[piece.range.lowerBound + offset - starts[index]]
+        return pieces[index].withUnsafeBufferPointer { $0[offset - starts[index]] }
     }
 
     /// The bytes in `range`, sharing this value's storage. O(pieces).

@@ -245,7 +245,7 @@ public struct IncrementalListReader: Sendable {
     private static func retiredArray(_ previous: FileBytes, after bytes: FileBytes) -> [UInt8] {
         let whole = wholeArray(previous)
         let address = whole.withUnsafeBufferPointer { $0.baseAddress }
-        guard address != nil, !bytes.pieces.contains(where: { $0.storage.withUnsafeBufferPointer { $0.baseAddress } == address }) else { return [] }
+        guard address != nil, !bytes.pieces.contains(where: { $0.storage.address == UInt(bitPattern: address) }) else { return [] }
         return whole
     }
 
@@ -253,7 +253,7 @@ public struct IncrementalListReader: Sendable {
     /// version into), else none.
     private static func wholeArray(_ bytes: FileBytes) -> [UInt8] {
         guard bytes.pieces.count == 1, bytes.pieces[0].range == 0..<bytes.pieces[0].storage.count else { return [] }
-        return bytes.pieces[0].storage
+        return bytes.pieces[0].storage.array ?? []
     }
 
     // MARK: Memory
