@@ -125,6 +125,15 @@ struct WatchStateStore: Sendable {
     /// them in): what the next version's ``ByteDelta`` is computed against, and what a full
     /// checkpoint writes.
     private var liveBytes: FileBytes?
+    /// Whether the live version's bytes are mapped from the state files once saved
+    /// (``mappedLiveBytes``, see `WatchStateStore+MappedBytes.swift`); `false`: nothing is mapped.
+    var mapsSavedBytes = false
+    /// The live version's bytes as read-only mappings of the slot or journal records that hold
+    /// them, when ``mapsSavedBytes`` and they could be mapped; `nil` otherwise.
+    var mappedLiveBytes: FileBytes?
+    /// Whether each slot's file may be mapped (by ``mappedLiveBytes`` or a holder of its bytes):
+    /// it is then written again as a new file (``unlinkMappedSlot(_:)``), never in place.
+    var mappedSlots = [false, false]
     /// The generation of the next slot written.
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
@@ -177,6 +186,7 @@ struct WatchStateStore: Sendable {
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.liveBytes = nil
+        self.mappedLiveBytes = nil
         self.journal = nil
         self.newestSlot = nil
         self.slotCursors = [nil, nil]
@@ -292,6 +302,7 @@ struct WatchStateStore: Sendable {
         }
         self.live = saved
         self.liveBytes = version.list.fileBytes
+        self.mappedLiveBytes = nil
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
@@ -475,6 +486,7 @@ struct WatchStateStore: Sendable {
         guard self.stagesCheckpoints else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
+        try self.unlinkMappedSlot(self.targetSlot)
         let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
     }
@@ -565,6 +577,7 @@ struct WatchStateStore: Sendable {
                     record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count),
                     deferringFlush: self.publishesBeforeSync, kind: "deltas", crashPoints: self.crashPoints)
                 self.pendingSync = unflushed.map { PendingSync(cursor: saved.cursor, file: $0, kind: "deltas") }
+                self.mapJournalRecord(entry, recordCount: record.count, journal: journal, after: self.mappedLiveBytes)
                 self.journal = journal
                 self.live = saved
                 self.liveBytes = bytes
@@ -603,6 +616,7 @@ struct WatchStateStore: Sendable {
             let leading = Checkpoint.leadingParts(of: bytes)
             // Overwriting starts here: the slot no longer holds its version.
             self.forgetSlot(slot)
+            try self.unlinkMappedSlot(slot)
             (overwrite, checksum) = (try StateFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
         }
         self.forgetSlot(slot)
@@ -617,6 +631,7 @@ struct WatchStateStore: Sendable {
         self.slotCursors[slot] = saved.cursor
         self.live = saved
         self.liveBytes = bytes
+        self.mapSlot(slot, byteCount: bytes.count)
         return checkpoint
     }
 
@@ -876,6 +891,7 @@ struct WatchStateStore: Sendable {
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.liveBytes = nil
+        self.mappedLiveBytes = nil
         self.journal = nil
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false
