@@ -59,6 +59,16 @@ public struct IncrementalListReader: Sendable {
 
     private(set) var memory: Memory?
 
+    /// Keeps `bytes` as the last read's bytes in place of those it read, which must be the same
+    /// bytes held otherwise (``ParsedList/holding(_:)``); nothing when it remembers no read of
+    /// that length.
+    public mutating func hold(_ bytes: FileBytes) {
+        guard var memory = self.memory, memory.fileLength == bytes.count else { return }
+        self.memory = nil
+        memory.source = bytes
+        self.memory = memory
+    }
+
     /// What a read did: how much of the file it parsed.
     public struct Statistics: Hashable, Sendable {
         /// Whether it kept chunks of the previous version (false: it parsed every chunk).

@@ -89,6 +89,8 @@ final class RunningDaemon: Sendable {
         // state on disk, memory holds the whole (byte-bounded) history.
         let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
         store.restoredBytes = cacheBytes
+        // Issue 19: saved versions are held as mappings of the state files (nothing without state).
+        store.mapsSavedBytes = store.isPersistent
         let pool = self.pool
         let version1Clients = store.isPersistent ? store.version1Clients : nil
         let feed = WatchFeed(

@@ -131,6 +131,10 @@ struct WatchStateStore: Sendable {
     /// The live version's bytes as read-only mappings of the slot or journal records that hold
     /// them, when ``mapsSavedBytes`` and they could be mapped; `nil` otherwise.
     var mappedLiveBytes: FileBytes?
+    /// ``mappedLiveBytes`` when `cursor` is the live version's.
+    func mappedLiveBytes(of cursor: Cursor) -> FileBytes? {
+        self.live?.cursor == cursor ? self.mappedLiveBytes : nil
+    }
     /// Whether each slot's file may be mapped (by ``mappedLiveBytes`` or a holder of its bytes):
     /// it is then written again as a new file (``unlinkMappedSlot(_:)``), never in place.
     var mappedSlots = [false, false]
@@ -580,7 +584,7 @@ struct WatchStateStore: Sendable {
                 self.mapJournalRecord(entry, recordCount: record.count, journal: journal, after: self.mappedLiveBytes)
                 self.journal = journal
                 self.live = saved
-                self.liveBytes = bytes
+                self.liveBytes = self.mappedLiveBytes ?? bytes
                 self.crashPoints.reach("published")
                 return
             }
@@ -630,8 +634,8 @@ struct WatchStateStore: Sendable {
         self.newestSlot = slot
         self.slotCursors[slot] = saved.cursor
         self.live = saved
-        self.liveBytes = bytes
         self.mapSlot(slot, byteCount: bytes.count)
+        self.liveBytes = self.mappedLiveBytes ?? bytes
         return checkpoint
     }
 
