@@ -191,7 +191,8 @@ public struct FileBytes: Sendable {
 
 extension FileBytes: Equatable {
     /// Whether both hold the same bytes. O(*n*) `memcmp` at worst; stretches at the same address
-    /// (pieces that share storage, however each side is cut) are not compared.
+    /// (pieces that share storage, however each side is cut) are not compared. Mapped pieces are
+    /// compared a stretch at a time, their pages let go of as it goes.
     public static func == (lhs: FileBytes, rhs: FileBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var left = 0
@@ -201,7 +202,12 @@ extension FileBytes: Equatable {
         while left < lhs.pieces.count, right < rhs.pieces.count {
             let a = lhs.pieces[left]
             let b = rhs.pieces[right]
-            let length = min(a.range.count - leftOffset, b.range.count - rightOffset)
+            let aRegion = a.storage.mappedRegion
+            let bRegion = b.storage.mappedRegion
+            // A mapped piece a stretch at a time, its pages let go of once compared: comparing a
+            // version held as mappings must not make it resident whole (issue 19).
+            let stretch = aRegion == nil && bRegion == nil ? Int.max : FileBytes.mappedStretchLength
+            let length = min(a.range.count - leftOffset, b.range.count - rightOffset, stretch)
             // Stretches at the same address (pieces that share storage) are equal uncompared.
             let equal = a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
@@ -209,6 +215,8 @@ extension FileBytes: Equatable {
                     return aBase + leftOffset == bBase + rightOffset || memcmp(aBase + leftOffset, bBase + rightOffset, length) == 0
                 }
             }
+            aRegion?.releasePages(in: (a.range.lowerBound + leftOffset)..<(a.range.lowerBound + leftOffset + length))
+            bRegion?.releasePages(in: (b.range.lowerBound + rightOffset)..<(b.range.lowerBound + rightOffset + length))
             guard equal else { return false }
             leftOffset += length
             rightOffset += length

@@ -65,6 +65,21 @@ public final class MappedFileRegion: @unchecked Sendable {
         #endif
     }
 
+    /// Lets the pages that hold bytes `range` of the region go from the resident set (as
+    /// ``releasePages()``, for the pages around them too): for a reader that goes through a large
+    /// region once, a stretch at a time, so that no more than a stretch stays resident.
+    public func releasePages(in range: Range<Int>) {
+        #if os(Linux)
+        guard !range.isEmpty, let base = self.mapping.baseAddress, let start = self.buffer.baseAddress else { return }
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = UnsafeRawPointer(start) + range.lowerBound - UnsafeRawPointer(base)
+        let lower = first - first % pageSize
+        let upper = min(self.mapping.count, (first + range.count + pageSize - 1) / pageSize * pageSize)
+        guard upper > lower else { return }
+        _ = madvise(base + lower, upper - lower, MADV_DONTNEED)
+        #endif
+    }
+
     deinit {
         munmap(self.mapping.baseAddress, self.mapping.count)
     }

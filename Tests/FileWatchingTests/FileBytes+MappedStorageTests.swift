@@ -67,6 +67,66 @@ struct FileBytesMappedStorageTests {
         #expect(mapped == FileBytes(Array(old[100..<9_100])))
     }
 
+    /// A mapped version larger than a stretch (``FileBytes/mappedStretchLength``), in pieces
+    /// with arrays between them, is checksummed and written a stretch at a time: the same
+    /// checksum and the same file as from one array, and its pages let go of as it goes.
+    @Test func stretchesOfALargeMappingChecksumAndWriteAsTheArray() throws {
+        let scratch = try ScratchDirectory(prefix: "fbmap")
+        var generator = SplitMix(seed: 77)
+        let count = 2 * FileBytes.mappedStretchLength + 12_345
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try FileContent.write(bytes: [1, 2, 3] + bytes, to: scratch.path("slot"))
+        let region = try MappedFileRegion(path: scratch.path("slot"), offset: 3, count: count)
+        let mapped = FileBytes(mapped: region)
+        let cut = count / 3
+        let mixed = mapped[0..<cut] + FileBytes(Array(bytes[cut..<(cut + 100)])) + mapped[(cut + 100)..<count]
+        var starts: [Int] = []
+        mixed.forEachStretch { start, stretch in
+            #expect(stretch.count <= FileBytes.mappedStretchLength)
+            #expect(Array(stretch) == Array(bytes[start..<(start + stretch.count)]), "the stretch at \(start)")
+            starts.append(start)
+        }
+        #expect(starts.count >= 4 && starts.first == 0)
+        // Read whole, the mapping's pages are resident; let go of, they are not; gone through a
+        // stretch at a time, at most about a stretch stays.
+        #expect(mapped.array == bytes)
+        #expect(try Self.residentBytes(of: region) >= count - 4096)
+        mapped.releaseMappedPages()
+        #expect(try Self.residentBytes(of: region) == 0)
+        _ = ChecksummedRecord.checksum(of: mapped)
+        #expect(try Self.residentBytes(of: region) <= 2 * 4096)
+        for value in [mapped, mixed] {
+            // Compared a stretch at a time: equal to the array, unequal wherever a byte differs.
+            #expect(value == FileBytes(bytes))
+            for offset in [0, FileBytes.mappedStretchLength - 1, FileBytes.mappedStretchLength, count - 1] {
+                var other = bytes
+                other[offset] &+= 1
+                #expect(value != FileBytes(other), "byte \(offset) changed")
+            }
+            #expect(ChecksummedRecord.checksum(of: value) == ChecksummedRecord.checksum(of: bytes[...]))
+            let path = scratch.path("written")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            #expect(descriptor >= 0)
+            try FileDescriptorIO.writeAll(value, to: descriptor)
+            close(descriptor)
+            let written = try MappedFileRegion(path: path, count: count)
+            #expect(Array(written.buffer) == bytes)
+        }
+    }
+
+    /// The bytes of `region`'s mapping resident in this process (`Rss` in `/proc/self/smaps`).
+    static func residentBytes(of region: MappedFileRegion) throws -> Int {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let address = Int(bitPattern: region.buffer.baseAddress) / pageSize * pageSize
+        let start = String(address, radix: 16) + "-"
+        let lines = try FileContent.read("/proc/self/smaps").split(separator: "\n")
+        guard let header = lines.firstIndex(where: { $0.hasPrefix(start) }),
+            let rss = lines[header...].first(where: { $0.hasPrefix("Rss:") }),
+            let kilobytes = Int(rss.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw TestFailure("no mapping at \(start) in /proc/self/smaps") }
+        return kilobytes * 1024
+    }
+
     /// A region that cannot be mapped (no such file) is an error, not a crash.
     @Test func aMissingFileIsAnError() throws {
         let scratch = try ScratchDirectory(prefix: "fbmap")
