@@ -19,8 +19,9 @@ import DurableFiles
 /// another program (an operator's mistake) would make a read of a mapped page past its new end
 /// fail with `SIGBUS`, as for any program that maps files.
 ///
-/// Only when ``mapsSavedBytes`` is set; otherwise nothing is mapped and the slots are
-/// overwritten in place as before.
+/// Only when ``mapsSavedBytes`` is set (the daemon sets it for a watch whose state is saved,
+/// unless `LISTSYNCD_MAP_SAVED_BYTES=0`, ``mappingSwitch``); otherwise nothing is mapped and the
+/// slots are overwritten in place as before.
 extension WatchStateStore {
     /// The `count` bytes of the file at `path` from `offset`, mapped; `nil` when they cannot be
     /// (no address space): the version's bytes then stay as they are held.

@@ -84,6 +84,9 @@ struct WatchStateStore: Sendable {
     let isPersistent: Bool
     /// The environment variable that turns saving off, for benchmarks only.
     static let benchmarkSwitch = "LISTSYNCD_BENCHMARK_NO_STATE"
+    /// The environment variable that, set to `0`, keeps saved versions in memory rather than as
+    /// mappings of the state files (``mapsSavedBytes``, issue 19): for benchmarks that compare.
+    static let mappingSwitch = "LISTSYNCD_MAP_SAVED_BYTES"
     /// The most changesets the log keeps.
     var historyLength: Int
     /// The most bytes the log's changesets take (`history_max_mib`); the newest one is kept

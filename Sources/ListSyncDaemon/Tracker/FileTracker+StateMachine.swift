@@ -308,8 +308,9 @@ extension FileTracker {
             if let shared {
                 return shared.prefix == bytes.count && bytes.count == lastGood.list.fileBytes.count
             }
-            // (Bytes in pieces are compared as they are.)
-            guard self.readerFollowsLastGood, let reader = self.reader, bytes.isContiguous else { return true }
+            // (Bytes in pieces are compared as they are; so are mapped ones — read as an array
+            // they would be copied whole, and the comparison of the same mapping is O(1).)
+            guard self.readerFollowsLastGood, let reader = self.reader, bytes.isContiguous, !bytes.holdsMappings else { return true }
             return reader.mayBePreviousBytes(bytes.array, hashes: hashes)
         }
 

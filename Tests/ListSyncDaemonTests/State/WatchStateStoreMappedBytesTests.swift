@@ -1,6 +1,7 @@
 import DurableFiles
 import ListFormats
 import ListSyncProtocol
+import ListSyncTestSupport
 import Testing
 @testable import ListSyncDaemon
 
@@ -62,5 +63,21 @@ struct WatchStateStoreMappedBytesTests {
         #expect(held.count >= 5)
         let (restored, _) = try WatchStateStoreTests.restored(from: mapping, historyLength: 1000)
         #expect(restored.list.bytes == (try WatchStateStoreFileBytesTests.version(70, epoch: epoch)).list.bytes)
+    }
+
+    /// A delta against a mapped version larger than a stretch (compared a stretch at a time,
+    /// its pages let go of) is the delta against the same bytes in an array, wherever they differ.
+    @Test func aDeltaFromAMappedVersionIsTheDeltaFromItsBytes() throws {
+        let scratch = try ScratchDirectory()
+        var generator = DeltaReplayTests.Generator(state: 31)
+        let count = 2 * FileBytes.mappedStretchLength + 999
+        let old = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try FileContent.write(bytes: old, to: scratch.path("slot"))
+        let mapped = FileBytes(mapped: try MappedFileRegion(path: scratch.path("slot"), count: count))
+        for (start, end) in [(10, 20), (FileBytes.mappedStretchLength - 5, FileBytes.mappedStretchLength + 5), (count - 3, count)] {
+            var new = old
+            new.replaceSubrange(start..<end, with: [UInt8](repeating: 0, count: 7))
+            #expect(ByteDelta(from: mapped, to: FileBytes(new)) == ByteDelta(from: old, to: new), "changed \(start)..<\(end)")
+        }
     }
 }
