@@ -13,23 +13,30 @@ import Darwin
 /// watcher's read (``FileSnapshot``), the list reader and the state store all take the bytes in
 /// this form. Bytes read whole are one piece, and cost what an array costs.
 ///
-/// The value is immutable: it holds its storage arrays, which nothing writes while any piece of
-/// them is held (`Array`'s copy on write guarantees it for every writer;
-/// ``RecycledArray/isUniquelyReferenced(_:)`` says no while a piece is held).
+/// The value is immutable: it holds its storage (``Storage``), arrays, which nothing writes while
+/// any piece of them is held (`Array`'s copy on write guarantees it for every writer;
+/// ``RecycledArray/isUniquelyReferenced(_:)`` says no while a piece is held), or read-only
+/// mappings of file regions, which their files' writer must leave as they are while mapped
+/// (``MappedFileRegion``).
 ///
 /// Equality and hashing are those of the bytes, whatever their pieces.
 public struct FileBytes: Sendable {
-    /// One stretch of the bytes: a range of a storage array.
+    /// One stretch of the bytes: a range of a storage, an array or a mapped file region.
     public struct Piece: Sendable {
-        /// The array whose bytes these are (shared, never written while held).
-        public let storage: [UInt8]
+        /// The storage whose bytes these are (shared, never written while held).
+        public let storage: Storage
         /// Which of its bytes.
         public let range: Range<Int>
 
-        public init(storage: [UInt8], range: Range<Int>) {
+        public init(storage: Storage, range: Range<Int>) {
             precondition(range.lowerBound >= 0 && range.upperBound <= storage.count, "a piece beyond its storage")
             self.storage = storage
             self.range = range
+        }
+
+        /// A range of `storage`, an array.
+        public init(storage: [UInt8], range: Range<Int>) {
+            self.init(storage: .array(storage), range: range)
         }
 
         /// The piece's bytes, in place.
@@ -57,6 +64,11 @@ public struct FileBytes: Sendable {
         self.init(pieces: [Piece(storage: bytes, range: 0..<bytes.count)])
     }
 
+    /// The bytes of a mapped file region, as one piece: no copy, nothing resident until read.
+    public init(mapped region: MappedFileRegion) {
+        self.init(pieces: [Piece(storage: .mapped(region), range: 0..<region.count)])
+    }
+
     /// The bytes of `pieces` one after the other; empty pieces are left out.
     public init(pieces: some Sequence<Piece>) {
         let kept = pieces.filter { !$0.range.isEmpty }
@@ -72,25 +84,24 @@ public struct FileBytes: Sendable {
     /// The bytes as one array: the storage itself when it is one piece covering a whole array
     /// (O(1)), a copy otherwise (O(*n*)).
     public var array: [UInt8] {
-        if pieces.count == 1, pieces[0].range == 0..<pieces[0].storage.count {
-            return pieces[0].storage
+        if pieces.count == 1, pieces[0].range == 0..<pieces[0].storage.count, let whole = pieces[0].storage.array {
+            return whole
         }
         var array: [UInt8] = []
         array.reserveCapacity(count)
         for piece in pieces {
-            array += piece.storage[piece.range]
+            piece.withUnsafeBufferPointer { array += $0 }
         }
         return array
     }
 
-    /// The bytes of every array the pieces hold, each counted once: what holding these bytes
-    /// costs in memory (at least ``count``; more when a piece keeps a larger array alive).
+    /// The bytes of every storage the pieces hold, each counted once: what holding these bytes
+    /// keeps alive (at least ``count``; more when a piece keeps a larger array or mapping alive).
     public var storageByteCount: Int {
         var seen = Set<UInt>()
         var total = 0
         for piece in pieces {
-            let address = piece.storage.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-            if seen.insert(address).inserted {
+            if seen.insert(piece.storage.address).inserted {
                 total += piece.storage.capacity
             }
         }
@@ -110,8 +121,7 @@ public struct FileBytes: Sendable {
     /// The byte at `offset`. O(log pieces).
     public subscript(offset: Int) -> UInt8 {
         let index = pieceIndex(containing: offset)
-        let piece = pieces[index]
-        return piece.storage[piece.range.lowerBound + offset - offsets.starts[index]]
+        return pieces[index].withUnsafeBufferPointer { $0[offset - offsets.starts[index]] }
     }
 
     /// The bytes in `range`, sharing this value's storage. O(pieces).
@@ -158,7 +168,8 @@ public struct FileBytes: Sendable {
 
 extension FileBytes: Equatable {
     /// Whether both hold the same bytes. O(*n*) `memcmp` at worst; stretches at the same address
-    /// (pieces that share storage, however each side is cut) are not compared.
+    /// (pieces that share storage, however each side is cut) are not compared. Mapped pieces are
+    /// compared a stretch at a time, their pages let go of as it goes.
     public static func == (lhs: FileBytes, rhs: FileBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var left = 0
@@ -168,7 +179,12 @@ extension FileBytes: Equatable {
         while left < lhs.pieces.count, right < rhs.pieces.count {
             let a = lhs.pieces[left]
             let b = rhs.pieces[right]
-            let length = min(a.range.count - leftOffset, b.range.count - rightOffset)
+            let aRegion = a.storage.mappedRegion
+            let bRegion = b.storage.mappedRegion
+            // A mapped piece a stretch at a time, its pages let go of once compared: comparing a
+            // version held as mappings must not make it resident whole (issue 19).
+            let stretch = aRegion == nil && bRegion == nil ? Int.max : FileBytes.mappedStretchLength
+            let length = min(a.range.count - leftOffset, b.range.count - rightOffset, stretch)
             // Stretches at the same address (pieces that share storage) are equal uncompared.
             let equal = a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
@@ -176,6 +192,8 @@ extension FileBytes: Equatable {
                     return aBase + leftOffset == bBase + rightOffset || memcmp(aBase + leftOffset, bBase + rightOffset, length) == 0
                 }
             }
+            aRegion?.releasePages(in: (a.range.lowerBound + leftOffset)..<(a.range.lowerBound + leftOffset + length))
+            bRegion?.releasePages(in: (b.range.lowerBound + rightOffset)..<(b.range.lowerBound + rightOffset + length))
             guard equal else { return false }
             leftOffset += length
             rightOffset += length

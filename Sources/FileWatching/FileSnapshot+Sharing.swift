@@ -90,7 +90,15 @@ extension FileSnapshot {
         // The start, forward: how many bytes are equal at the same offsets.
         var equalStart = 0
         let startLimit = min(size, previousCount)
+        // Pages of `previous` held as mappings (issue 19) are let go of a few MiB at a time once
+        // compared: comparing must not make the whole version resident.
+        var releasedStart = 0
+        defer { previous.releaseMappedPages(in: releasedStart..<equalStart) }
         while equalStart < startLimit {
+            if equalStart - releasedStart >= FileBytes.mappedStretchLength {
+                previous.releaseMappedPages(in: releasedStart..<equalStart)
+                releasedStart = equalStart
+            }
             let piece = UnsafeMutableRawBufferPointer(rebasing: window[..<min(window.count, startLimit - equalStart)])
             switch read(into: piece, from: descriptor, at: equalStart) {
             case .failure(let error): return .failure(error)
@@ -108,7 +116,13 @@ extension FileSnapshot {
         // not reaching into the shared start.
         var equalEnd = 0
         let endLimit = min(previousCount, size - prefix)
+        var releasedEnd = 0
+        defer { previous.releaseMappedPages(in: (previousCount - equalEnd)..<(previousCount - releasedEnd)) }
         while equalEnd < endLimit {
+            if equalEnd - releasedEnd >= FileBytes.mappedStretchLength {
+                previous.releaseMappedPages(in: (previousCount - equalEnd)..<(previousCount - releasedEnd))
+                releasedEnd = equalEnd
+            }
             let piece = UnsafeMutableRawBufferPointer(rebasing: window[..<min(window.count, endLimit - equalEnd)])
             switch read(into: piece, from: descriptor, at: size - equalEnd - piece.count) {
             case .failure(let error): return .failure(error)

@@ -34,7 +34,14 @@ extension FileSnapshot {
         guard let pieceBase = piece.baseAddress else { return nil }
         var offset = 0
         var equal = false
+        // Pages of `bytes` held as mappings (issue 19) are let go of a few MiB at a time once compared.
+        var released = 0
+        defer { bytes.releaseMappedPages(in: released..<offset) }
         while true {
+            if offset - released >= FileBytes.mappedStretchLength {
+                bytes.releaseMappedPages(in: released..<offset)
+                released = offset
+            }
             let count = Glibc.read(descriptor, pieceBase, comparedPieceSize)
             if count < 0 {
                 if errno == EINTR { continue }

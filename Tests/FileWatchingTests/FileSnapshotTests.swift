@@ -114,7 +114,7 @@ struct FileSnapshotTests {
         for cut in cuts.dropLast() {
             var changed = copy
             changed[cut] ^= 1
-            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? changed : $0.storage, range: $0.range) })
+            let changedPieces = FileBytes(pieces: pieces.map { FileBytes.Piece(storage: $0.range.contains(cut) ? .array(changed) : $0.storage, range: $0.range) })
             #expect(FileSnapshot.unchanged(atPath: path, identity: identity, bytes: changedPieces) == nil, "byte \(cut) changed")
         }
         // The file written again (same bytes, a new identity), or gone.

@@ -16,10 +16,15 @@ package enum FileContent {
 
     /// Creates or truncates `path` and writes `text` in one go.
     package static func write(_ text: String, to path: String) throws {
+        try self.write(bytes: Array(text.utf8), to: path)
+    }
+
+    /// Creates or truncates `path` and writes `bytes` in one go.
+    package static func write(bytes: [UInt8], to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        try self.append(Array(text.utf8), to: descriptor, path: path)
+        try self.append(bytes, to: descriptor, path: path)
     }
 
     package static func append(_ bytes: some Collection<UInt8>, to descriptor: Int32, path: String) throws {

@@ -59,6 +59,16 @@ public struct IncrementalListReader: Sendable {
 
     private(set) var memory: Memory?
 
+    /// Keeps `bytes` as the last read's bytes in place of those it read, which must be the same
+    /// bytes held otherwise (``ParsedList/holding(_:)``); nothing when it remembers no read of
+    /// that length.
+    public mutating func hold(_ bytes: FileBytes) {
+        guard var memory = self.memory, memory.fileLength == bytes.count else { return }
+        self.memory = nil
+        memory.source = bytes
+        self.memory = memory
+    }
+
     /// What a read did: how much of the file it parsed.
     public struct Statistics: Hashable, Sendable {
         /// Whether it kept chunks of the previous version (false: it parsed every chunk).
@@ -247,7 +257,7 @@ public struct IncrementalListReader: Sendable {
     private static func retiredArray(_ previous: FileBytes, after bytes: FileBytes) -> [UInt8] {
         let whole = wholeArray(previous)
         let address = whole.withUnsafeBufferPointer { $0.baseAddress }
-        guard address != nil, !bytes.pieces.contains(where: { $0.storage.withUnsafeBufferPointer { $0.baseAddress } == address }) else { return [] }
+        guard address != nil, !bytes.pieces.contains(where: { $0.storage.address == UInt(bitPattern: address) }) else { return [] }
         return whole
     }
 
@@ -265,7 +275,7 @@ public struct IncrementalListReader: Sendable {
     /// version into), else none.
     private static func wholeArray(_ bytes: FileBytes) -> [UInt8] {
         guard bytes.pieces.count == 1, bytes.pieces[0].range == 0..<bytes.pieces[0].storage.count else { return [] }
-        return bytes.pieces[0].storage
+        return bytes.pieces[0].storage.array ?? []
     }
 
     // MARK: Memory

@@ -79,7 +79,7 @@ public struct ListReader: Sendable {
         let source = try FileLoader.withOpenFile(path) { descriptor, status throws(ListFormatError) -> ListSource in
             let size = Int(status.st_size)
             guard size <= limit else { throw .fileTooLarge(size: size, limit: limit) }
-            if status.st_mode & S_IFMT == S_IFREG, size > 0, let mapping = FileMapping(descriptor: descriptor, count: size) {
+            if status.st_mode & S_IFMT == S_IFREG, size > 0, let mapping = try? MappedFileRegion(descriptor: descriptor, count: size, populate: true) {
                 return .mapped(mapping)
             }
             return .bytes(FileBytes(try FileLoader.contents(of: descriptor, size: size, path: path)))

@@ -83,6 +83,14 @@ public struct ParsedList: Sendable {
         storage.source.fileBytes
     }
 
+    /// The same list over `bytes`, which must be the same bytes as ``fileBytes`` (the records are
+    /// ranges of them), held otherwise: issue 19's daemon swaps a saved version's bytes in memory
+    /// for mappings of the state files that hold them. O(1): the records are shared.
+    public func holding(_ bytes: FileBytes) -> ParsedList {
+        precondition(bytes.count == storage.source.count, "other bytes than the list's")
+        return ParsedList(format: format, schema: schema, layout: layout, report: report, storage: ListStorage(source: .bytes(bytes), encoding: storage.encoding))
+    }
+
     /// The line and column of a byte offset, such as a record's
     /// ``ListRecord/byteOffset``. O(offset); for many positions use
     /// ``makeLocator()``.

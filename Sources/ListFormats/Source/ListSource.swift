@@ -15,7 +15,7 @@ enum ListSource: Sendable {
     /// version's storage and the changed one as a new array (issue 19).
     case bytes(FileBytes)
     /// The file's pages in the page cache, mapped.
-    case mapped(FileMapping)
+    case mapped(MappedFileRegion)
 
     /// How many bytes there are.
     var count: Int {
@@ -58,8 +58,8 @@ enum ListSource: Sendable {
             let index = bytes.pieceIndex(containing: range.lowerBound)
             let piece = bytes.pieces[index]
             let lower = piece.range.lowerBound + range.lowerBound - bytes.start(ofPiece: index)
-            guard lower + range.count <= piece.range.upperBound else { return ArraySlice(bytes[range].array) }
-            return piece.storage[lower..<(lower + range.count)]
+            guard lower + range.count <= piece.range.upperBound, let array = piece.storage.array else { return ArraySlice(bytes[range].array) }
+            return array[lower..<(lower + range.count)]
         case .mapped(let mapping):
             return ArraySlice(mapping.buffer[range])
         }
@@ -74,37 +74,11 @@ enum ListSource: Sendable {
         }
     }
 
-    /// The bytes as ``FileBytes``: those held (O(1)), or a copy of a mapping's.
+    /// The bytes as ``FileBytes``: those held, or the mapping as one piece (O(1), no copy).
     var fileBytes: FileBytes {
         switch self {
         case .bytes(let bytes): bytes
-        case .mapped(let mapping): FileBytes(Array(mapping.buffer))
+        case .mapped(let mapping): FileBytes(mapped: mapping)
         }
-    }
-}
-
-/// A whole regular file mapped read-only (`MAP_PRIVATE`, populated at once), unmapped when the
-/// last list that reads from it goes.
-///
-/// The pages are the page cache's: nothing is zeroed or copied, which for a 100 MB file is
-/// most of what reading it into a fresh array costs (`listsync diff`). A file truncated by
-/// another program while it is mapped makes reading past its new end fail with `SIGBUS`, so
-/// only a one-shot reader of files that are replaced, not rewritten in place, should map them.
-final class FileMapping: @unchecked Sendable {
-    /// The mapped bytes; never written (`PROT_READ`).
-    let buffer: UnsafeBufferPointer<UInt8>
-
-    var count: Int { buffer.count }
-
-    /// Maps `count` (> 0) bytes of the open file `descriptor` from its start; `nil` with
-    /// `errno` set when the file cannot be mapped (not a regular file, no memory).
-    init?(descriptor: Int32, count: Int) {
-        let address = mmap(nil, count, PROT_READ, MAP_PRIVATE | MAP_POPULATE, descriptor, 0)
-        guard let address, address != MAP_FAILED else { return nil }
-        self.buffer = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: count)
-    }
-
-    deinit {
-        munmap(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count)
     }
 }

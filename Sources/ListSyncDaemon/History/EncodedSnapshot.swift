@@ -37,6 +37,8 @@ final class EncodedSnapshot: Sendable {
         var bytes = 0
         /// The bytes of the chunks kept (encoded, not yet taken by every reader).
         var heldBytes = 0
+        /// The bytes encoded since the version's mapped pages were last let go.
+        var encodedSinceRelease = 0
 
         /// Releases the chunks that no reader will take again (all of them when no reader is
         /// left); returns their bytes.
@@ -55,6 +57,8 @@ final class EncodedSnapshot: Sendable {
     }
 
     private let state: Mutex<State>
+    /// How many bytes of lines are encoded between two releases of the version's mapped pages.
+    static let pageReleaseInterval = 8 << 20
     private let budget: (any BufferBudget)?
 
     /// The snapshot of `version` of `feed`'s watch, with `digest` (the version's, in the
@@ -112,7 +116,7 @@ final class EncodedSnapshot: Sendable {
     ///
     /// - Complexity: O(size of the chunks encoded now); O(1) for a chunk already encoded.
     func chunk(_ index: Int, reader: Int) -> ByteBuffer? {
-        let (chunk, encoded) = self.state.withLock { state -> (ByteBuffer?, Int) in
+        let (chunk, encoded, releasesPages) = self.state.withLock { state -> (ByteBuffer?, Int, Bool) in
             // A released chunk reads as the snapshot's end: a reader must never ask for one.
             assert(index >= state.released && state.readers[reader].map { index >= $0 } ?? true, "chunk \(index) asked for after it was taken or released")
             var encoded = 0
@@ -127,7 +131,15 @@ final class EncodedSnapshot: Sendable {
                 state.readers[reader] = index + 1
             }
             state.releaseTaken()
-            return (chunk, encoded)
+            // Issue 19: the pages of a version mapped from the state files count while read;
+            // let go of them every few MiB of lines and at the end (they are read back if needed).
+            state.encodedSinceRelease += encoded
+            let releasesPages = encoded > 0 && (state.encodedSinceRelease >= Self.pageReleaseInterval || state.chunks.count <= index)
+            if releasesPages { state.encodedSinceRelease = 0 }
+            return (chunk, encoded, releasesPages)
+        }
+        if releasesPages {
+            self.version.list.fileBytes.releaseMappedPages()
         }
         // Outside the lock: charging may cut connections off.
         if encoded > 0 {

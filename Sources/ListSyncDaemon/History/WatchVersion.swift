@@ -1,3 +1,4 @@
+import DurableFiles
 import ListDiff
 import ListFormats
 import ListSyncProtocol
@@ -66,6 +67,19 @@ final class WatchVersion: Sendable {
             self.rowCount = sections.reduce(0) { $0 + $1.elements.count }
         }
         self.unchangedBytes = unchangedBytes.flatMap { $0.previous == previous.cursor ? $0 : nil }
+    }
+
+    /// `version` over `bytes`, the same bytes as its list's held otherwise (issue 19: mapped
+    /// from the state files that saved them, ``ParsedList/holding(_:)``): same cursor, records,
+    /// digests. O(1).
+    init(_ version: WatchVersion, holding bytes: FileBytes) {
+        self.epoch = version.epoch
+        self.seq = version.seq
+        self.list = version.list.holding(bytes)
+        self.tree = version.tree
+        self.rowCount = version.rowCount
+        self.unchangedBytes = version.unchangedBytes
+        self.v1DigestCache.withLock { $0 = version.computedV1Digest }
     }
 
     /// The version 2 digest of the whole list: what the changeset line of the version carries as

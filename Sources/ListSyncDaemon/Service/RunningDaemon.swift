@@ -89,6 +89,9 @@ final class RunningDaemon: Sendable {
         // state on disk, memory holds the whole (byte-bounded) history.
         let cacheBytes = store.isPersistent ? min(historyCacheBytes, historyMaxBytes) : historyMaxBytes
         store.restoredBytes = cacheBytes
+        // Issue 19: saved versions held as mappings of the state files (nothing without state;
+        // `LISTSYNCD_MAP_SAVED_BYTES=0` turns it off, to compare).
+        store.mapsSavedBytes = store.isPersistent && self.environment[WatchStateStore.mappingSwitch] != "0"
         let pool = self.pool
         let version1Clients = store.isPersistent ? store.version1Clients : nil
         let feed = WatchFeed(

@@ -68,7 +68,16 @@ struct ByteDelta: Sendable, Equatable {
             let (aPiece, bPiece) = (a.pieceIndex(containing: x), b.pieceIndex(containing: y))
             let aRoom = fromEnd ? x - a.start(ofPiece: aPiece) + 1 : a.start(ofPiece: aPiece) + a.pieces[aPiece].range.count - x
             let bRoom = fromEnd ? y - b.start(ofPiece: bPiece) + 1 : b.start(ofPiece: bPiece) + b.pieces[bPiece].range.count - y
-            let length = min(aRoom, bRoom, limit - common)
+            // A mapped piece a stretch at a time, its pages let go of once compared (issue 19).
+            let (aRegion, bRegion) = (a.pieces[aPiece].storage.mappedRegion, b.pieces[bPiece].storage.mappedRegion)
+            let stretch = aRegion == nil && bRegion == nil ? Int.max : FileBytes.mappedStretchLength
+            let length = min(aRoom, bRoom, limit - common, stretch)
+            let aLower = a.pieces[aPiece].range.lowerBound + (fromEnd ? x - length + 1 : x) - a.start(ofPiece: aPiece)
+            let bLower = b.pieces[bPiece].range.lowerBound + (fromEnd ? y - length + 1 : y) - b.start(ofPiece: bPiece)
+            defer {
+                aRegion?.releasePages(in: aLower..<(aLower + length))
+                bRegion?.releasePages(in: bLower..<(bLower + length))
+            }
             let equal = a.pieces[aPiece].withUnsafeBufferPointer { aBuffer in
                 b.pieces[bPiece].withUnsafeBufferPointer { bBuffer in
                     // Where the stretch starts in each piece.

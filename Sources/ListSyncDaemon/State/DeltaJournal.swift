@@ -80,17 +80,28 @@ struct DeltaJournal: SequencedRecordFile {
     /// piece by piece.
     static func record(_ entry: Entry) -> FileBytes {
         let version = entry.version
+        var digest = StateWriter(capacity: 40)
+        digest.byteString(version.digest.bytes)
+        return ChecksummedRecord.frame(
+            FileBytes(Self.head(of: entry)) + entry.delta.inserted + Checkpoint.fields(digest, changeset: version.changeset, watch: version.watch))
+    }
+
+    /// The fields of `entry`'s record before its inserted bytes.
+    private static func head(of entry: Entry) -> [UInt8] {
         var head = StateWriter(capacity: 40)
-        head.integer(version.cursor.seq)
+        head.integer(entry.version.cursor.seq)
         head.integer(UInt64(entry.byteCount))
         head.integer(UInt64(entry.delta.prefix))
         head.integer(UInt64(entry.delta.removed))
         // The inserted bytes' length; the bytes follow, as ``StateWriter/byteString(_:)`` lays them out.
         head.integer(UInt64(entry.delta.inserted.count))
-        var digest = StateWriter(capacity: 40)
-        digest.byteString(version.digest.bytes)
-        return ChecksummedRecord.frame(
-            FileBytes(head.bytes) + entry.delta.inserted + Checkpoint.fields(digest, changeset: version.changeset, watch: version.watch))
+        return head.bytes
+    }
+
+    /// Where `entry`'s inserted bytes start in its ``record(_:)``: after the frame's header and
+    /// the fields before them (a version's bytes may be mapped from there, issue 19).
+    static func insertedBytesOffset(of entry: Entry) -> Int {
+        ChecksummedRecord.headerSize + Self.head(of: entry).count
     }
 
     /// How many records follow version `seq`, and the bytes they take.

@@ -84,6 +84,9 @@ struct WatchStateStore: Sendable {
     let isPersistent: Bool
     /// The environment variable that turns saving off, for benchmarks only.
     static let benchmarkSwitch = "LISTSYNCD_BENCHMARK_NO_STATE"
+    /// The environment variable that, set to `0`, keeps saved versions in memory rather than as
+    /// mappings of the state files (``mapsSavedBytes``, issue 19): for benchmarks that compare.
+    static let mappingSwitch = "LISTSYNCD_MAP_SAVED_BYTES"
     /// The most changesets the log keeps.
     var historyLength: Int
     /// The most bytes the log's changesets take (`history_max_mib`); the newest one is kept
@@ -125,6 +128,19 @@ struct WatchStateStore: Sendable {
     /// them in): what the next version's ``ByteDelta`` is computed against, and what a full
     /// checkpoint writes.
     private var liveBytes: FileBytes?
+    /// Whether the live version's bytes are mapped from the state files once saved
+    /// (``mappedLiveBytes``, see `WatchStateStore+MappedBytes.swift`); `false`: nothing is mapped.
+    var mapsSavedBytes = false
+    /// The live version's bytes as read-only mappings of the slot or journal records that hold
+    /// them, when ``mapsSavedBytes`` and they could be mapped; `nil` otherwise.
+    var mappedLiveBytes: FileBytes?
+    /// ``mappedLiveBytes`` when `cursor` is the live version's.
+    func mappedLiveBytes(of cursor: Cursor) -> FileBytes? {
+        self.live?.cursor == cursor ? self.mappedLiveBytes : nil
+    }
+    /// Whether each slot's file may be mapped (by ``mappedLiveBytes`` or a holder of its bytes):
+    /// it is then written again as a new file (``unlinkMappedSlot(_:)``), never in place.
+    var mappedSlots = [false, false]
     /// The generation of the next slot written.
     private var generation: UInt64 = 1
     /// Whether each slot file is known to be in the directory for good (its entry `fsync`ed).
@@ -177,6 +193,7 @@ struct WatchStateStore: Sendable {
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.liveBytes = nil
+        self.mappedLiveBytes = nil
         self.journal = nil
         self.newestSlot = nil
         self.slotCursors = [nil, nil]
@@ -292,6 +309,7 @@ struct WatchStateStore: Sendable {
         }
         self.live = saved
         self.liveBytes = version.list.fileBytes
+        self.mappedLiveBytes = nil
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
@@ -475,6 +493,7 @@ struct WatchStateStore: Sendable {
         guard self.stagesCheckpoints else { return nil }
         try StateFile.createDirectory(self.directory)
         let (parts, checksum) = Checkpoint.leadingParts(of: bytes)
+        try self.unlinkMappedSlot(self.targetSlot)
         let overwrite = try StateFile.Overwrite(of: self.slotPath(self.targetSlot), writing: parts)
         return StagedCheckpoint(slot: self.targetSlot, byteCount: bytes.count, checksum: checksum, overwrite: overwrite)
     }
@@ -565,9 +584,10 @@ struct WatchStateStore: Sendable {
                     record, seq: saved.cursor.seq, to: self.journalPath, limit: DeltaJournal.zeroFilledBytes(forListOf: bytes.count),
                     deferringFlush: self.publishesBeforeSync, kind: "deltas", crashPoints: self.crashPoints)
                 self.pendingSync = unflushed.map { PendingSync(cursor: saved.cursor, file: $0, kind: "deltas") }
+                self.mapJournalRecord(entry, recordCount: record.count, journal: journal, after: self.mappedLiveBytes)
                 self.journal = journal
                 self.live = saved
-                self.liveBytes = bytes
+                self.liveBytes = self.mappedLiveBytes ?? bytes
                 self.crashPoints.reach("published")
                 return
             }
@@ -603,6 +623,7 @@ struct WatchStateStore: Sendable {
             let leading = Checkpoint.leadingParts(of: bytes)
             // Overwriting starts here: the slot no longer holds its version.
             self.forgetSlot(slot)
+            try self.unlinkMappedSlot(slot)
             (overwrite, checksum) = (try StateFile.Overwrite(of: self.slotPath(slot), writing: leading.parts), leading.checksum)
         }
         self.forgetSlot(slot)
@@ -616,7 +637,8 @@ struct WatchStateStore: Sendable {
         self.newestSlot = slot
         self.slotCursors[slot] = saved.cursor
         self.live = saved
-        self.liveBytes = bytes
+        self.mapSlot(slot, byteCount: bytes.count)
+        self.liveBytes = self.mappedLiveBytes ?? bytes
         return checkpoint
     }
 
@@ -880,6 +902,7 @@ struct WatchStateStore: Sendable {
         self.archive.replace(with: nil, at: self.logPath)
         self.live = nil
         self.liveBytes = nil
+        self.mappedLiveBytes = nil
         self.journal = nil
         for slot in 0..<2 where self.slotPath(slot) == damage.path {
             self.durableEntries[slot] = false

@@ -67,6 +67,15 @@ extension FileTracker {
             }
         }
         guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, publishing: nil, published: nil) }
+        var ingestion = ingestion
+        // Issue 19: the version saved is held from here on as mappings of the state files that
+        // hold its bytes (the same bytes), before anyone else takes it; its bytes in memory go
+        // once this save is done with them.
+        if let version = ingestion.publication?.version, let mapped = write.store.mappedLiveBytes(of: version.cursor),
+            let held = ingestion.machine.holdLiveBytes(mapped, of: version.cursor)
+        {
+            ingestion.publication?.version = held
+        }
         var flushed = write
         let release = Release(ingestion)
         if release.savesStateAgain {

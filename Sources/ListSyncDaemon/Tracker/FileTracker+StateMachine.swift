@@ -244,6 +244,21 @@ extension FileTracker {
             return SharingSource(bytes: bytes, boundaries: boundaries, version: lastGood.cursor)
         }
 
+        /// Holds the live version, `cursor`, over `bytes` — the same bytes held otherwise: mapped
+        /// from the state files that saved them (issue 19, ``WatchStateStore/mappedLiveBytes``) —
+        /// and has the reader keep them too when it read that version, so the next read shares
+        /// its ends with them and the bytes in memory go. Returns the version now live; `nil` when
+        /// `cursor` is not live (nothing changes).
+        mutating func holdLiveBytes(_ bytes: FileBytes, of cursor: Cursor) -> WatchVersion? {
+            guard case .live(let version) = self.state, version.cursor == cursor, version.list.fileBytes.count == bytes.count else { return nil }
+            let held = WatchVersion(version, holding: bytes)
+            self.state = .live(held)
+            if self.readerFollowsLastGood {
+                self.reader?.hold(bytes)
+            }
+            return held
+        }
+
         /// The most storage a version of `size` bytes keeps alive before it is compacted
         /// (``compacted(_:)``) or the next read is whole (``sharingSource(options:)``): a quarter
         /// beyond its size, and the slack.
@@ -293,8 +308,9 @@ extension FileTracker {
             if let shared {
                 return shared.prefix == bytes.count && bytes.count == lastGood.list.fileBytes.count
             }
-            // (Bytes in pieces are compared as they are.)
-            guard self.readerFollowsLastGood, let reader = self.reader, bytes.isContiguous else { return true }
+            // (Bytes in pieces are compared as they are; so are mapped ones — read as an array
+            // they would be copied whole, and the comparison of the same mapping is O(1).)
+            guard self.readerFollowsLastGood, let reader = self.reader, bytes.isContiguous, !bytes.holdsMappings else { return true }
             return reader.mayBePreviousBytes(bytes.array, hashes: hashes)
         }
 

@@ -1,0 +1,60 @@
+import Glibc
+import ListFormats
+import ListSyncTestSupport
+import Testing
+
+extension EndToEndTests {
+    /// Issue 19: once a version is saved, the daemon holds its bytes as read-only mappings of the
+    /// watch's state files (a checkpoint slot, the delta journal's records) rather than in
+    /// anonymous memory. Over one-row saves of a 1 MB list and now and then a change of a third of
+    /// it — each followed by a full checkpoint, which writes a slot other versions' bytes were
+    /// mapped from again — the daemon maps its state files, and after every save `listsync
+    /// snapshot` prints the file and the mirror holds it.
+    @Suite struct MappedVersions {
+        /// The lines of the daemon's `/proc/PID/maps` that map a file under `directory`.
+        static func mappings(of pid: pid_t, under directory: String) throws -> [String] {
+            try FileContent.read("/proc/\(pid)/maps").split(separator: "\n").map(String.init).filter { $0.contains(directory + "/") }
+        }
+
+        @Test func savedVersionsAreServedFromTheStateFiles() async throws {
+            let harness = try DaemonHarness()
+            let file = harness.path("list.csv")
+            func row(_ index: Int, version: Int = 0) -> String { "SKU\(index),item \(index),\(index % 997).\(version)" }
+            var rows = (0..<40_000).map { row($0) }
+            func text() -> String { "sku,name,price\n" + rows.map { $0 + "\n" }.joined() }
+            try FileOperations.write(text(), to: file)
+            try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\nkey = [\"sku\"]"])
+            try await harness.startDaemon()
+            let mirror = EndToEndTests.Persistence.StormClient(
+                ["mirror", "list", "--socket", harness.socketPath, "--output", harness.path("list.json")], logPath: harness.path("list.mirror.log"))
+            try mirror.start()
+            var random = SplitMix(seed: 23)
+            var mappedSlots = Set<String>()
+            for step in 0..<24 {
+                if step % 6 == 5 {
+                    // A third of the rows: its journal record outweighs a quarter of the list, so a
+                    // full checkpoint follows, over the slot older versions were mapped from.
+                    let start = Int.random(in: 0..<(rows.count - 14_000), using: &random)
+                    for index in start..<(start + 14_000) { rows[index] = row(index, version: step + 1) }
+                } else {
+                    let edited = Int.random(in: 0..<rows.count, using: &random)
+                    rows[edited] = row(edited, version: step + 1)
+                }
+                try EndToEndTests.Subscribers.save(text(), to: file)
+                try #require(
+                    try await SharingReads.converged(harness, "list", file: file, options: SharingReads.options, mirror: harness.path("list.json")),
+                    "step \(step)\n\(harness.log.suffix(2000))\n\(mirror.log.suffix(1000))")
+                let pid = try #require(harness.daemon?.pid)
+                let mapped = try Self.mappings(of: pid, under: harness.path("state"))
+                #expect(!mapped.isEmpty, "step \(step): no state file is mapped")
+                for line in mapped {
+                    if let name = line.split(separator: "/").last, name.hasPrefix("checkpoint.") { mappedSlots.insert(String(name)) }
+                }
+            }
+            // Full checkpoints wrote both slots, and versions were mapped from each.
+            #expect(mappedSlots.contains { $0.hasPrefix("checkpoint.0") } && mappedSlots.contains { $0.hasPrefix("checkpoint.1") }, "\(mappedSlots)")
+            try await mirror.kill()
+            #expect(try await harness.stopDaemon() == 0)
+        }
+    }
+}
