@@ -92,7 +92,8 @@ let package = Package(
         // AF_UNIX addresses and a plain blocking client socket: the daemon's socket file and
         // sd_notify, and the clients below NIO (the latency benchmark, the tests' protocol client).
         .target(name: "UnixSockets", dependencies: ["DurableFiles"]),
-        // sync_file_range(2), which Swift's Glibc module hides.
+        // sync_file_range(2), which Swift's Glibc module hides, and a SIGBUS handler that says
+        // what the bus error was before the process ends.
         .target(name: "CFileSync"),
         .target(
             name: "ListSyncDaemon",

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import ListSyncDaemon
 
 // `listsyncd`'s entry point (ListSyncDaemonCommand). Not an async main: that parks the main
 // thread in dispatch_main(), which ends it with pthread_exit(), whose forced unwind of the main
@@ -12,6 +13,8 @@ import Musl
 // here until the command ends the process: exit status 0 when it returns, its own status when
 // it fails (ArgumentParser exits). Signals are the ServiceLifecycle's (dispatch sources).
 ListSyncDaemonCommand.setUpMalloc()
+// A state file cut short under its mapping ends the process with SIGBUS: say so in the log first.
+StateFileBusErrors.report()
 Task.detached {
     await ListSyncDaemonCommand.main(nil)
     exit(EXIT_SUCCESS)

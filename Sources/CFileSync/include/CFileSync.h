@@ -12,4 +12,11 @@ int listsync_start_writeback(int fd);
 /// the bytes copied, or -1 with `errno` (`EXDEV`, `ENOSYS`, `EINVAL`… where it cannot copy).
 long listsync_copy_file_range(int in_fd, long long *in_offset, int out_fd, unsigned long count);
 
+/// Makes a SIGBUS write, before it ends the process as it would have, one line to standard
+/// error that says what it was: for an address past the end of a mapped file (`BUS_ADRERR`),
+/// that another process cut short a file the daemon had mapped — its state files, which it maps
+/// to serve saved versions (issue 19), and which nothing else may write or truncate. Without it
+/// the daemon vanishes with no word in its log. Returns 0, or -1 with `errno`.
+int listsync_report_bus_errors(void);
+
 #endif
