@@ -17,10 +17,16 @@ struct WatchStateStoreMappedRestoreTests {
         !bytes.pieces.isEmpty && bytes.pieces.allSatisfy { $0.storage.mappedRegion != nil }
     }
 
-    /// A store of the scratch directory's watch, restarted: what it restored, and the store.
-    static func restart(_ scratch: ScratchDirectory, mapping: Bool) throws -> (version: WatchVersion, store: WatchStateStore) {
+    /// The store of the scratch directory's watch, mapping its saved versions or not.
+    static func store(in scratch: ScratchDirectory, mapping: Bool) -> WatchStateStore {
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
         store.mapsSavedBytes = mapping
+        return store
+    }
+
+    /// A store of the scratch directory's watch, restarted: what it restored, and the store.
+    static func restart(_ scratch: ScratchDirectory, mapping: Bool) throws -> (version: WatchVersion, store: WatchStateStore) {
+        var store = Self.store(in: scratch, mapping: mapping)
         guard case .restored(let version, _, _) = store.restore(for: WatchStateStoreTests.watch).restoration else {
             throw TestFailure(description: "nothing restored")
         }
@@ -31,8 +37,7 @@ struct WatchStateStoreMappedRestoreTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 29)
         let watch = WatchStateStoreTests.watch
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
-        store.mapsSavedBytes = true
+        var store = Self.store(in: scratch, mapping: true)
         var splicedRestores = 0
         var restoresAfterACheckpoint = 0
         for number in 0...60 {
@@ -76,8 +81,7 @@ struct WatchStateStoreMappedRestoreTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 31)
         let watch = WatchStateStoreTests.watch
-        var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
-        store.mapsSavedBytes = true
+        var store = Self.store(in: scratch, mapping: true)
         let versions = try (0...4).map { try WatchStateStoreFileBytesTests.version($0, epoch: epoch) }
         for (number, version) in versions.enumerated() {
             let changeset = number == 0 ? nil : Array("changeset \(number)".utf8)
