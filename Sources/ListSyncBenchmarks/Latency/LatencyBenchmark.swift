@@ -173,19 +173,37 @@ struct LatencyBenchmark {
 
     /// From starting the daemon to serving a `rows`-row watch of a file in `format`, `runs` times:
     /// the first start reads the file; each restart (after SIGTERM) restores the saved state,
-    /// then reads the file.
-    func measureRestart(rows: Int, runs: Int, format: LatencyFile.Format = .csv) async throws -> (first: Duration, restarts: [Duration]) {
+    /// then reads the file. Also, per restart, the daemon's resident memory once it serves the
+    /// watch (`VmRSS`) and its peak so far (`VmHWM`: the restore's), and the file's size (issue 19:
+    /// a restored version held as mappings of the state files).
+    func measureRestart(rows: Int, runs: Int, format: LatencyFile.Format = .csv) async throws -> RestartResult {
         let scratch = try self.scratchDirectory("restart-\(rows)")
         let file = try LatencyFile(url: scratch.appendingPathComponent("products.\(format.fileExtension)"), rows: rows, format: format)
         var starts: [Duration] = []
+        var memory: [(resident: Int, peak: Int)] = []
         for _ in 0...runs {
             let daemon = try await LatencyDaemon(
                 binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
                 format: format, publishBeforeSync: self.publishesBeforeSync)
             starts.append(daemon.startup)
+            memory.append((try daemon.residentMemory, try daemon.peakMemory))
             daemon.stop()
         }
-        return (starts[0], Array(starts.dropFirst()))
+        return RestartResult(first: starts[0], restarts: Array(starts.dropFirst()), memory: Array(memory.dropFirst()), fileSize: file.size)
+    }
+
+    /// What ``measureRestart(rows:runs:format:)`` measured.
+    struct RestartResult {
+        var first: Duration
+        var restarts: [Duration]
+        /// Per restart: `VmRSS` once the watch is served and `VmHWM`, in bytes.
+        var memory: [(resident: Int, peak: Int)]
+        var fileSize: Int
+
+        /// The median of `values` (the upper one of an even count); `nil` when there are none.
+        static func median(_ values: [Int]) -> Int? {
+            values.isEmpty ? nil : values.sorted()[values.count / 2]
+        }
     }
 
     /// `subscribers` plain-socket subscribers on one watch of `rows` rows, `edits` edits.
@@ -280,14 +298,20 @@ struct LatencyBenchmark {
     }
 
     /// `rows` says the file's format too (`1000000 NDJSON`).
-    static func restartTable(_ results: [(state: String, rows: String, first: Duration, restarts: [Duration])]) -> Table {
+    static func restartTable(_ results: [(state: String, rows: String, result: RestartResult)]) -> Table {
         Table(
-            header: ["rows", "state", "first start → served", "restart → served p50", "restart → served max", "bar"],
-            rows: results.map { result in
+            header: [
+                "rows", "state", "first start → served", "restart → served p50", "restart → served max", "RSS once served after a restart / file (median)",
+                "peak RSS restoring / file (median)", "bar",
+            ],
+            rows: results.map { row in
+                let result = row.result
                 let restarts = LatencySamples(result.restarts)
                 return [
-                    result.rows, result.state, result.first.milliseconds, restarts.p50.milliseconds, restarts.max.milliseconds,
-                    result.state == "saved" ? "restart ≤ 1500 ms" : "—",
+                    row.rows, row.state, result.first.milliseconds, restarts.p50.milliseconds, restarts.max.milliseconds,
+                    Self.relative(RestartResult.median(result.memory.map(\.resident)), to: result.fileSize),
+                    Self.relative(RestartResult.median(result.memory.map(\.peak)), to: result.fileSize),
+                    row.state == "saved" ? "restart ≤ 1500 ms" : "—",
                 ]
             })
     }

@@ -19,7 +19,9 @@ extension ListSyncBenchmarks {
                 outside the clock, as a careful writer does). \
                 A daemon that reads a complete file renamed over the watched one at once (issue 19 item 5) \
                 waits no settle delay for these renames: its "− settle" columns go below zero. The restart workload \
-                times a daemon start with a large watch, first and with its state saved. The append workload \
+                times a daemon start with a large watch, first and with its state saved, and reads the \
+                restarted daemon's resident memory once it serves the watch and its peak (VmRSS, VmHWM: \
+                medians of the restarts, over the file's size). The append workload \
                 appends --appended-rows rows to the --large-rows file in place (O_APPEND, one write, close; \
                 the clock starts before the open) --large-edits times: the daemon waits its settle delay \
                 after the close. The fan-out \
@@ -128,7 +130,7 @@ extension ListSyncBenchmarks {
             benchmark.renamesApart = self.renameApart
             benchmark.pauseBeforeEdit = .milliseconds(self.pauseMs)
             var results: [LatencyBenchmark.Result] = []
-            var restarts: [(state: String, rows: String, first: Duration, restarts: [Duration])] = []
+            var restarts: [(state: String, rows: String, result: LatencyBenchmark.RestartResult)] = []
             let largeFormat = self.largeFormat.label
             for state in self.state {
                 benchmark.persistent = state != "none"
@@ -154,8 +156,8 @@ extension ListSyncBenchmarks {
                 }
                 if self.workload.contains("restart") {
                     print("- restart, \(self.largeRows) rows \(largeFormat), state \(state): \(self.restarts) restarts")
-                    let (first, times) = try await benchmark.measureRestart(rows: self.largeRows, runs: self.restarts, format: self.largeFormat)
-                    restarts.append((state, "\(self.largeRows) \(largeFormat)", first, times))
+                    let result = try await benchmark.measureRestart(rows: self.largeRows, runs: self.restarts, format: self.largeFormat)
+                    restarts.append((state, "\(self.largeRows) \(largeFormat)", result))
                 }
             }
             benchmark.persistent = true

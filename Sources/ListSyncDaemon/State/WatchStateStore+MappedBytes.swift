@@ -19,6 +19,9 @@ import DurableFiles
 /// another program (an operator's mistake) would make a read of a mapped page past its new end
 /// fail with `SIGBUS`, as for any program that maps files.
 ///
+/// At a restore, the restored version is mapped the same way (``mappedRestoredBytes(slot:slotByteCount:replayed:byteCount:)``):
+/// the newest slot's bytes region, with the journal's records replayed over it.
+///
 /// Only when ``mapsSavedBytes`` is set (the daemon sets it for a watch whose state is saved,
 /// unless `LISTSYNCD_MAP_SAVED_BYTES=0`, ``mappingSwitch``); otherwise nothing is mapped and the
 /// slots are overwritten in place as before.
@@ -43,15 +46,56 @@ extension WatchStateStore {
     /// none now either).
     mutating func mapJournalRecord(_ entry: DeltaJournal.Entry, recordCount: Int, journal: DeltaJournal, after previous: FileBytes?) {
         guard self.mapsSavedBytes else { return }
-        let delta = entry.delta
-        guard let previous, previous.count == entry.byteCount - delta.inserted.count + delta.removed,
-            let inserted = Self.mappedBytes(
-                of: self.journalPath, offset: journal.size - recordCount + DeltaJournal.insertedBytesOffset(of: entry), count: delta.inserted.count)
-        else {
-            self.mappedLiveBytes = nil
-            return
+        let record = JournalSplice(entry, recordStart: journal.size - recordCount)
+        self.mappedLiveBytes = previous.flatMap { previous in
+            previous.count == entry.byteCount - record.inserted.count + record.removed ? self.mappedBytes(splicing: record, into: previous) : nil
         }
-        self.mappedLiveBytes = previous[0..<delta.prefix] + inserted + previous[(delta.prefix + delta.removed)..<previous.count]
+    }
+
+    /// What mapping the version a journal record makes takes of the record: its delta's prefix
+    /// and removed count, and where its inserted bytes lie in the journal file — not the bytes.
+    struct JournalSplice: Sendable {
+        var prefix: Int
+        var removed: Int
+        var inserted: Range<Int>
+
+        /// The splice of `entry`, whose record starts at `recordStart` in the journal file.
+        init(_ entry: DeltaJournal.Entry, recordStart: Int) {
+            let start = recordStart + DeltaJournal.insertedBytesOffset(of: entry)
+            self.prefix = entry.delta.prefix
+            self.removed = entry.delta.removed
+            self.inserted = start..<(start + entry.delta.inserted.count)
+        }
+    }
+
+    /// The bytes of the version `record` makes from `previous` (the version before's, mapped):
+    /// `previous`'s bytes before the delta's prefix, the record's inserted bytes mapped where
+    /// they lie in the journal, then `previous`'s after the removed ones — the bytes the
+    /// record's replay gives. `nil` when the delta reaches past `previous` or the record
+    /// cannot be mapped.
+    func mappedBytes(splicing record: JournalSplice, into previous: FileBytes) -> FileBytes? {
+        guard record.prefix >= 0, record.removed >= 0, record.prefix <= previous.count - record.removed,
+            let inserted = Self.mappedBytes(of: self.journalPath, offset: record.inserted.lowerBound, count: record.inserted.count)
+        else { return nil }
+        return previous[0..<record.prefix] + inserted + previous[(record.prefix + record.removed)..<previous.count]
+    }
+
+    /// The bytes of the version a restore rebuilds, `byteCount` long, mapped: slot `slot`'s
+    /// `slotByteCount` bytes, with the journal's records after the slot's version (`replayed`,
+    /// oldest first) spliced in as each record's replay splices them — so a restarted daemon
+    /// holds its restored version as the daemon that saved it did. `nil` when not
+    /// ``mapsSavedBytes`` or they cannot be mapped. The slot is then written again as a new
+    /// file (``unlinkMappedSlot(_:)``); the journal is only appended to, after these records,
+    /// or replaced by a rename.
+    mutating func mappedRestoredBytes(slot: Int, slotByteCount: Int, replayed: [JournalSplice], byteCount: Int) -> FileBytes? {
+        guard self.mapsSavedBytes else { return nil }
+        self.mappedSlots[slot] = true
+        guard var bytes = Self.mappedBytes(of: self.slotPath(slot), offset: Checkpoint.bytesOffset, count: slotByteCount) else { return nil }
+        for record in replayed {
+            guard let next = self.mappedBytes(splicing: record, into: bytes) else { return nil }
+            bytes = next
+        }
+        return bytes.count == byteCount ? bytes : nil
     }
 
     /// Unlinks slot `slot`'s file when this store has mapped it, before the slot is written

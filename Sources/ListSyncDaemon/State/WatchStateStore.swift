@@ -268,8 +268,9 @@ struct WatchStateStore: Sendable {
         // The versions saved since the slot's, replayed from the journal.
         let saved: SavedVersion
         let bytes: [UInt8]
+        let replayed: [JournalSplice]
         do throws(StateDamage) {
-            (saved, bytes) = try self.replayJournal(after: checkpoint.saved, bytes: slotBytes)
+            (saved, bytes, replayed) = try self.replayJournal(after: checkpoint.saved, bytes: slotBytes)
         } catch {
             return (self.damaged(error), setAside)
         }
@@ -301,15 +302,20 @@ struct WatchStateStore: Sendable {
         let kept = self.keptInMemory(changesets)
         changesets = []
         logFile = nil
-        let version: WatchVersion
+        var version: WatchVersion
         do throws(StateDamage.Reason) {
             version = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
         } catch {
             return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
         self.live = saved
+        // Issue 19: held from here on as mappings of the slot and journal records it was rebuilt
+        // from (the same bytes), as after a save; its bytes in memory go with this restore.
+        self.mappedLiveBytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count)
+        if let mapped = self.mappedLiveBytes {
+            version = WatchVersion(version, holding: mapped)
+        }
         self.liveBytes = version.list.fileBytes
-        self.mappedLiveBytes = nil
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
         try? self.settleLog(writingCheckpoint: false)
@@ -441,27 +447,32 @@ struct WatchStateStore: Sendable {
     /// from `bytes` (the slot's); the slot's own when the journal holds nothing after it (or is
     /// of another epoch, or ends before it: left from before the slot was written, and replaced
     /// at the next settle). A torn last record is cut off (its version was never published).
-    private mutating func replayJournal(after slot: SavedVersion, bytes: [UInt8]) throws(StateDamage) -> (SavedVersion, [UInt8]) {
+    /// Also the records replayed, as their mapped bytes are spliced in (``JournalSplice``).
+    private mutating func replayJournal(
+        after slot: SavedVersion, bytes: [UInt8]
+    ) throws(StateDamage) -> (SavedVersion, [UInt8], [JournalSplice]) {
         let path = self.journalPath
         do throws(StateDamage.Reason) {
-            guard let file = try Self.read(path) else { return (slot, bytes) }
+            guard let file = try Self.read(path) else { return (slot, bytes, []) }
             let (journal, entries) = try DeltaJournal.decode(file, name: self.name)
-            guard journal.epoch == slot.cursor.epoch, journal.lastSeq >= slot.cursor.seq else { return (slot, bytes) }
+            guard journal.epoch == slot.cursor.epoch, journal.lastSeq >= slot.cursor.seq else { return (slot, bytes, []) }
             guard journal.baseSeq <= slot.cursor.seq else {
                 throw .inconsistent("the journal starts at version \(journal.baseSeq), after the newest readable checkpoint's \(slot.cursor.seq)")
             }
             var replay = DeltaReplay(base: bytes)
             var saved = slot
-            for entry in entries where entry.version.cursor.seq > slot.cursor.seq {
+            var replayed: [JournalSplice] = []
+            for (index, entry) in entries.enumerated() where entry.version.cursor.seq > slot.cursor.seq {
                 guard replay.apply(entry.delta), replay.count == entry.byteCount else {
                     throw .inconsistent("the journal's version \(entry.version.cursor.seq) does not apply to the version before it")
                 }
                 saved = entry.version
+                replayed.append(JournalSplice(entry, recordStart: index == 0 ? journal.headerEnd : journal.records[index - 1].end))
             }
             var kept = journal
             try Self.cutTornTail(of: &kept, file: file, at: path)
             self.journal = kept
-            return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes())
+            return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes(), replayed)
         } catch {
             throw StateDamage(path: path, reason: error)
         }

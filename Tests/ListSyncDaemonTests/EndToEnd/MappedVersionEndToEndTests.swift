@@ -16,18 +16,30 @@ extension EndToEndTests {
             try FileContent.read("/proc/\(pid)/maps").split(separator: "\n").map(String.init).filter { $0.contains(directory + "/") }
         }
 
-        @Test func savedVersionsAreServedFromTheStateFiles() async throws {
+        /// Row `index` of the tests' CSV list (`sku,name,price`), as edit `version` leaves it.
+        static func row(_ index: Int, version: Int = 0) -> String { "SKU\(index),item \(index),\(index % 997).\(version)" }
+
+        /// The CSV text of `rows`.
+        static func text(_ rows: [String]) -> String { "sku,name,price\n" + rows.map { $0 + "\n" }.joined() }
+
+        /// A daemon watching `list.csv`, written with `rows`, as `list` keyed by `sku`, with its
+        /// state saved, and a `listsync mirror` of it to `list.json`: both started.
+        static func startWatch(of rows: [String]) async throws -> (harness: DaemonHarness, file: String, mirror: EndToEndTests.Persistence.StormClient) {
             let harness = try DaemonHarness()
             let file = harness.path("list.csv")
-            func row(_ index: Int, version: Int = 0) -> String { "SKU\(index),item \(index),\(index % 997).\(version)" }
-            var rows = (0..<40_000).map { row($0) }
-            func text() -> String { "sku,name,price\n" + rows.map { $0 + "\n" }.joined() }
-            try FileOperations.write(text(), to: file)
+            try FileOperations.write(Self.text(rows), to: file)
             try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\nkey = [\"sku\"]"])
             try await harness.startDaemon()
             let mirror = EndToEndTests.Persistence.StormClient(
                 ["mirror", "list", "--socket", harness.socketPath, "--output", harness.path("list.json")], logPath: harness.path("list.mirror.log"))
             try mirror.start()
+            return (harness, file, mirror)
+        }
+
+        @Test func savedVersionsAreServedFromTheStateFiles() async throws {
+            var rows = (0..<40_000).map { Self.row($0) }
+            func text() -> String { Self.text(rows) }
+            let (harness, file, mirror) = try await Self.startWatch(of: rows)
             var random = SplitMix(seed: 23)
             var mappedSlots = Set<String>()
             for step in 0..<24 {
@@ -35,10 +47,10 @@ extension EndToEndTests {
                     // A third of the rows: its journal record outweighs a quarter of the list, so a
                     // full checkpoint follows, over the slot older versions were mapped from.
                     let start = Int.random(in: 0..<(rows.count - 14_000), using: &random)
-                    for index in start..<(start + 14_000) { rows[index] = row(index, version: step + 1) }
+                    for index in start..<(start + 14_000) { rows[index] = Self.row(index, version: step + 1) }
                 } else {
                     let edited = Int.random(in: 0..<rows.count, using: &random)
-                    rows[edited] = row(edited, version: step + 1)
+                    rows[edited] = Self.row(edited, version: step + 1)
                 }
                 try EndToEndTests.Subscribers.save(text(), to: file)
                 try #require(
