@@ -134,6 +134,11 @@ struct WatchStateStore: Sendable {
     /// The live version's bytes as read-only mappings of the slot or journal records that hold
     /// them, when ``mapsSavedBytes`` and they could be mapped; `nil` otherwise.
     var mappedLiveBytes: FileBytes?
+    /// The reader that read the version a restore gave back, which follows its bytes (issue 19):
+    /// handed to the tracker (``takeRestoredReader()``), so that the first version read after a
+    /// restart re-parses only what changed and shares the restored version's unchanged bytes and
+    /// records, as every later one does. Not kept here once taken.
+    private var restoredReader: IncrementalListReader?
     /// ``mappedLiveBytes`` when `cursor` is the live version's.
     func mappedLiveBytes(of cursor: Cursor) -> FileBytes? {
         self.live?.cursor == cursor ? self.mappedLiveBytes : nil
@@ -194,6 +199,7 @@ struct WatchStateStore: Sendable {
         self.live = nil
         self.liveBytes = nil
         self.mappedLiveBytes = nil
+        self.restoredReader = nil
         self.journal = nil
         self.newestSlot = nil
         self.slotCursors = [nil, nil]
@@ -303,8 +309,9 @@ struct WatchStateStore: Sendable {
         changesets = []
         logFile = nil
         var version: WatchVersion
+        var reader: IncrementalListReader
         do throws(StateDamage.Reason) {
-            version = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
+            (version, reader) = try Self.version(at: saved.cursor, digest: saved.digest, of: bytes, readWith: saved.watch)
         } catch {
             return (self.damaged(StateDamage(path: saved.cursor == checkpoint.cursor ? self.slotPath(slot) : self.journalPath, reason: error)), setAside)
         }
@@ -314,7 +321,9 @@ struct WatchStateStore: Sendable {
         self.mappedLiveBytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count)
         if let mapped = self.mappedLiveBytes {
             version = WatchVersion(version, holding: mapped)
+            reader.hold(mapped)
         }
+        self.restoredReader = reader
         self.liveBytes = version.list.fileBytes
         // Bring the log up to the restored version now; if that fails, the next save tries again.
         // A full checkpoint that is due waits for the next settle: the watch is served first.
@@ -340,16 +349,29 @@ struct WatchStateStore: Sendable {
 
     /// The version `bytes` make, read with `watch`'s settings, checked against `digest` (version 2,
     /// or version 1 for a checkpoint saved by a build before protocol version 2).
-    private static func version(at cursor: Cursor, digest: ListDigest, of bytes: [UInt8], readWith watch: WatchConfiguration) throws(StateDamage.Reason) -> WatchVersion {
+    ///
+    /// Read by an ``IncrementalListReader`` (the list ``ListReader`` reads), which is returned
+    /// too: it follows the version's bytes, for the tracker's next read.
+    private static func version(
+        at cursor: Cursor, digest: ListDigest, of bytes: [UInt8], readWith watch: WatchConfiguration
+    ) throws(StateDamage.Reason) -> (WatchVersion, IncrementalListReader) {
         let version: WatchVersion
+        var reader = IncrementalListReader(options: watch.readOptions)
         do {
-            version = WatchVersion(epoch: cursor.epoch, seq: cursor.seq, list: try ListReader(options: watch.readOptions).read(bytes: bytes))
+            version = WatchVersion(epoch: cursor.epoch, seq: cursor.seq, list: try reader.read(bytes: bytes))
         } catch {
             throw .inconsistent("the stored list does not read: \(error)")
         }
         // Checkpoints hold the version 2 digest; those saved before protocol version 2 the version 1 one.
         guard version.digest == digest || version.v1Digest == digest else { throw .inconsistent("the stored list does not match its digest") }
-        return version
+        return (version, reader)
+    }
+
+    /// The reader that read the restored version (``restore(for:)``), once: the tracker's from
+    /// then on. `nil` when nothing was restored, or it was taken.
+    mutating func takeRestoredReader() -> IncrementalListReader? {
+        defer { self.restoredReader = nil }
+        return self.restoredReader
     }
 
     /// The checkpoint of the builds before the slots (see ``LegacyCheckpoint``).
@@ -375,7 +397,7 @@ struct WatchStateStore: Sendable {
         }
         let version: WatchVersion
         do throws(StateDamage.Reason) {
-            version = try Self.version(at: legacy.cursor, digest: legacy.digest, of: legacy.bytes, readWith: legacy.watch)
+            (version, _) = try Self.version(at: legacy.cursor, digest: legacy.digest, of: legacy.bytes, readWith: legacy.watch)
         } catch {
             throw StateDamage(path: path, reason: error)
         }

@@ -44,7 +44,9 @@ extension FileTracker {
         case .restored(let version, let stored, let changesets):
             self.feed.restore(version, changesets: changesets, version1ClientAt: outcome.version1ClientAt)
             self.logger.info("state restored", metadata: ["cursor": "\(version.cursor)", "changesets": "\(changesets.count)"])
-            return Tracking(machine: StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions), store: restored)
+            let reader = restored.takeRestoredReader()
+            return Tracking(
+                machine: StateMachine(watch: self.feed.name, restoring: version, options: stored.readOptions, reader: reader), store: restored)
         case .none:
             self.logger.info("no saved state: a new history starts", metadata: ["state": "\(store.directory)"])
         case .identityChanged(let fields):

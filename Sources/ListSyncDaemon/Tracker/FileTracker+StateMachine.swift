@@ -90,14 +90,28 @@ extension FileTracker {
         }
 
         /// A machine that carries on from `version`, the last one published before a restart,
-        /// which was read with `options`: the next read is diffed against it.
-        init(watch: String, restoring version: WatchVersion, options: ReadOptions, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
+        /// which was read with `options`: the next read is diffed against it. With `reader`, the
+        /// reader that read `version`'s bytes (``WatchStateStore/takeRestoredReader()``) when it
+        /// reads in this machine's chunks and with `options`: the next read re-parses only what
+        /// changed and shares the version's unchanged bytes and records, as after any version
+        /// this machine read itself (issue 19: otherwise the first version after a restart is
+        /// read and parsed whole, beside the restored one).
+        init(
+            watch: String, restoring version: WatchVersion, options: ReadOptions, reader: IncrementalListReader? = nil,
+            chunkSize: Int = IncrementalListReader.defaultChunkSize
+        ) {
             self.watch = watch
             self.chunkSize = chunkSize
             self.epoch = version.epoch
             self.state = .live(version)
             self.liveOptions = options
             self.lastOptions = options
+            if let reader, reader.options == options, reader.chunkSize == chunkSize,
+                reader.chunkBoundaries.last == version.list.fileBytes.count
+            {
+                self.reader = reader
+                self.readerFollowsLastGood = true
+            }
         }
 
         /// Records whether saving state fails, and returns the status to publish when it changed.
