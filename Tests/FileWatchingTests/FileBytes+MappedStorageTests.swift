@@ -90,11 +90,11 @@ struct FileBytesMappedStorageTests {
         // Read whole, the mapping's pages are resident; let go of, they are not; gone through a
         // stretch at a time, at most about a stretch stays.
         #expect(mapped.array == bytes)
-        #expect(try Self.residentBytes(of: region) >= count - 4096)
+        #expect(try region.residentBytes() >= count - 4096)
         mapped.releaseMappedPages()
-        #expect(try Self.residentBytes(of: region) == 0)
+        #expect(try region.residentBytes() == 0)
         _ = ChecksummedRecord.checksum(of: mapped)
-        #expect(try Self.residentBytes(of: region) <= 2 * 4096)
+        #expect(try region.residentBytes() <= 2 * 4096)
         for value in [mapped, mixed] {
             // Compared a stretch at a time: equal to the array, unequal wherever a byte differs.
             #expect(value == FileBytes(bytes))
@@ -112,19 +112,6 @@ struct FileBytesMappedStorageTests {
             let written = try MappedFileRegion(path: path, count: count)
             #expect(Array(written.buffer) == bytes)
         }
-    }
-
-    /// The bytes of `region`'s mapping resident in this process (`Rss` in `/proc/self/smaps`).
-    static func residentBytes(of region: MappedFileRegion) throws -> Int {
-        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let address = Int(bitPattern: region.buffer.baseAddress) / pageSize * pageSize
-        let start = String(address, radix: 16) + "-"
-        let lines = try FileContent.read("/proc/self/smaps").split(separator: "\n")
-        guard let header = lines.firstIndex(where: { $0.hasPrefix(start) }),
-            let rss = lines[header...].first(where: { $0.hasPrefix("Rss:") }),
-            let kilobytes = Int(rss.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw TestFailure("no mapping at \(start) in /proc/self/smaps") }
-        return kilobytes * 1024
     }
 
     /// A region that cannot be mapped (no such file) is an error, not a crash.
