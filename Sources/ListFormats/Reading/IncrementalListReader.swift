@@ -349,6 +349,10 @@ public struct IncrementalListReader: Sendable {
         var paddedRowCount: Int
         var truncatedRowCount: Int
         var columns: [String]
+        /// Whether its last byte is a line feed: what a version that shares the chunk's bytes
+        /// (``sharingPlan(_:shared:previous:)``) need not read again — a byte read from a version
+        /// held as mappings of its state files would map the pages around it (issue 19).
+        var endsWithLineFeed: Bool
         /// What the chunk starts at.
         var startsAt: ChunkedRegion.Boundary
         /// Sections: with `section_by`, those of the chunk's records in order of first appearance
@@ -624,9 +628,9 @@ public struct IncrementalListReader: Sendable {
         var prefix = 0
         while prefix < chunks.count {
             let chunk = chunks[prefix]
-            guard chunk.end <= shared.prefix,
-                previous.isLineBased ? bytes[chunk.end - 1] == ASCII.lineFeed : chunk.end < length
-            else { break }
+            // (The chunk's bytes are the previous version's: whether it ends a line is known
+            // without reading them.)
+            guard chunk.end <= shared.prefix, previous.isLineBased ? chunk.endsWithLineFeed : chunk.end < length else { break }
             prefix += 1
         }
         let delta = count - length
@@ -767,7 +771,8 @@ public struct IncrementalListReader: Sendable {
                         start: extent.start, end: extent.end, hash: hash,
                         firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
                         paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
-                        columns: extent.columns, startsAt: extent.startsAt, sections: sections))
+                        columns: extent.columns, endsWithLineFeed: extent.end > 0 && bytes[extent.end - 1] == ASCII.lineFeed,
+                        startsAt: extent.startsAt, sections: sections))
                 firstRecord = recordEnd
             }
             firstRecord = partStart + partRecordCount

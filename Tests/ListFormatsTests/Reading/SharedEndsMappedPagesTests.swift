@@ -1,5 +1,5 @@
 import DurableFiles
-import ListFormats
+@testable import ListFormats
 import ListSyncTestSupport
 import PropertyBased
 import Testing
@@ -48,5 +48,46 @@ struct SharedEndsMappedPagesTests {
         let outsideTheStart = try region.residentBytes()
         #expect(resident == outsideTheStart, "\(resident - outsideTheStart) bytes of the shared start left mapped by the read")
         #expect(second.fileBytes == FileBytes(edited))
+    }
+
+    /// Nor does it read them on the way: whether a kept chunk of a line-based format ends a
+    /// line is kept with the chunk from the version it was read in (``IncrementalListReader``'s
+    /// `Chunk.endsWithLineFeed`), where reading the byte again — of a version held as a mapping —
+    /// mapped a page, or a large folio, at each chunk's end of the whole shared start until the
+    /// read let it go: the transient that made the daemon's peak over one-row edits at spread
+    /// places 1.7× a 1M-row NDJSON file (0.9× without; docs/BENCHMARKS.md). Here: what each
+    /// chunk keeps is its bytes' truth, at every version of random edits read with shared ends,
+    /// in CSV (a last line without its line feed, CRLF) and NDJSON. (How many pages a read maps is
+    /// not measurable in a debug build, whose invariant checks read every byte.)
+    @Test(arguments: [ReadOptions(format: .ndjson, key: ["id"]), ReadOptions(format: .csv(delimiter: .comma), key: ["id"])])
+    func whetherAChunkEndsALineIsKeptWithItAcrossVersions(options: ReadOptions) throws {
+        var rng: any SeededRandomNumberGenerator = Xoshiro(seed: (19, 7, 2, 5))
+        var rows = (0..<3_000).map { "name \($0)" }
+        func file(ending: String, lastLineEnded: Bool) -> [UInt8] {
+            let lines: [String]
+            if case .ndjson = options.format {
+                lines = rows.indices.map { #"{"id":\#($0),"name":"\#(rows[$0])"}"# }
+            } else {
+                lines = ["id,name"] + rows.indices.map { "\($0),\(rows[$0])" }
+            }
+            return Array((lines.joined(separator: ending) + (lastLineEnded ? ending : "")).utf8)
+        }
+        var reader = IncrementalListReader(options: options, chunkSize: 512)
+        var previous = FileBytes(file(ending: "\n", lastLineEnded: true))
+        _ = try reader.read(bytes: previous)
+        for step in 0..<40 {
+            let index = Int.random(in: 0..<rows.count, using: &rng)
+            rows[index] = "name \(index) v\(step)" + String(repeating: "x", count: Int.random(in: 0..<40, using: &rng))
+            let bytes = file(ending: step % 7 == 3 ? "\r\n" : "\n", lastLineEnded: step % 5 != 4)
+            let ends = SharedEndsReadTests.sharedEnds(
+                of: bytes, previous: previous.array, boundaries: reader.chunkBoundaries, shorter: false, &rng)
+            let list = try reader.read(bytes: FileBytes(bytes), shared: ends)
+            let chunks = try #require(reader.memory?.chunks)
+            for chunk in chunks {
+                #expect(chunk.endsWithLineFeed == (bytes[chunk.end - 1] == UInt8(ascii: "\n")), "step \(step): chunk \(chunk.start)..<\(chunk.end)")
+            }
+            #expect(list.fileBytes == FileBytes(bytes))
+            previous = FileBytes(bytes)
+        }
     }
 }
