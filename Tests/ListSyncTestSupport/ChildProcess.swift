@@ -61,7 +61,10 @@ package final class ChildProcess {
             envp.forEach { free($0) }
         }
         var pid = pid_t()
-        let result = posix_spawn(&pid, workingDirectory == nil ? executable : "/bin/sh", &actions, nil, argv, envp)
+        // (Not while a test writes a file whole: the child would hold it open until its exec.)
+        let result = DescriptorInheritance.withoutChildStarts {
+            posix_spawn(&pid, workingDirectory == nil ? executable : "/bin/sh", &actions, nil, argv, envp)
+        }
         guard result == 0 else { throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))") }
         self.pid = pid
     }

@@ -47,8 +47,10 @@ package enum FileOperations {
         }
     }
 
+    /// Writes `text` to `path` in one open–write–close, during which no child process starts
+    /// (``DescriptorInheritance``): the file's close is its last, as a writer's would be.
     package static func write(_ text: String, to path: String) throws {
-        try write([text], to: path)
+        try DescriptorInheritance.withoutChildStarts { try write([text], to: path) }
     }
 
     package static func rename(_ from: String, to: String) throws {
