@@ -33,8 +33,8 @@ static void listsync_bus_error(int number, siginfo_t *info, void *context) {
         listsync_append(line, &length, sizeof line,
             ": a page of a file the daemon had mapped no longer exists, so another process cut the file short. "
             "The daemon maps its own state files (LISTSYNCD_MAP_SAVED_BYTES): nothing but listsyncd may write or "
-            "truncate the files of its state directory while it runs (listsyncd(1)). The next start finds the "
-            "damaged state file, moves it aside and starts a new history.\n");
+            "truncate the files of its state directory while it runs (listsyncd(1)). The next start checks the "
+            "state files and sets aside what does not read whole.\n");
 #ifdef BUS_MCEERR_AR
     } else if (info->si_code == BUS_MCEERR_AR || info->si_code == BUS_MCEERR_AO) {
         listsync_append(line, &length, sizeof line, ": a hardware memory error.\n");

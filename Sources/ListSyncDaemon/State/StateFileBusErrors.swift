@@ -6,8 +6,9 @@ import CFileSync
 /// (``WatchStateStore``, `MappedFileRegion`). A file cut short by another process while it is
 /// mapped makes the next read of a page past its new end fail with `SIGBUS`, which ends the
 /// process at once: without this, with no word in the log. With it, one line on standard error
-/// (the journal under systemd) says what happened and what the next start does (it finds the
-/// damaged state file, moves it aside and starts a new history); the process then ends with
+/// (the journal under systemd) says what happened and what the next start does (it checks the
+/// state files and sets aside what does not read whole: a cut slot, and the history with it when
+/// no other slot leads on; a journal's cut tail); the process then ends with
 /// `SIGBUS` as before, so the service manager sees the same failure and restarts the daemon.
 public enum StateFileBusErrors {
     /// Installs the report. Call once, before any state file is mapped.
