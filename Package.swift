@@ -306,5 +306,15 @@ let package = Package(
                 .product(name: "CSV", package: "CSV.swift"),
             ]
         ),
+        // What of the benchmarks can be tested without timing: their options, the places and
+        // files they make, and a small run of a workload against the real (debug) listsyncd.
+        .testTarget(
+            name: "ListSyncBenchmarksTests",
+            dependencies: [
+                "ListSyncBenchmarks",
+                "ListSyncTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
     ]
 )

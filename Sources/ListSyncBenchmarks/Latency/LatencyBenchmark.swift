@@ -43,11 +43,12 @@ struct LatencyBenchmark {
         var bar: String
         /// `wc -l` of the same file in the same run (issue 19's baseline); on the plain socket's row.
         var lineCount: [Duration]? = nil
-        /// The daemon's memory, on the plain socket's row: resident once the file is loaded,
-        /// and its peak over the edits (`VmHWM` reset after loading), in bytes.
+        /// The daemon's memory, on the plain socket's row: resident once it serves the file
+        /// (loaded, or restored after a restart), and its peak over the edits (`VmHWM` reset
+        /// then), in bytes.
         var residentAfterLoad: Int? = nil
         var peakOverEdits: Int? = nil
-        /// The daemon's peak resident memory from its start until the file was loaded, in bytes.
+        /// The daemon's peak resident memory from its (last) start until it served the file, in bytes.
         var peakAtLoad: Int? = nil
         /// The size of the watched file at the end, in bytes.
         var fileSize: Int? = nil
@@ -85,18 +86,23 @@ struct LatencyBenchmark {
 
     // MARK: Workloads
 
-    /// `edits` edits of a `rows`-row file in `format` (one row changed, or rows appended), each
-    /// timed at a raw subscriber and at a mirror.
+    /// `edits` edits of a `rows`-row file in `format` (one row changed at `places`, or rows
+    /// appended), each timed at a raw subscriber and at a mirror, sent to a daemon that read the
+    /// file or was restarted once it served it (`start`). The daemon's memory is read once it
+    /// serves the file (`VmRSS`, and `VmHWM`: its load's or restore's peak); its peak is then
+    /// reset (`clear_refs`) and read again after the edits.
     func measure(
-        rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool, edit kind: Edit = .oneRow, format: LatencyFile.Format = .csv
+        rows: Int, edits: Int, workload: String, bar: String, withMirror: Bool, edit kind: Edit = .oneRow, format: LatencyFile.Format = .csv,
+        places: LatencyFile.EditPlaces = .forward, start: Start = .firstLoad
     ) async throws -> [Result] {
         let scratch = try self.scratchDirectory("rows-\(rows)")
         var file = try LatencyFile(url: scratch.appendingPathComponent("products.\(format.fileExtension)"), rows: rows, format: format)
         file.syncsBeforeRename = self.writerSyncs
-        let daemon = try await LatencyDaemon(
-            binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-            format: format, publishBeforeSync: self.publishesBeforeSync)
+        file.editPlaces = places
+        let daemon = try await self.startDaemon(in: scratch, watching: file.url, format: format, start: start)
         defer { daemon.stop() }
+        // A restarted daemon's versions go on from the one it restored.
+        let servedSeq = daemon.servedCursor?.seq ?? 0
         let raw = try LatencySubscribers(count: 1, socketPath: daemon.socketPath, watch: "products")
         let (arrivals, arrived) = AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.makeStream()
         let mirror = withMirror ? Self.mirrorTask(socketPath: daemon.socketPath, reporting: arrived) : nil
@@ -117,7 +123,7 @@ struct LatencyBenchmark {
         var cpuPerEdit: [Duration] = []
         var cpuAtLastArrival = cpuBefore
         for edit in 0..<edits {
-            let seq = UInt64(edit + 1)
+            let seq = servedSeq + UInt64(edit + 1)
             if self.pauseBeforeEdit > .zero {
                 try await Task.sleep(for: self.pauseBeforeEdit)
             }
@@ -145,8 +151,12 @@ struct LatencyBenchmark {
             if let renames {
                 renameToEvent.append(try renames.arrival(ofRename: edit) - start)
             }
-            if mirror != nil {
-                while let arrival = await mirrorArrivals.next() {
+            if let mirror {
+                while true {
+                    guard let arrival = await mirrorArrivals.next() else {
+                        try await mirror.value
+                        throw LatencySubscribers.Failure(description: "the mirror ended before changeset \(seq)")
+                    }
                     if arrival.seq == seq {
                         mirrorSamples.append(arrival.at - start)
                         break
@@ -182,9 +192,7 @@ struct LatencyBenchmark {
         var starts: [Duration] = []
         var memory: [(resident: Int, peak: Int)] = []
         for _ in 0...runs {
-            let daemon = try await LatencyDaemon(
-                binary: self.listsyncd, directory: scratch, watchedFile: file.url, settleAfterClose: self.settle, persistent: self.persistent,
-                format: format, publishBeforeSync: self.publishesBeforeSync)
+            let daemon = try await self.startDaemon(in: scratch, watching: file.url, format: format)
             starts.append(daemon.startup)
             memory.append((try daemon.residentMemory, try daemon.peakMemory))
             daemon.stop()
@@ -238,11 +246,14 @@ struct LatencyBenchmark {
     }
 
     /// A `ListSyncClient` mirror of `products` that reports the instant each changeset was
-    /// applied and verified (and `seq` 0 once it holds the first version).
+    /// applied and verified (and the served version's `seq` once it holds it). Anything that did
+    /// not verify (the mirror resyncing) or a lost connection ends it with an error, and the
+    /// stream of arrivals with it: the benchmark's mirror check.
     private static func mirrorTask(
         socketPath: String, reporting arrived: AsyncStream<(seq: UInt64, at: ContinuousClock.Instant)>.Continuation
     ) -> Task<Void, any Error> {
         Task {
+            defer { arrived.finish() }
             let client = ListSyncClient(configuration: ClientConfiguration(socketPath: socketPath, clientName: "latency benchmark"))
             try await client.withMirror(of: "products") { updates in
                 for try await update in updates {
@@ -251,6 +262,10 @@ struct LatencyBenchmark {
                         arrived.yield((changeset.cursor.seq, .now))
                     case .snapshot(let cursor) where update.isCurrent:
                         arrived.yield((cursor.seq, .now))
+                    case .resyncing(let error):
+                        throw LatencySubscribers.Failure(description: "the mirror did not verify: \(error)")
+                    case .disconnected(let error, _):
+                        throw LatencySubscribers.Failure(description: "the mirror lost its connection: \(error)")
                     default:
                         break
                     }
@@ -270,14 +285,15 @@ struct LatencyBenchmark {
 
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
-            "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "daemon CPU / edit p50",
-            "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading / file", "RSS after load / file", "peak RSS over the edits / file", "bar",
+            "daemon", "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "daemon CPU / edit p50",
+            "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading or restoring / file", "RSS once served / file",
+            "peak RSS over the edits / file", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
             let lineCount = result.lineCount.map { LatencySamples($0).p50 }
             table.rows.append([
-                result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
+                self.listsyncd.path, result.workload, result.subscriber, "\(result.samples.count)", samples.p50.milliseconds, samples.p99.milliseconds,
                 samples.max.milliseconds, (samples.p50 - self.settle).milliseconds, (samples.p99 - self.settle).milliseconds,
                 result.daemonCPU?.milliseconds ?? "—", result.daemonCPUPerEdit.map { LatencySamples($0).p50.milliseconds } ?? "—",
                 lineCount?.milliseconds ?? "—",

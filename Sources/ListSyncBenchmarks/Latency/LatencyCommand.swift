@@ -37,6 +37,14 @@ extension ListSyncBenchmarks {
                 listsyncd) of the --large-rows list --snapshot-runs times, its CSV output to a file \
                 (checked equal to the watched file), and reports its wall time and peak resident \
                 memory (by GNU time, /usr/bin/time) beside `wc -l` of the file. \
+                --edit-places spread changes the large workload's rows at places spread over the whole \
+                file (row n × s mod rows, s the integer nearest rows × 0.618… co-prime with rows) rather \
+                than moving forward (row n × 7919 mod rows, the default); repeat it to run both, each \
+                workload with forward places, then spread ones. The restart-edits workload (not run by \
+                default) runs the large workload's edits on a daemon that served the file, was stopped \
+                (--restart-signal kill: SIGKILL, term: SIGTERM; both by default) and started again on \
+                its state: its RSS once served and its peak restoring, then its peak over the edits \
+                (VmHWM reset by clear_refs before them). \
                 --large-format ndjson or json makes the large, append and restart workloads' file \
                 an NDJSON file or a JSON array (one object a line; an append goes before its closing \
                 `]`, written over it in place) with the same fields and key, and the watch that format. \
@@ -78,7 +86,13 @@ extension ListSyncBenchmarks {
         @Option(help: "Edits of the fan-out workload.")
         var fanOutEdits = 20
 
-        @Option(help: "Workloads: small, large, append, fan-out, restart, snapshot-client; whole-list, metrics (not by default).")
+        @Option(help: "Where the one-row edits of the large and restart-edits workloads fall: forward (rows moving forward, today's), spread (over the whole file); repeat for both.")
+        var editPlaces: [LatencyFile.EditPlaces] = [.forward]
+
+        @Option(help: "How the restart-edits workload stops the daemon before it starts it again: kill (SIGKILL), term (SIGTERM); repeat for both.")
+        var restartSignal: [LatencyDaemon.Stop] = [.kill, .term]
+
+        @Option(help: "Workloads: small, large, append, fan-out, restart, snapshot-client; whole-list, metrics, restart-edits (not by default).")
         var workload: [String] = ["small", "large", "append", "fan-out", "restart", "snapshot-client"]
 
         @Option(help: "Runs of `listsync snapshot` of the large list (the snapshot-client workload).")
@@ -140,12 +154,18 @@ extension ListSyncBenchmarks {
                     results += try await benchmark.measure(
                         rows: 10_000, edits: self.smallEdits, workload: "10k rows" + label, bar: "p50 − settle ≤ 5 ms", withMirror: true)
                 }
-                if self.workload.contains("large") {
-                    print("- \(self.largeRows) rows \(largeFormat), state \(state): \(self.largeEdits) edits")
-                    results += try await benchmark.measure(
-                        rows: self.largeRows, edits: self.largeEdits,
-                        workload: "\(self.largeRows / 1000)k rows \(largeFormat), one row changed" + label,
-                        bar: "≤ 300 ms", withMirror: self.largeMirror, format: self.largeFormat)
+                var starts: [LatencyBenchmark.Start] = self.workload.contains("large") ? [.firstLoad] : []
+                if self.workload.contains("restart-edits") {
+                    starts += self.restartSignal.map { .restarted($0) }
+                }
+                for places in self.editPlaces {
+                    for start in starts {
+                        let workload = "\(self.largeRows / 1000)k rows \(largeFormat), one row changed at \(places.label), \(start.label)" + label
+                        print("- \(workload): \(self.largeEdits) edits")
+                        results += try await benchmark.measure(
+                            rows: self.largeRows, edits: self.largeEdits, workload: workload, bar: "≤ 300 ms", withMirror: self.largeMirror,
+                            format: self.largeFormat, places: places, start: start)
+                    }
                 }
                 if self.workload.contains("append") {
                     print("- \(self.largeRows) rows \(largeFormat), state \(state): \(self.largeEdits) appends of \(self.appendedRows) rows")

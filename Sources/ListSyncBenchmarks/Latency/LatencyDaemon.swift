@@ -1,5 +1,7 @@
+import ArgumentParser
 import Foundation
 import ListSyncClient
+import ListSyncProtocol
 
 /// A `listsyncd` started for the benchmark on a temporary configuration: one watch, the given
 /// settle delay after a close or rename, its state saved in `directory/state` or not at all.
@@ -10,6 +12,9 @@ final class LatencyDaemon {
     private let process: Process
     /// How long after it was started the daemon served the watch.
     let startup: Duration
+    /// The cursor of the version the daemon served first: the file loaded, or the saved version
+    /// restored (the same cursor as before the restart) and the file found unchanged.
+    let servedCursor: Cursor?
 
     /// The daemon's bounds on each watch's history, in MiB (issue 17 item 4).
     struct HistoryBounds {
@@ -59,10 +64,12 @@ final class LatencyDaemon {
         self.process.arguments = ["--config", configuration.path]
         self.process.environment = ProcessInfo.processInfo.environment.merging(["LISTSYNCD_BENCHMARK_NO_STATE": persistent ? "0" : "1"]) { $1 }
         let log = directory.appendingPathComponent("listsyncd.log")
-        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+        // Appended to: a daemon restarted on the same directory adds to the log of the one before.
+        guard FileManager.default.fileExists(atPath: log.path) || FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw LatencySubscribers.Failure(description: "cannot create \(log.path)")
         }
         let handle = try FileHandle(forWritingTo: log)
+        try handle.seekToEnd()
         self.process.standardOutput = handle
         self.process.standardError = handle
         let started = ContinuousClock.now
@@ -70,8 +77,9 @@ final class LatencyDaemon {
         let client = ListSyncClient(configuration: ClientConfiguration(socketPath: self.socketPath, reconnect: .never))
         let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
-            if let watches = try? await client.watches(), watches.first?.state == .ok {
+            if let watches = try? await client.watches(), let watch = watches.first, watch.state == .ok {
                 self.startup = ContinuousClock.now - started
+                self.servedCursor = watch.cursor
                 return
             }
             try await Task.sleep(for: .milliseconds(2))
@@ -145,10 +153,24 @@ final class LatencyDaemon {
         }
     }
 
-    /// Stops the daemon (if it still runs).
-    func stop() {
+    /// How the daemon is stopped.
+    enum Stop: String, CaseIterable, ExpressibleByArgument {
+        /// `SIGKILL`: the daemon ends where it is, as at a crash or the OOM killer; its state is
+        /// what it had made durable.
+        case kill
+        /// `SIGTERM`: the daemon shuts down in order, as `systemctl stop` asks.
+        case term
+
+        /// The signal's name: `SIGKILL`, `SIGTERM`.
+        var label: String { "SIG" + self.rawValue.uppercased() }
+
+        fileprivate var signal: Int32 { self == .kill ? SIGKILL : SIGTERM }
+    }
+
+    /// Stops the daemon (if it still runs) with `stop`'s signal, and waits until it has exited.
+    func stop(_ stop: Stop = .term) {
         guard self.process.isRunning else { return }
-        self.process.terminate()
+        kill(self.process.processIdentifier, stop.signal)
         self.process.waitUntilExit()
     }
 

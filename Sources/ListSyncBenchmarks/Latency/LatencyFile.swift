@@ -90,10 +90,13 @@ struct LatencyFile {
         }
     }
 
-    /// Changes one row (edit `number` picks which) and writes the whole new version to the
-    /// temporary file; ``rename()`` then publishes it.
+    /// Where ``prepareEdit(_:)``'s edits fall.
+    var editPlaces: EditPlaces = .forward
+
+    /// Changes one row (edit `number` picks which, at ``editPlaces``) and writes the whole new
+    /// version to the temporary file; ``rename()`` then publishes it.
     mutating func prepareEdit(_ number: Int) throws {
-        let index = (number &* 7919) % self.rows
+        let index = self.editPlaces.row(ofEdit: number, rows: self.rows)
         self.lines[index] = self.record(index, version: number + 1)
         try self.write(to: self.temporary)
     }
