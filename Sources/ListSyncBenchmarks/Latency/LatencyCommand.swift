@@ -28,11 +28,15 @@ extension ListSyncBenchmarks {
                 workload connects --subscribers plain sockets at once to one --fan-out-rows list (raising \
                 the open-file limit for itself and the daemon), waits for every snapshot, then times \
                 --fan-out-edits edits to the last subscriber. The whole-list workload (issue 17 item 4; \
-                not run by default) saves a --whole-list-rows CSV (27 MiB for 1M rows) --whole-list-saves \
+                not run by default) saves a --whole-list-rows CSV (27 MiB for 1M rows; or NDJSON, \
+                --whole-list-format) --whole-list-saves \
                 times with every row's price changed, the state saved, and reads the daemon's resident \
-                memory and state directory size after each save, once with the daemon's default \
+                memory and state directory size after each save, its growth over the save (VmHWM, reset \
+                before it, once the state directory is still, less VmRSS before it) and the time from \
+                the rename to the changeset's last part, once with the daemon's default \
                 history bounds and once with bounds that never bind (history_max_mib = 100000, \
-                history_cache_mib = 65536: the history unbounded in bytes, as before issue 17). \
+                history_cache_mib = 65536: the history unbounded in bytes, as before issue 17; \
+                --whole-list-history picks). \
                 The snapshot-client workload (issue 19 item 4) runs `listsync snapshot` (next to \
                 listsyncd) of the --large-rows list --snapshot-runs times, its CSV output to a file \
                 (checked equal to the watched file), and reports its wall time and peak resident \
@@ -103,6 +107,12 @@ extension ListSyncBenchmarks {
 
         @Option(help: "Saves of the whole-list workload, each changing every row.")
         var wholeListSaves = 8
+
+        @Option(help: "The whole-list workload's file formats (csv, ndjson, json); repeat for several runs.")
+        var wholeListFormat: [LatencyFile.Format] = [.csv]
+
+        @Option(help: "The whole-list workload's history bounds: defaults, unbounded (history_max_mib = 100000, history_cache_mib = 65536); repeat for both.")
+        var wholeListHistory: [String] = ["defaults", "unbounded"]
 
         @Option(help: "Rounds of the metrics workload, each a run with metrics_listen unset, then one with it set.")
         var metricsRounds = 8
@@ -215,13 +225,15 @@ extension ListSyncBenchmarks {
                 let runs: [(history: String, bounds: LatencyDaemon.HistoryBounds?)] = [
                     ("defaults", nil),
                     ("unbounded", LatencyDaemon.HistoryBounds(maxMiB: 100_000, cacheMiB: 65_536)),
-                ]
+                ].filter { self.wholeListHistory.contains($0.history) }
                 var wholeList: [LatencyBenchmark.WholeListResult] = []
-                for run in runs {
-                    print("- whole list, \(self.wholeListRows) rows, history \(run.history): \(self.wholeListSaves) saves")
-                    wholeList.append(
-                        try await benchmark.measureWholeList(
-                            rows: self.wholeListRows, saves: self.wholeListSaves, bounds: run.bounds, history: run.history))
+                for format in self.wholeListFormat {
+                    for run in runs {
+                        print("- whole list, \(self.wholeListRows) rows \(format.label), history \(run.history): \(self.wholeListSaves) saves")
+                        wholeList.append(
+                            try await benchmark.measureWholeList(
+                                rows: self.wholeListRows, saves: self.wholeListSaves, bounds: run.bounds, history: run.history, format: format))
+                    }
                 }
                 print()
                 print(LatencyBenchmark.wholeListTable(wholeList).markdown)

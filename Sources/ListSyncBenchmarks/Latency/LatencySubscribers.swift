@@ -109,6 +109,8 @@ final class LatencySubscribers {
     private static let snapshotPrefix = Array(#"{"type":"snapshot""#.utf8)
     private static let cursorMember = Array(#""cursor":""#.utf8)
     private static let lastMember = Array(#""last":true"#.utf8)
+    /// What ends every part of a changeset but the last.
+    private static let notLastMember = Array(#""last":false}"#.utf8)
 
     /// Cuts the `count` bytes received into lines, keeping only each line's head and tail.
     private func scan(_ count: Int, of index: Int, arrivedAt now: ContinuousClock.Instant) {
@@ -131,7 +133,10 @@ final class LatencySubscribers {
     private func endLine(of index: Int, arrivedAt now: ContinuousClock.Instant) {
         let head = self.connections[index].head
         if head.starts(with: Self.changesetPrefix), let seq = Self.cursorSeq(in: head) {
-            self.connections[index].arrivals[seq] = now
+            // A changeset in parts (protocol version 2) arrives with its last part.
+            if !Self.contains(self.connections[index].tail, Self.notLastMember) {
+                self.connections[index].arrivals[seq] = now
+            }
         } else if head.starts(with: Self.snapshotPrefix), Self.contains(self.connections[index].tail, Self.lastMember) {
             // The last chunk ends with `"last":true,"digest":"…"}`.
             self.connections[index].snapshotArrival = now

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 import NIOCore
 
@@ -13,7 +14,8 @@ import NIOCore
 /// tracker's own array, shared with the state store (which keeps the live version's changeset)
 /// rather than copied (issue 19: a change of every row makes a line of several times the file),
 /// and a subscriber sends it from there — in parts cut as they are sent, or, within the part
-/// bound, as a copy of its own.
+/// bound, as a copy of its own. A long line is a mapping of the file it was written to as it was
+/// encoded (``WatchPublication/changesetLine``): resident only while a subscriber reads it.
 struct ChangesetHistory {
     /// The most changesets kept.
     private(set) var capacity: Int
@@ -23,7 +25,7 @@ struct ChangesetHistory {
     let epoch: Epoch?
     /// Where older changesets are read back from; `nil` when there is no state on disk.
     let archive: (any ArchivedChangesets)?
-    private var lines: CircularBuffer<[UInt8]>
+    private var lines: CircularBuffer<FileBytes>
     /// The bytes of ``lines``.
     private(set) var bytes = 0
     /// The `seq` the newest entry published; `nil` until the first changeset.
@@ -73,10 +75,14 @@ struct ChangesetHistory {
     /// and drops the oldest lines from memory past the bounds.
     ///
     /// - Complexity: O(1) amortised.
-    mutating func append(_ line: [UInt8], seq: UInt64, v1Digest: ListDigest? = nil) {
+    mutating func append(_ line: FileBytes, seq: UInt64, v1Digest: ListDigest? = nil) {
         if let newestSeq = self.newestSeq {
             precondition(seq == newestSeq + 1, "changeset \(seq) does not follow \(newestSeq)")
         }
+        #if DEBUG
+        // Subscribers cut parts from the line in place (``ChangesetParts/Cutter``).
+        precondition(line.isContiguous, "a changeset line in \(line.pieces.count) pieces")
+        #endif
         if let v1Digest {
             self.v1Digests[seq] = v1Digest
         }
@@ -88,7 +94,7 @@ struct ChangesetHistory {
 
     /// Where the changeset that published `seq` is kept.
     enum Kept {
-        case inMemory([UInt8])
+        case inMemory(FileBytes)
         /// On disk: read it with ``ArchivedChangesets/line(publishing:of:)``, outside any lock.
         case onDisk(any ArchivedChangesets, epoch: Epoch)
     }
@@ -109,10 +115,10 @@ struct ChangesetHistory {
 
     /// The line of the changeset that published `seq`, if it is still kept (read from disk if
     /// it is only there).
-    func line(publishing seq: UInt64) -> [UInt8]? {
+    func line(publishing seq: UInt64) -> FileBytes? {
         switch self.kept(publishing: seq) {
         case .inMemory(let line): return line
-        case .onDisk(let archive, let epoch): return archive.line(publishing: seq, of: epoch)
+        case .onDisk(let archive, let epoch): return archive.line(publishing: seq, of: epoch).map { FileBytes($0) }
         case nil: return nil
         }
     }

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 import NIOCore
 import Synchronization
@@ -178,7 +179,7 @@ final class WatchFeed: Sendable {
             state.history = state.history.emptied(epoch: version.epoch)
             for (offset, line) in changesets.enumerated() {
                 state.history.append(
-                    line, seq: version.seq - UInt64(changesets.count - 1 - offset),
+                    FileBytes(line), seq: version.seq - UInt64(changesets.count - 1 - offset),
                     v1Digest: ServerMessage.carriedV1Digest(in: line))
             }
             if let newest = changesets.last, ServerMessage.carriedV1Digest(in: newest) != nil {
@@ -303,7 +304,7 @@ final class WatchFeed: Sendable {
     enum Next {
         /// The changeset line publishing the `seq` asked for, shared with the watch's history
         /// (and the state store): the subscriber sends it in parts, or a copy of its own.
-        case changeset([UInt8])
+        case changeset(FileBytes)
         /// The changeset line publishing the `seq` asked for, a copy for this subscriber alone
         /// (read back from disk, or given its version 1 digest): its bytes count against the
         /// client-buffer budget until written.
@@ -373,9 +374,10 @@ final class WatchFeed: Sendable {
     /// snapshot, as when history was trimmed.
     private func nextForVersion1(after position: Position) -> Next {
         let next = self.next(after: position)
-        let line: [UInt8]
+        let line: FileBytes
         switch next {
-        case .changeset(let kept), .archivedChangeset(let kept): line = kept
+        case .changeset(let kept): line = kept
+        case .archivedChangeset(let kept): line = FileBytes(kept)
         case .snapshot, .awaitingV1Digest, .status, .upToDate: return next
         }
         let (kept, current) = self.state.withLock { state in
@@ -388,7 +390,10 @@ final class WatchFeed: Sendable {
             self.state.withLock { $0.history.noteV1Digest(computed, seq: position.nextSeq) }
             v1Digest = computed
         }
-        guard let copy = ServerMessage.version1Line(of: line, v1Digest: v1Digest) else { return .snapshot(current) }
+        // Copied from the line in place (a long one is a mapping, let go of once copied).
+        let copy = line.withContiguousBytes(in: 0..<line.count) { ServerMessage.version1Line(of: $0, v1Digest: v1Digest) }
+        line.releaseMappedPages()
+        guard let copy else { return .snapshot(current) }
         return .archivedChangeset(copy)
     }
 

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 
 /// What one new version of a watched file changes for subscribers: handed from the tracker to
@@ -6,8 +7,10 @@ struct WatchPublication: Sendable {
     /// The version now live, with a new `seq` (and ``changesetLine`` unless it is version 0). A
     /// content-equal read of the file publishes none: the live version stays as it was published.
     var version: WatchVersion?
-    /// The encoded `changeset` line that publishes ``version``, written as is to every subscriber.
-    var changesetLine: [UInt8]?
+    /// The encoded `changeset` line that publishes ``version``, written as is to every subscriber:
+    /// one piece, an array or, for a long line, a mapping of the file it was written to as it
+    /// was encoded (``ChangesetLineSpool``, issue 19), shared by the history and the state store.
+    var changesetLine: FileBytes?
     /// The watch's new status, when it changed.
     var status: StatusMessage?
     /// What the changeset does to records, for the metrics; `nil` without a changeset.

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 import NIOCore
 
@@ -7,20 +8,29 @@ import NIOCore
 /// by a ``ChangesetParts/Cutter`` — so a subscriber of a changeset of tens of MiB holds one part
 /// beside the history's line, not a copy of the line in parts (issue 19).
 ///
+/// A long line is a mapping of the file it was written to as it was encoded
+/// (``ChangesetLineSpool``): the pages the cutter read are let go of once it laid the line out
+/// and after each part, so that sending it keeps about a part of it resident, not the line.
+///
 /// A part's bytes count against the client-buffer budget from its cut until it is handed to the
 /// connection (which counts it then until written, as any line of its own): the first part, cut
 /// to learn that the line goes in parts, until it is asked for; a part never sent — the
 /// subscription ended first — is released when the last reference goes.
 final class ChangesetPartsInFlight {
-    private let line: [UInt8]
+    private let line: FileBytes
     private var cutter: ChangesetParts.Cutter
     private var held: Int
     private let budget: (any BufferBudget)?
 
     /// The parts of `line` when it is over `bound` bytes and can be cut; `nil` when it goes whole.
-    init?(line: [UInt8], bound: Int, budget: (any BufferBudget)?) {
+    init?(line: FileBytes, bound: Int, budget: (any BufferBudget)?) {
         guard line.count > bound else { return nil }
-        guard let cutter = line.withUnsafeBufferPointer({ ChangesetParts.Cutter($0, targetSize: bound) }) else { return nil }
+        // A line is one piece (an array or a mapping); one in several is gathered once.
+        let line = line.isContiguous ? line : FileBytes(line.array)
+        let cutter = line.withContiguousBytes(in: 0..<line.count) { ChangesetParts.Cutter($0, targetSize: bound) }
+        // The cutter read the line whole to lay it out.
+        line.releaseMappedPages()
+        guard let cutter else { return nil }
         self.line = line
         self.cutter = cutter
         self.held = cutter.heldByteCount
@@ -32,7 +42,9 @@ final class ChangesetPartsInFlight {
     func nextPart() -> ByteBuffer? {
         self.budget?.release(self.held)
         self.held = 0
-        return self.line.withUnsafeBufferPointer { self.cutter.nextPart(of: $0) }.map { ByteBuffer(bytes: $0) }
+        let part = self.line.withContiguousBytes(in: 0..<self.line.count) { self.cutter.nextPart(of: $0) }
+        self.line.releaseMappedPages()
+        return part.map { ByteBuffer(bytes: $0) }
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 import NIOCore
 
@@ -108,11 +109,15 @@ struct Subscription {
             return (part, false, true)
         case .streaming(var position):
             switch self.feed.next(after: position, digestVersion: self.digestVersion) {
-            case .changeset(let line), .archivedChangeset(let line):
+            case .changeset(let line):
+                position.nextSeq += 1
+                self.phase = .streaming(position)
+                return self.inParts(line, then: position) ?? (Self.copy(of: line), false, true)
+            case .archivedChangeset(let line):
                 position.nextSeq += 1
                 self.phase = .streaming(position)
                 // A line that goes whole is written from a copy of its own, counted until written.
-                return self.inParts(line, then: position) ?? (ByteBuffer(bytes: line), false, true)
+                return self.inParts(FileBytes(line), then: position) ?? (ByteBuffer(bytes: line), false, true)
             case .snapshot(let version):
                 self.phase = self.snapshot(of: version, statusGeneration: position.statusGeneration)
                 return self.nextLine()
@@ -132,12 +137,21 @@ struct Subscription {
     /// A changeset line over the chunk size to a version 2 connection: its first part, then the
     /// rest from ``Phase/sendingParts(_:then:)``; `nil` when the line goes whole (version 1, or
     /// within the bound).
-    private mutating func inParts(_ line: [UInt8], then: WatchFeed.Position) -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
+    private mutating func inParts(_ line: FileBytes, then: WatchFeed.Position) -> (line: ByteBuffer, ends: Bool, isOwnCopy: Bool)? {
         guard self.digestVersion == .v2, let parts = ChangesetPartsInFlight(line: line, bound: self.chunkSize, budget: self.budget) else {
             return nil
         }
         self.phase = .sendingParts(parts, then: then)
         return self.nextLine()
+    }
+
+    /// A copy of `line`, the history's, for a connection that writes it whole (a version 1
+    /// client, or within the part bound); a long line's mapped pages are let go of once copied.
+    private static func copy(of line: FileBytes) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(line.count)
+        line.forEachStretch { _, stretch in buffer.writeBytes(stretch) }
+        return buffer
     }
 
     /// Sending the feed's shared snapshot of `version`, then streaming what follows it; first

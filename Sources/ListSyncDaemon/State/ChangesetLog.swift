@@ -26,11 +26,11 @@ struct ChangesetLog: SequencedRecordFile {
     /// The record of the changeset `line` that publishes `seq`.
     ///
     /// The line is a piece of the record, shared, not copied: a change of every row of a large list
-    /// makes a line of tens of MiB (issue 19).
-    static func record(seq: UInt64, line: [UInt8]) -> FileBytes {
+    /// makes a line of tens of MiB (issue 19), held as a mapping (``ChangesetLineSpool``).
+    static func record(seq: UInt64, line: FileBytes) -> FileBytes {
         var head = StateWriter(capacity: 8)
         head.integer(seq)
-        return ChecksummedRecord.frame(FileBytes(head.bytes) + FileBytes(line))
+        return ChecksummedRecord.frame(FileBytes(head.bytes) + line)
     }
 
     /// The bytes of the record of `seq`, frame included; `nil` when the log does not hold it.

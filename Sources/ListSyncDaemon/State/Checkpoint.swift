@@ -32,7 +32,7 @@ struct Checkpoint: Sendable {
     var digest: ListDigest
     /// The line of the changeset that published this version; `nil` for the first version of
     /// an epoch.
-    var changeset: [UInt8]?
+    var changeset: FileBytes?
     /// The watch's settings the bytes were read with (its name is the directory's).
     var watch: WatchConfiguration
 
@@ -98,13 +98,13 @@ extension Checkpoint {
     /// changeset's line shared, not copied into the fields (a change of every row of a large
     /// list makes a line of tens of MiB, issue 19). Ends a checkpoint's header and a
     /// ``DeltaJournal`` record.
-    static func fields(_ fields: StateWriter, changeset: [UInt8]?, watch: WatchConfiguration) -> FileBytes {
+    static func fields(_ fields: StateWriter, changeset: FileBytes?, watch: WatchConfiguration) -> FileBytes {
         var head = fields
         head.integer(changeset == nil ? 0 : 1)
         if let changeset { head.integer(UInt64(changeset.count)) }
         var tail = StateWriter(capacity: 256)
         Self.encode(watch, into: &tail)
-        return FileBytes(head.bytes) + (changeset.map { FileBytes($0) } ?? FileBytes()) + FileBytes(tail.bytes)
+        return FileBytes(head.bytes) + (changeset ?? FileBytes()) + FileBytes(tail.bytes)
     }
 
     /// Appends the watch's settings that end a checkpoint's header (and a ``DeltaJournal``
@@ -145,7 +145,7 @@ extension Checkpoint {
         self.digest = digest
         switch try header.integer() {
         case 0: self.changeset = nil
-        case 1: self.changeset = Array(try header.byteString())
+        case 1: self.changeset = FileBytes(Array(try header.byteString()))
         default: throw .malformed("a flag is neither 0 nor 1", at: offset)
         }
         self.watch = try Self.watch(from: &header, name: name, at: offset)

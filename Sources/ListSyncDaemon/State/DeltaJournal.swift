@@ -154,10 +154,10 @@ struct DeltaJournal: SequencedRecordFile {
             // The inserted bytes are a slice of the file: the record is read where it lies.
             let delta = ByteDelta(prefix: prefix, removed: removed, inserted: FileBytes(pieces: [.init(storage: file, range: inserted.indices)]))
             guard let digest = ListDigest(bytes: Array(try record.byteString())) else { throw .malformed("a digest that is not 32 bytes", at: start) }
-            let changeset: [UInt8]?
+            let changeset: FileBytes?
             switch try record.integer() {
             case 0: changeset = nil
-            case 1: changeset = Array(try record.byteString())
+            case 1: changeset = FileBytes(Array(try record.byteString()))
             default: throw .malformed("a flag is neither 0 nor 1", at: start)
             }
             let watch = try Checkpoint.watch(from: &record, name: name, at: start)

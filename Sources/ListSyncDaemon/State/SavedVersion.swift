@@ -1,3 +1,4 @@
+import DurableFiles
 import ListSyncProtocol
 
 /// A saved version of a watch without its bytes: what a checkpoint slot's header or a
@@ -6,6 +7,6 @@ import ListSyncProtocol
 struct SavedVersion: Sendable {
     var cursor: Cursor
     var digest: ListDigest
-    var changeset: [UInt8]?
+    var changeset: FileBytes?
     var watch: WatchConfiguration
 }

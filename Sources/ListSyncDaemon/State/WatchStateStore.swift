@@ -303,7 +303,7 @@ struct WatchStateStore: Sendable {
             return (self.damaged(StateDamage(path: self.logPath, reason: error)), setAside)
         }
         if let changeset = saved.changeset, self.log?.lastSeq != saved.cursor.seq {
-            changesets.append(changeset[...])
+            changesets.append(changeset.array[...])
         }
         let kept = self.keptInMemory(changesets)
         changesets = []
@@ -402,7 +402,7 @@ struct WatchStateStore: Sendable {
             throw StateDamage(path: path, reason: error)
         }
         let seq = legacy.cursor.seq
-        let changeset: [UInt8]?
+        let changeset: FileBytes?
         do throws(StateDamage.Reason) {
             guard let file = try Self.read(self.logPath) else { throw .missing }
             guard var (log, lines) = try ChangesetLog.decode(file, epoch: legacy.cursor.epoch, leadingTo: seq + 1), log.baseSeq <= seq, log.lastSeq >= seq
@@ -416,7 +416,7 @@ struct WatchStateStore: Sendable {
                     throw .unreadable(error)
                 }
             }
-            changeset = log.records.isEmpty ? nil : lines.last.map(Array.init)
+            changeset = log.records.isEmpty ? nil : lines.last.map { FileBytes(Array($0)) }
         } catch {
             throw StateDamage(path: self.logPath, reason: error)
         }
@@ -563,14 +563,14 @@ struct WatchStateStore: Sendable {
     /// The version's bytes are taken as its list holds them (``ParsedList/fileBytes``), in
     /// pieces when they share storage with the version before: the delta is compared and its
     /// record written piece by piece, and a slot is written from the pieces — never a whole copy.
-    mutating func save(_ version: WatchVersion, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
+    mutating func save(_ version: WatchVersion, changeset: FileBytes?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil) throws(StateFileError) {
         try self.save(version, bytes: version.list.fileBytes, changeset: changeset, watch: watch, staged: staged)
     }
 
     /// ``save(_:changeset:watch:staged:)`` of `version` whose file holds `bytes` (its list's
     /// bytes, in whatever pieces they are held).
     mutating func save(
-        _ version: WatchVersion, bytes: FileBytes, changeset: [UInt8]?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil
+        _ version: WatchVersion, bytes: FileBytes, changeset: FileBytes?, watch: WatchConfiguration, staged: StagedCheckpoint? = nil
     ) throws(StateFileError) {
         guard self.isPersistent else {
             staged?.abandon()

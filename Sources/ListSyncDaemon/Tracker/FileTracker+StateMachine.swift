@@ -82,6 +82,10 @@ extension FileTracker {
         /// (``sharingSource(options:)``): ``storageSlack``, smaller in tests so that small files
         /// reach the bound.
         var storageSlack = StateMachine.storageSlack
+        /// Where a long changeset line is written as it is encoded and mapped from
+        /// (``ChangesetLineSpool``, issue 19): the watch's state directory when its saved bytes
+        /// are mapped; `nil`: every line is an array.
+        var lineSpoolDirectory: String?
 
         init(watch: String, epoch: Epoch, chunkSize: Int = IncrementalListReader.defaultChunkSize) {
             self.watch = watch
@@ -383,8 +387,9 @@ extension FileTracker {
             // The line carries the version 2 digest; a version 1 subscriber gets a copy with the
             // version 1 digest in its place (``WatchFeed/next(after:digestVersion:)``), which
             // the line carries too while version 1 clients follow the watch (O(n) then).
-            let line = changes.line(
-                self.watch, version.cursor, version.digest, withV1Digest ? version.v1Digest : nil, schema)
+            let line = changes.encodedLine(
+                watch: self.watch, cursor: version.cursor, digest: version.digest, v1Digest: withV1Digest ? version.v1Digest : nil, schema: schema,
+                spoolDirectory: self.lineSpoolDirectory)
             return WatchPublication(version: version, changesetLine: line, changes: changes.counts)
         }
 
@@ -398,20 +403,20 @@ extension FileTracker {
                 let changeset = StagedChangeset(middlesOf: sourceRecords, to: targetRecords, section: 0, knownEqualEnds: known)
                 return VersionChanges(
                     isEmpty: changeset.isEmpty, counts: RecordChanges(linear: changeset),
-                    line: { watch, cursor, digest, v1Digest, schema in
+                    line: { watch, cursor, digest, v1Digest, schema, spill in
                         ServerMessage.encodedChangeset(
                             watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema, changeset: changeset,
-                            source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords)
+                            source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords, spill: spill)
                     })
             }
             let sourceSections = source.sections
             let changeset = StagedChangeset(source: sourceSections, target: target.sections, knownEqualEnds: known)
             return VersionChanges(
                 isEmpty: changeset.isEmpty, counts: RecordChanges(changeset, source: sourceSections),
-                line: { watch, cursor, digest, v1Digest, schema in
+                line: { watch, cursor, digest, v1Digest, schema, spill in
                     ServerMessage.encodedChangeset(
                         watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema, changeset: changeset,
-                        source: source, target: target)
+                        source: source, target: target, spill: spill)
                 })
         }
 

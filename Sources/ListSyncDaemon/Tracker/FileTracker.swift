@@ -192,6 +192,7 @@ final class FileTracker: Sendable {
         guard var tracking = await self.restore(pool: pool) else { return }
         self.restored.fire()
         tracking.machine.buffers = self.buffers
+        tracking.machine.lineSpoolDirectory = tracking.store.mapsSavedBytes ? tracking.store.directory : nil
         var bufferRelease: Task<Void, Never>?
         var spareMemory = SpareMemoryRelease(minimum: self.bufferIdleDelay, maximum: self.settings(takingEpoch: false).spareMemoryMaxIdle)
         defer {

@@ -69,9 +69,10 @@ public enum ChangesetEncoder {
 
     /// Appends the JSON encoding of the stages `contents` describe, each record read from its
     /// list's bytes as it is written: a change of every row holds no value per record beside the
-    /// output (issue 19). O(output size).
-    static func append(_ contents: [ListedContents], to output: inout [UInt8]) {
-        appendArray(of: contents, to: &output) { $0.appendJSON(to: &$1) }
+    /// output (issue 19); with `spill`, the output goes to it between entries once long, so
+    /// memory holds a bounded stretch of it. O(output size).
+    static func append(_ contents: [ListedContents], to output: inout [UInt8], spill: (any LineSpill)? = nil) {
+        appendArray(of: contents, to: &output) { $0.appendJSON(to: &$1, spill: spill) }
     }
 
     /// `[…]`, each stage written by `appendStage`, with commas between.

@@ -5,9 +5,18 @@ import ListFormats
 struct StageJSON: ~Copyable {
     var output: [UInt8]
     private var needsComma = false
+    /// Where the output goes once it is long (``LineSpill``); `nil`: it all stays in ``output``.
+    private let spill: (any LineSpill)?
 
-    init(_ output: consuming [UInt8]) {
+    init(_ output: consuming [UInt8], spill: (any LineSpill)? = nil) {
         self.output = output
+        self.spill = spill
+    }
+
+    /// Hands the output to the spill when it reached its threshold: called between entries,
+    /// so memory holds about a threshold of the line and an entry.
+    mutating func spillIfFull() {
+        self.spill?.spillIfFull(&output)
     }
 
     /// `{`, and the first member or element needs no comma.
@@ -80,6 +89,7 @@ struct StageJSON: ~Copyable {
         open("[")
         for element in elements {
             body(&self, element)
+            spillIfFull()
         }
         close("]")
     }
@@ -126,9 +136,9 @@ struct StageContents<
     var elementMovedKeys: MovedKeys
 
     /// Appends the stage's encoding: an object with one member per kind of operation it has, in
-    /// a fixed order.
-    func appendJSON(to output: inout [UInt8]) {
-        var json = StageJSON(output)
+    /// a fixed order; with `spill`, what is written goes to it between entries once long.
+    func appendJSON(to output: inout [UInt8], spill: (any LineSpill)? = nil) {
+        var json = StageJSON(output, spill: spill)
         output = []
         json.open("{")
         json.array(ChangesetField.sectionDeleted, sectionDeleted) { $0.integer($1) }
@@ -142,6 +152,7 @@ struct StageContents<
                 json.open("{")
                 record.appendMembers(to: &json)
                 json.close("}")
+                json.spillIfFull()
             }
             json.close("]")
             json.close("}")

@@ -16,19 +16,23 @@ extension ServerMessage {
     /// `digest_v1` and `schema` (arrays of strings, and `from`/`to` pairs) follow it, and in a
     /// string every `"` is escaped.
     ///
+    /// The line may be held anywhere (an array, a mapping of the file it was written to: `line`
+    /// is any collection of its bytes, indexed from 0); the copy is an array.
+    ///
     /// - Complexity: O(*n*) in the length of the line.
-    public static func version1Line(of line: [UInt8], v1Digest: ListDigest?) -> [UInt8]? {
+    public static func version1Line<Line: RandomAccessCollection<UInt8>>(of line: Line, v1Digest: ListDigest?) -> [UInt8]? where Line.Index == Int {
+        precondition(line.startIndex == 0, "a line indexed from \(line.startIndex)")
         let hexCount = 64
         guard let value = Self.lastValue(of: "digest", in: line) else { return nil }
         let carried = Array(",\"\(Self.v1DigestMember)\":\"".utf8)
         let carriedStart = value + hexCount + 1
-        var replaced = line
+        var replaced = Array(line)
         if line.count >= carriedStart + carried.count + hexCount,
             line[carriedStart..<(carriedStart + carried.count)].elementsEqual(carried)
         {
             // `"digest":"<v2>","digest_v1":"<v1>"` becomes `"digest":"<v1>"`.
             let v1Start = carriedStart + carried.count
-            replaced.replaceSubrange(value..<(v1Start + hexCount), with: line[v1Start..<(v1Start + hexCount)])
+            replaced.replaceSubrange(value..<(v1Start + hexCount), with: Array(line[v1Start..<(v1Start + hexCount)]))
             return replaced
         }
         guard let v1Digest else { return nil }
@@ -39,17 +43,17 @@ extension ServerMessage {
     /// The version 1 digest a stored changeset line carries in `digest_v1`, if it does.
     ///
     /// - Complexity: O(*n*) in the length of the line.
-    public static func carriedV1Digest(in line: [UInt8]) -> ListDigest? {
+    public static func carriedV1Digest<Line: RandomAccessCollection<UInt8>>(in line: Line) -> ListDigest? where Line.Index == Int {
         guard let value = Self.lastValue(of: Self.v1DigestMember, in: line) else { return nil }
         return ListDigest(String(decoding: line[value..<(value + 64)], as: UTF8.self))
     }
 
     /// Where the 64 hex digits of the last member `name` (a digest) of `line` start.
-    private static func lastValue(of name: String, in line: [UInt8]) -> Int? {
+    private static func lastValue<Line: RandomAccessCollection<UInt8>>(of name: String, in line: Line) -> Int? where Line.Index == Int {
         let member = Array("\"\(name)\":\"".utf8)
         let hexCount = 64
-        var start = line.count - member.count - hexCount - 1
-        while start >= 0 {
+        var start = line.startIndex + line.count - member.count - hexCount - 1
+        while start >= line.startIndex {
             if line[start] == member[0], line[start..<(start + member.count)].elementsEqual(member) {
                 let value = start + member.count
                 guard line[value + hexCount] == UInt8(ascii: "\"") else { return nil }

@@ -129,16 +129,21 @@ extension ServerMessage {
     /// ``encodedChangeset(watch:cursor:digest:v1Digest:schema:stagesJSON:)`` writes for
     /// `ChangesetEncoder.encode(changeset, source:target:)`: the server's path.
     ///
+    /// With `spill`, the line's bytes go to it as they are written, each time they reach its
+    /// threshold (``LineSpill``), and what is returned is the rest of the line: memory holds a
+    /// bounded stretch of a line of any length (issue 19).
+    ///
     /// - Complexity: O(*n*) in the size of the line.
     public static func encodedChangeset(
         watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?,
-        changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>, source: ParsedList, target: ParsedList
+        changeset: StagedChangeset<[ArraySection<SectionModel, ListRecord>]>, source: ParsedList, target: ParsedList,
+        spill: (any LineSpill)? = nil
     ) -> [UInt8] {
         let contents = ChangesetEncoder.contents(of: changeset, source: source, target: target)
         return encodedChangeset(
             watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema,
-            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target)
-        ) { ChangesetEncoder.append(contents, to: &$0) }
+            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target), spill: spill
+        ) { ChangesetEncoder.append(contents, to: &$0, spill: spill) }
     }
 
     /// A `changeset` line whose `stages` are the encoding of a linear `changeset` from
@@ -146,29 +151,33 @@ extension ServerMessage {
     /// any collection (``ListFormats/ListRecords``: runs shared between versions), written
     /// straight into the line from the records' bytes as
     /// ``encodedChangeset(watch:cursor:digest:v1Digest:schema:changeset:source:target:)`` writes
-    /// those of the sections' path: the same bytes for the same changes.
+    /// those of the sections' path: the same bytes for the same changes (and with `spill`, as
+    /// that one hands them over).
     ///
     /// - Complexity: O(*n*) in the size of the line.
     public static func encodedChangeset<Records: RangeReplaceableCollection & RandomAccessCollection>(
         watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest? = nil, schema: SchemaUpdate?,
-        changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records
+        changeset: StagedChangeset<Records>, source: ParsedList, sourceRecords: Records, target: ParsedList, targetRecords: Records,
+        spill: (any LineSpill)? = nil
     ) -> [UInt8] where Records.Element == ListRecord, Records.Index == Int {
         let contents = ChangesetEncoder.contents(
             of: changeset, source: source, sourceRecords: sourceRecords, target: target, targetRecords: targetRecords)
         return encodedChangeset(
             watch: watch, cursor: cursor, digest: digest, v1Digest: v1Digest, schema: schema,
-            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target)
-        ) { ChangesetEncoder.append(contents, to: &$0) }
+            stagesByteCount: ChangesetEncoder.estimatedByteCount(of: contents, target: target), spill: spill
+        ) { ChangesetEncoder.append(contents, to: &$0, spill: spill) }
     }
 
     /// A `changeset` line whose `stages` `writeStages` appends, in a line sized for
-    /// `stagesByteCount` bytes of them.
+    /// `stagesByteCount` bytes of them — or, with `spill`, for a little over its threshold: the
+    /// bytes past it go to the spill as they are written.
     private static func encodedChangeset(
         watch: String, cursor: Cursor, digest: ListDigest, v1Digest: ListDigest?, schema: SchemaUpdate?, stagesByteCount: Int,
-        writeStages: (inout [UInt8]) -> Void
+        spill: (any LineSpill)? = nil, writeStages: (inout [UInt8]) -> Void
     ) -> [UInt8] {
         precondition(cursor.seq > 0, "version 0 has no changeset")
-        var writer = JSONLineWriter(type: "changeset", push: true, capacity: stagesByteCount + 256)
+        let capacity = spill.map { min(stagesByteCount, $0.threshold + $0.threshold / 4) } ?? stagesByteCount
+        var writer = JSONLineWriter(type: "changeset", push: true, capacity: capacity + 256)
         writer.member("watch", watch)
         writer.member("cursor", cursor.description)
         writer.member("prev_seq", cursor.seq - 1)

@@ -6,7 +6,7 @@ import Testing
 /// many versions as the history keeps after the last one left; never for version 2 clients alone.
 @Suite struct Version1DigestTests {
     static func carriesV1Digest(_ publication: WatchPublication?) -> Bool {
-        publication?.changesetLine.map { ServerMessage.carriedV1Digest(in: $0) != nil } ?? false
+        publication?.changesetLine.map { ServerMessage.carriedV1Digest(in: $0.array) != nil } ?? false
     }
 
     @Test func computedWhileAVersion1ClientFollowsAndForAHistoryLengthAfter() throws {

@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import ListFormats
 import ListSyncProtocol
@@ -35,10 +36,10 @@ struct LegacyCheckpointTests {
         let checkpoint = Array("LSYNCCP1".utf8) + StateWriter.frame(version.list.bytes) + StateWriter.frame(header.bytes)
         var log = ChangesetLog.empty(epoch: epoch, baseSeq: 0).file
         for record in UInt64(1)..<(seq + 1) {
-            log += ChangesetLog.record(seq: record, line: Self.changesets[Int(record)]).array
+            log += ChangesetLog.record(seq: record, line: FileBytes(Self.changesets[Int(record)])).array
         }
         let published = log
-        if logOneAhead { log += ChangesetLog.record(seq: seq + 1, line: Array("never sent".utf8)).array }
+        if logOneAhead { log += ChangesetLog.record(seq: seq + 1, line: FileBytes(Array("never sent".utf8))).array }
         try FileOperations.makeDirectory(directory)
         try EndToEndTests.Persistence.write(checkpoint, to: directory + "/checkpoint")
         try EndToEndTests.Persistence.write(log, to: directory + "/log")
@@ -72,7 +73,7 @@ struct LegacyCheckpointTests {
         let (again, againChangesets) = try Store.restored(from: scratch)
         #expect(again.cursor == version.cursor && again.digest == version.digest)
         #expect(againChangesets == changesets)
-        try store.save(try Store.version(7, seq: seq + 1, epoch: epoch), changeset: Array("next".utf8), watch: Store.watch)
+        try store.save(try Store.version(7, seq: seq + 1, epoch: epoch), changeset: FileBytes(Array("next".utf8)), watch: Store.watch)
         try store.settleLog()
         let (next, nextChangesets) = try Store.restored(from: scratch)
         #expect(next.cursor == Cursor(epoch: epoch, seq: seq + 1))

@@ -54,7 +54,7 @@ struct StateUpgradeTests {
         let next = "id,name,price\n1,apple,2\n3,plum,1\n4,fig,7\n"
         let nextVersion = WatchVersion(
             epoch: Self.epoch, seq: 5, list: try ListReader(options: Self.watch.readOptions).read(bytes: Array(next.utf8)))
-        try store.save(nextVersion, changeset: Array("five".utf8), watch: Self.watch)
+        try store.save(nextVersion, changeset: FileBytes(Array("five".utf8)), watch: Self.watch)
         try store.settleLog()
         var restarted = WatchStateStore(stateDirectory: scratch.path, name: "products", historyLength: 8, crashPoints: .none)
         guard case .restored(let again, _, let againChangesets) = restarted.restore(for: Self.watch).restoration else {

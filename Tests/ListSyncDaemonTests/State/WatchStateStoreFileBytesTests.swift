@@ -63,7 +63,7 @@ struct WatchStateStoreFileBytesTests {
             let array = version.list.bytes
             let held = previous.map { Self.sharing(array, with: $0.array, held: $0.held, using: &generator) } ?? Self.cut(FileBytes(array), using: &generator)
             #expect(held == array)
-            let changeset = number == 0 ? nil : Array("changeset \(number)".utf8)
+            let changeset = number == 0 ? nil : FileBytes(Array("changeset \(number)".utf8))
             // The first version is staged (written while it is diffed), as the tracker does.
             let stagedWhole = whole.stagesCheckpoints ? try whole.stageCheckpoint(of: FileBytes(array)) : nil
             let stagedInPieces = inPieces.stagesCheckpoints ? try inPieces.stageCheckpoint(of: held) : nil
@@ -115,7 +115,7 @@ struct WatchStateStoreFileBytesTests {
 
         let saved = SavedVersion(
             cursor: Cursor(epoch: Epoch(rawValue: 1), seq: 2), digest: try WatchStateStoreTests.products(2, rows: 10, epoch: Epoch(rawValue: 1)).digest,
-            changeset: Array("two".utf8), watch: WatchStateStoreTests.watch)
+            changeset: FileBytes(Array("two".utf8)), watch: WatchStateStoreTests.watch)
         let record = DeltaJournal.record(DeltaJournal.Entry(version: saved, byteCount: new.count, delta: delta))
         #expect(storages(delta.inserted).isSubset(of: storages(record)), "the record holds a copy of the inserted bytes")
         // The record's bytes are those main builds in one buffer (the format is unchanged).

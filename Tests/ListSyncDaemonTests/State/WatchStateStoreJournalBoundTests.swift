@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import ListFormats
 import ListSyncProtocol
@@ -35,7 +36,7 @@ struct WatchStateStoreJournalBoundTests {
             let saved = try Self.version(number, epoch: epoch)
             let bound = DeltaJournal.mostBytes(forListOf: saved.list.bytes.count)
             do throws(StateFileError) {
-                try store.save(saved, changeset: Self.changeset(number), watch: Self.watch)
+                try store.save(saved, changeset: FileBytes(Self.changeset(number)), watch: Self.watch)
                 try store.settleLog()
             } catch {
                 guard case .journalFull(let reported, _) = error else { throw error }
@@ -55,7 +56,7 @@ struct WatchStateStoreJournalBoundTests {
         try FileOperations.removeDirectory(store.slotPath(1) + ".damaged")
         for number in waiting...(waiting + 2) {
             let saved = try Self.version(number, epoch: epoch)
-            try store.save(saved, changeset: Self.changeset(number), watch: Self.watch)
+            try store.save(saved, changeset: FileBytes(Self.changeset(number)), watch: Self.watch)
             try store.settleLog()
             let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)
             let records = try WatchStateStoreTests.recordsEnd(ofJournal: journal)

@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 import ListSyncProtocol
 import ListSyncTestSupport
@@ -17,7 +18,7 @@ struct WatchStateStoreLostDirectoryTests {
         let epoch = Epoch(rawValue: 11)
         let watch = WatchStateStoreTests.watch
         var store = try WatchStateStoreTests.storeAtVersionZero(epoch: epoch, in: scratch)
-        try store.save(try WatchStateStoreTests.version(1, seq: 1, epoch: epoch), changeset: Array("first".utf8), watch: watch)
+        try store.save(try WatchStateStoreTests.version(1, seq: 1, epoch: epoch), changeset: FileBytes(Array("first".utf8)), watch: watch)
         // Version 1's changeset is not in the log yet (it is settled after publishing).
         try FileOperations.rename(scratch.path + "/list", to: scratch.path + "/list.away")
 
@@ -25,7 +26,7 @@ struct WatchStateStoreLostDirectoryTests {
         var failures: [StateFileError] = []
         for _ in 0..<6 {
             do throws(StateFileError) {
-                try store.save(next, changeset: Array("second".utf8), watch: watch)
+                try store.save(next, changeset: FileBytes(Array("second".utf8)), watch: watch)
                 break
             } catch {
                 failures.append(error)

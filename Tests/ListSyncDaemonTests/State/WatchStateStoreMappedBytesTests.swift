@@ -29,7 +29,7 @@ struct WatchStateStoreMappedBytesTests {
         for number in 0...70 {
             let version = try WatchStateStoreFileBytesTests.version(number, epoch: epoch)
             let array = version.list.bytes
-            let changeset = number == 0 ? nil : Array("changeset \(number)".utf8)
+            let changeset = number == 0 ? nil : FileBytes(Array("changeset \(number)".utf8))
             #expect(mapped.stagesCheckpoints == unmapped.stagesCheckpoints)
             let stagedMapped = mapped.stagesCheckpoints ? try mapped.stageCheckpoint(of: FileBytes(array)) : nil
             let stagedUnmapped = unmapped.stagesCheckpoints ? try unmapped.stageCheckpoint(of: FileBytes(array)) : nil

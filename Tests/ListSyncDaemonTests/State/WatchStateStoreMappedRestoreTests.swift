@@ -43,7 +43,7 @@ struct WatchStateStoreMappedRestoreTests {
         for number in 0...60 {
             let version = try WatchStateStoreFileBytesTests.version(number, epoch: epoch)
             let array = version.list.bytes
-            let changeset = number == 0 ? nil : Array("changeset \(number)".utf8)
+            let changeset = number == 0 ? nil : FileBytes(Array("changeset \(number)".utf8))
             let staged = store.stagesCheckpoints ? try store.stageCheckpoint(of: FileBytes(array)) : nil
             try store.save(version, bytes: FileBytes(array), changeset: changeset, watch: watch, staged: staged)
             #expect(store.mappedLiveBytes.map { $0 == array && Self.isMapped($0) } == true, "version \(number): mapped after the save")
@@ -84,7 +84,7 @@ struct WatchStateStoreMappedRestoreTests {
         var store = Self.store(in: scratch, mapping: true)
         let versions = try (0...4).map { try WatchStateStoreFileBytesTests.version($0, epoch: epoch) }
         for (number, version) in versions.enumerated() {
-            let changeset = number == 0 ? nil : Array("changeset \(number)".utf8)
+            let changeset = number == 0 ? nil : FileBytes(Array("changeset \(number)".utf8))
             let staged = store.stagesCheckpoints ? try store.stageCheckpoint(of: FileBytes(version.list.bytes)) : nil
             try store.save(version, bytes: FileBytes(version.list.bytes), changeset: changeset, watch: watch, staged: staged)
             // The last version's log append never happens: the daemon died while appending its record.
@@ -102,7 +102,7 @@ struct WatchStateStoreMappedRestoreTests {
         #expect(try EndToEndTests.Persistence.contents(of: store.journalPath).count < end, "the torn record is cut off")
         store = restarted
         let next = try WatchStateStoreFileBytesTests.version(4, epoch: epoch)
-        try store.save(next, bytes: FileBytes(next.list.bytes), changeset: Array("changeset 4".utf8), watch: watch)
+        try store.save(next, bytes: FileBytes(next.list.bytes), changeset: FileBytes(Array("changeset 4".utf8)), watch: watch)
         #expect(store.mappedLiveBytes.map { $0 == next.list.bytes && Self.isMapped($0) } == true)
         try store.settleLog(writingCheckpoint: false)
         let (again, _) = try Self.restart(scratch, mapping: true)

@@ -1,3 +1,4 @@
+import DurableFiles
 import Glibc
 import ListFormats
 import ListSyncProtocol
@@ -30,7 +31,7 @@ struct WatchStateStoreRemovalTests {
         let watch = WatchStateStoreTests.watch
         var store = try WatchStateStoreTests.storeAtVersionZero(epoch: epoch, in: scratch)
         try store.settleLog()
-        try store.save(try WatchStateStoreTests.version(1, seq: 1, epoch: epoch), changeset: Array("changed".utf8), watch: watch)
+        try store.save(try WatchStateStoreTests.version(1, seq: 1, epoch: epoch), changeset: FileBytes(Array("changed".utf8)), watch: watch)
         try store.settleLog()
         #expect(store.archive.line(publishing: 1, of: epoch) == Array("changed".utf8))
         #expect(try Self.openPaths().contains { $0.hasPrefix(store.logPath) }, "the archive reads the log")

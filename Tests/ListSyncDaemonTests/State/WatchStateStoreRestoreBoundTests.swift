@@ -1,3 +1,4 @@
+import DurableFiles
 import ListFormats
 import ListSyncProtocol
 import Testing
@@ -14,7 +15,7 @@ struct WatchStateStoreRestoreBoundTests {
         var store = try WatchStateStoreTests.storeAtVersionZero(epoch: epoch, in: scratch)
         let line = { (seq: UInt64) in Array(String(repeating: "\(seq % 10)", count: seq == 8 ? 500 : 100).utf8) }
         for seq in UInt64(1)...8 {
-            try store.save(try WatchStateStoreTests.version(Int(seq), seq: seq, epoch: epoch), changeset: line(seq), watch: watch)
+            try store.save(try WatchStateStoreTests.version(Int(seq), seq: seq, epoch: epoch), changeset: FileBytes(line(seq)), watch: watch)
             try store.settleLog()
         }
         for (bound, expected) in [(250, 8...8), (700, 6...8), (Int.max, 1...8)] {

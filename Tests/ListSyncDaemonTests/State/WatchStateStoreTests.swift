@@ -20,7 +20,7 @@ struct WatchStateStoreTests {
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 4, crashPoints: .none)
         try store.save(try Self.version(0, seq: 0, epoch: epoch), changeset: nil, watch: Self.watch)
         for seq in UInt64(1)...10 {
-            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: Array("changeset \(seq)".utf8), watch: Self.watch)
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: FileBytes(Array("changeset \(seq)".utf8)), watch: Self.watch)
             try store.settleLog()
             let file = try EndToEndTests.Persistence.contents(of: store.logPath)
             let (log, _) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
@@ -47,11 +47,11 @@ struct WatchStateStoreTests {
         let scratch = try ScratchDirectory()
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         try store.save(try Self.version(0, seq: 0, epoch: Epoch(rawValue: 1)), changeset: nil, watch: Self.watch)
-        try store.save(try Self.version(1, seq: 1, epoch: Epoch(rawValue: 1)), changeset: Array("one".utf8), watch: Self.watch)
+        try store.save(try Self.version(1, seq: 1, epoch: Epoch(rawValue: 1)), changeset: FileBytes(Array("one".utf8)), watch: Self.watch)
         try store.settleLog()
         try store.save(try Self.version(2, seq: 2, epoch: Epoch(rawValue: 2)), changeset: nil, watch: Self.watch)
         try store.settleLog()
-        try store.save(try Self.version(3, seq: 3, epoch: Epoch(rawValue: 2)), changeset: Array("three".utf8), watch: Self.watch)
+        try store.save(try Self.version(3, seq: 3, epoch: Epoch(rawValue: 2)), changeset: FileBytes(Array("three".utf8)), watch: Self.watch)
         try store.settleLog()
         let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: Epoch(rawValue: 2), seq: 3))
@@ -89,11 +89,11 @@ struct WatchStateStoreTests {
         try FileOperations.remove(store.journalPath)
         try FileOperations.makeDirectory(store.journalPath)
         #expect(throws: StateFileError.self) {
-            try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two, first try".utf8), watch: Self.watch)
+            try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: FileBytes(Array("two, first try".utf8)), watch: Self.watch)
         }
         try FileOperations.removeDirectory(store.journalPath)
         #expect(try Self.restored(from: scratch).version.cursor == Cursor(epoch: epoch, seq: 1))
-        try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        try store.save(try Self.version(3, seq: 2, epoch: epoch), changeset: FileBytes(Array("two".utf8)), watch: Self.watch)
         try store.settleLog()
 
         let (version, changesets) = try Self.restored(from: scratch)
@@ -108,7 +108,7 @@ struct WatchStateStoreTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 4)
         var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
-        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: FileBytes(Array("two".utf8)), watch: Self.watch)
         let (version, changesets) = try Self.restored(from: scratch)
         #expect(version.cursor == Cursor(epoch: epoch, seq: 2))
         #expect(changesets == [Array("one".utf8), Array("two".utf8)])
@@ -153,12 +153,12 @@ struct WatchStateStoreTests {
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 1000, crashPoints: .none)
         try store.save(try version(0), changeset: nil, watch: Self.watch)
         try store.settleLog()
-        try store.save(try version(1), changeset: Array("changeset 1".utf8), watch: Self.watch)
+        try store.save(try version(1), changeset: FileBytes(Array("changeset 1".utf8)), watch: Self.watch)
         try store.settleLog()
         let before = try [status(store.journalPath), status(store.logPath)]
         let records = try Self.recordsEnd(ofJournal: try EndToEndTests.Persistence.contents(of: store.journalPath))
         for number in 2...6 {
-            try store.save(try version(number), changeset: Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.save(try version(number), changeset: FileBytes(Array("changeset \(number)".utf8)), watch: Self.watch)
             try store.settleLog()
             #expect(try [status(store.journalPath), status(store.logPath)] == before, "after version \(number)")
         }
@@ -173,7 +173,7 @@ struct WatchStateStoreTests {
             throw TestFailure(description: "nothing restored from a journal without zeros")
         }
         #expect(restored.digest == (try version(6)).digest)
-        try restarted.save(try version(7), changeset: Array("changeset 7".utf8), watch: Self.watch)
+        try restarted.save(try version(7), changeset: FileBytes(Array("changeset 7".utf8)), watch: Self.watch)
         try restarted.settleLog()
         let extended = try EndToEndTests.Persistence.contents(of: store.journalPath)
         #expect(extended.count > (try Self.recordsEnd(ofJournal: extended)), "zeros follow the records")
@@ -210,7 +210,7 @@ struct WatchStateStoreTests {
         let scratch = try ScratchDirectory()
         let epoch = Epoch(rawValue: 6)
         var store = try Self.store(savingUpTo: 1, epoch: epoch, in: scratch)
-        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: Array("two".utf8), watch: Self.watch)
+        try store.save(try Self.version(2, seq: 2, epoch: epoch), changeset: FileBytes(Array("two".utf8)), watch: Self.watch)
         if logHasItsChangeset { try store.settleLog() }
         let torn = logHasItsChangeset ? 0 : 1
         var slot = try EndToEndTests.Persistence.contents(of: store.slotPath(torn))
@@ -235,7 +235,7 @@ struct WatchStateStoreTests {
         var store = WatchStateStore(stateDirectory: scratch.path, name: "list", historyLength: 8, crashPoints: .none)
         let names = ["", "one", "two", "three"]
         for seq in 0...last {
-            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: seq == 0 ? nil : Array(names[Int(seq)].utf8), watch: Self.watch)
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: seq == 0 ? nil : FileBytes(Array(names[Int(seq)].utf8)), watch: Self.watch)
             try store.settleLog()
         }
         return store
@@ -288,7 +288,7 @@ extension WatchStateStoreTests {
         let sizes = [3000, 3000, 3000, 3000, 3000, 25_000, 2000, 2000, 2000, 2000, 2000, 2000]
         func line(_ seq: UInt64) -> [UInt8] { Array(String(repeating: "\(seq % 10)", count: sizes[Int(seq) - 1]).utf8) }
         for seq in UInt64(1)...UInt64(sizes.count) {
-            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: line(seq), watch: Self.watch)
+            try store.save(try Self.version(Int(seq), seq: seq, epoch: epoch), changeset: FileBytes(line(seq)), watch: Self.watch)
             try store.settleLog()
             let file = try EndToEndTests.Persistence.contents(of: store.logPath)
             let (log, lines) = try #require(try ChangesetLog.decode(file, epoch: epoch, leadingTo: seq))
@@ -318,7 +318,7 @@ extension WatchStateStoreTests {
         let versions = 120
         for number in 1...versions {
             let saved = try version(number)
-            try store.save(saved, changeset: Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.save(saved, changeset: FileBytes(Array("changeset \(number)".utf8)), watch: Self.watch)
             try store.settleLog()
             let now = try (0..<2).map { try? EndToEndTests.Persistence.contents(of: store.slotPath($0)) }
             checkpoints += zip(slots, now).filter { $0 != $1 }.count
@@ -345,7 +345,7 @@ extension WatchStateStoreTests {
         for number in 0...3 {
             let bytes = Array(Lists.products(rows: 2000, version: number).utf8)
             let saved = WatchVersion(epoch: epoch, seq: UInt64(number), list: try ListReader(options: Self.watch.readOptions).read(bytes: bytes))
-            try store.save(saved, changeset: number == 0 ? nil : Array("changeset \(number)".utf8), watch: Self.watch)
+            try store.save(saved, changeset: number == 0 ? nil : FileBytes(Array("changeset \(number)".utf8)), watch: Self.watch)
             try store.settleLog()
         }
         let journal = try EndToEndTests.Persistence.contents(of: store.journalPath)

@@ -21,7 +21,7 @@ import Testing
 
     /// The changeset message a publication carries.
     static func changeset(_ publication: WatchPublication?) throws -> ChangesetMessage {
-        let line = try #require(publication?.changesetLine)
+        let line = try #require(publication?.changesetLine).array
         guard case .changeset(let changeset) = try MessageParser.serverMessage(ofLine: line.dropLast()) else {
             throw TestFailure(description: "not a changeset line")
         }
