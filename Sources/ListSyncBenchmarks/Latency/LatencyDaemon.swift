@@ -7,7 +7,7 @@ final class LatencyDaemon {
     let directory: URL
     let socketPath: String
     let watchedFile: URL
-    private let process: Process
+    let process: Process
     /// How long after it was started the daemon served the watch.
     let startup: Duration
 
