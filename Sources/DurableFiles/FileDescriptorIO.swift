@@ -30,9 +30,19 @@ public enum FileDescriptorIO {
     /// - Throws: ``SystemCallError`` (`pwrite`) on the first error other than `EINTR`; some bytes
     ///   may be written.
     public static func writeAll(_ bytes: [UInt8], to descriptor: Int32, at offset: Int) throws(SystemCallError) {
+        try bytes.withUnsafeBufferPointer { buffer throws(SystemCallError) in try self.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor, at: offset) }
+    }
+
+    /// Writes every byte of `bytes` to `descriptor` from byte `offset` of its file (pwrite(2)),
+    /// as ``writeAll(_:to:at:)-([UInt8],_,_)`` does for an array: bytes in place (a run of
+    /// records, issue 19's records file).
+    ///
+    /// - Throws: ``SystemCallError`` (`pwrite`) on the first error other than `EINTR`; some bytes
+    ///   may be written.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int) throws(SystemCallError) {
         var written = 0
         while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset + written)) }
+            let count = pwrite(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written, off_t(offset + written))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .lastError(of: "pwrite")

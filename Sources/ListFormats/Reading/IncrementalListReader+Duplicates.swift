@@ -51,19 +51,17 @@ extension IncrementalListReader {
                 let bit = Int(truncatingIfNeeded: hash >> shift)
                 bitmap[bit >> 6] |= 1 << UInt64(bit & 63)
             }
-            // The kept records, run by run in place (their shifts do not change their identities).
-            for run in (records.records(in: 0..<keptPrefix) + records.records(in: changedEnd..<records.count)).runs {
-                let found = run.storage.withUnsafeBufferPointer { storage in
-                    for index in run.range {
-                        let hash = storage[index].differenceIdentifier.hash.low
-                        let bit = Int(truncatingIfNeeded: hash >> shift)
-                        if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return true }
-                    }
-                    return false
+            // The kept records, run by run in place (their shifts do not change their identities),
+            // the pages of mapped ones let go a stretch at a time (issue 19: a whole pass).
+            let kept = records.records(in: 0..<keptPrefix) + records.records(in: changedEnd..<records.count)
+            return kept.forEachStretch { stretch, _ in
+                for record in stretch {
+                    let hash = record.differenceIdentifier.hash.low
+                    let bit = Int(truncatingIfNeeded: hash >> shift)
+                    if bitmap[bit >> 6] & (1 << UInt64(bit & 63)) != 0, changed.contains(hash) { return false }
                 }
-                if found { return false }
+                return true
             }
-            return true
         }
     }
 

@@ -63,9 +63,20 @@ public struct IncrementalListReader: Sendable {
     /// bytes held otherwise (``ParsedList/holding(_:)``); nothing when it remembers no read of
     /// that length.
     public mutating func hold(_ bytes: FileBytes) {
-        guard var memory = self.memory, memory.fileLength == bytes.count else { return }
+        hold(bytes, records: nil)
+    }
+
+    /// Keeps `bytes` (``hold(_:)``; `nil`: those it has) and `records` as the last read's, in
+    /// place of those it read, which must be the same held otherwise (issue 19: mapped from a
+    /// file the daemon wrote them to, ``ParsedList/holding(_:records:)``); nothing when it
+    /// remembers no read of that length and number of records.
+    public mutating func hold(_ bytes: FileBytes?, records: ListRecords?) {
+        guard var memory = self.memory, bytes.map({ memory.fileLength == $0.count }) ?? true,
+            records.map({ memory.records.count == $0.count }) ?? true
+        else { return }
         self.memory = nil
-        memory.source = bytes
+        if let bytes { memory.source = bytes }
+        if let records { memory.records = records }
         self.memory = memory
     }
 
@@ -275,7 +286,7 @@ public struct IncrementalListReader: Sendable {
         guard previous.runs.count == 1, previous.runs[0].shift == 0, previous.runs[0].range == 0..<previous.runs[0].storage.count else { return [] }
         let address = previous.runs[0].storageAddress
         guard address != 0, !(records?.runs.contains { $0.storageAddress == address } ?? false) else { return [] }
-        return previous.runs[0].storage
+        return previous.runs[0].storage.array ?? []
     }
 
     /// The array `bytes` are when they are one whole array (what a pool may read the next
@@ -730,7 +741,8 @@ public struct IncrementalListReader: Sendable {
             // A first read, a version that keeps no record, or a sectioned list: one array (the
             // previous version's records, when it keeps some, are one whole array then).
             // (A linear list's in runs keep none here: they are not copied into an array.)
-            let isWhole = old.records.isContiguous
+            // (Records held as a mapping keep none here either: not copied into an array.)
+            let isWhole = old.records.isContiguous && !old.records.holdsMappings
             let oldRecords = isWhole ? old.records.array : []
             var joined = JoinedRecords(
                 prefix: oldRecords[0..<(isWhole ? prefixRecords : 0)], middle: middleRecords,

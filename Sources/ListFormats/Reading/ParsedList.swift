@@ -87,8 +87,23 @@ public struct ParsedList: Sendable {
     /// ranges of them), held otherwise: issue 19's daemon swaps a saved version's bytes in memory
     /// for mappings of the state files that hold them. O(1): the records are shared.
     public func holding(_ bytes: FileBytes) -> ParsedList {
-        precondition(bytes.count == storage.source.count, "other bytes than the list's")
-        return ParsedList(format: format, schema: schema, layout: layout, report: report, storage: ListStorage(source: .bytes(bytes), encoding: storage.encoding))
+        holding(bytes, records: nil)
+    }
+
+    /// The same list over `bytes` (``holding(_:)``; `nil`: its own) and, for a linear list,
+    /// `records`, which must be the same records as ``linearRecords`` held otherwise: issue 19's
+    /// daemon swaps a saved version's records in memory for mappings of a file it wrote them to.
+    /// O(1) (O(*n*) checks in debug builds).
+    public func holding(_ bytes: FileBytes?, records: ListRecords?) -> ParsedList {
+        precondition(bytes.map { $0.count == storage.source.count } ?? true, "other bytes than the list's")
+        var layout = self.layout
+        if let records, case .linear(let own) = layout {
+            precondition(records.count == own.count, "other records than the list's")
+            assert(records.elementsEqual(own) { $0.byteRange == $1.byteRange && $0.contentHash == $1.contentHash && $0.differenceIdentifier == $1.differenceIdentifier }, "other records than the list's")
+            layout = .linear(records)
+        }
+        let held = bytes.map { ListStorage(source: .bytes($0), encoding: storage.encoding) } ?? storage
+        return ParsedList(format: format, schema: schema, layout: layout, report: report, storage: held)
     }
 
     /// The line and column of a byte offset, such as a record's

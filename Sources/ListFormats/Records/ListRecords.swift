@@ -10,34 +10,47 @@ import DurableFiles
 /// ``Run/shift`` (bytes inserted or removed before them), so the kept end after a change of
 /// length is not rewritten. Records read whole are one run, and cost what an array costs.
 ///
-/// The value is immutable: it holds its storage arrays, which nothing writes while any run of
-/// them is held (`Array`'s copy on write guarantees it for every writer).
+/// The value is immutable: it holds its storage, arrays, which nothing writes while any run of
+/// them is held (`Array`'s copy on write guarantees it for every writer), or read-only mappings
+/// of a file the daemon wrote them to, which nothing writes while mapped (``DurableFiles/MappedFileRegion``).
 ///
 /// A `RandomAccessCollection` of ``ListRecord`` with `Int` indices from 0: iteration walks the
 /// runs in order (O(1) a record), a subscript finds its run in O(log runs).
 public struct ListRecords: Sendable {
-    /// One stretch of the records: a range of a storage array, each record `shift` bytes
-    /// further in the file than in the storage.
+    /// One stretch of the records: a range of a storage — an array, or a read-only mapping of
+    /// a file that holds them (issue 19: a saved version's records served from the watch's
+    /// records file) — each record `shift` bytes further in the file than in the storage.
     public struct Run: Sendable {
-        /// The array whose records these are (shared, never written while held).
-        public let storage: [ListRecord]
+        /// What the records are a range of (shared, never written while held).
+        public let storage: ArrayOrMapping<ListRecord>
         /// Which of its records.
         public let range: Range<Int>
         /// What is added to each record's byte offset: the bytes inserted (or, negative,
         /// removed) before the run since its storage was read.
         public let shift: Int
 
-        public init(storage: [ListRecord], range: Range<Int>, shift: Int = 0) {
+        public init(storage: ArrayOrMapping<ListRecord>, range: Range<Int>, shift: Int = 0) {
             precondition(range.lowerBound >= 0 && range.upperBound <= storage.count, "a run beyond its storage")
             self.storage = storage
             self.range = range
             self.shift = shift
         }
 
+        /// A range of `storage`, an array.
+        public init(storage: [ListRecord], range: Range<Int>, shift: Int = 0) {
+            self.init(storage: .array(storage), range: range, shift: shift)
+        }
+
         /// The run's record at `index` of its storage, moved by the shift.
         @inline(__always)
         func record(atStorageIndex index: Int) -> ListRecord {
             shift == 0 ? storage[index] : storage[index].moved(by: shift)
+        }
+
+        /// The run's records as they lie in their storage (unshifted), in place.
+        @inline(__always)
+        public func withUnsafeStorageRecords<R, E: Error>(_ body: (UnsafeBufferPointer<ListRecord>) throws(E) -> R) throws(E) -> R {
+            try storage.withUnsafeBufferPointer { buffer throws(E) in try body(UnsafeBufferPointer(rebasing: buffer[range])) }
         }
     }
 
@@ -76,24 +89,25 @@ public struct ListRecords: Sendable {
     /// The records as one array: the storage itself when it is one unshifted run covering a
     /// whole array (O(1)), a copy otherwise (O(*n*)).
     public var array: [ListRecord] {
-        if runs.count == 1, runs[0].shift == 0, runs[0].range == 0..<runs[0].storage.count {
-            return runs[0].storage
+        if runs.count == 1, runs[0].shift == 0, runs[0].range == 0..<runs[0].storage.count, let whole = runs[0].storage.array {
+            return whole
         }
         var array: [ListRecord] = []
         array.reserveCapacity(count)
-        for run in runs {
-            if run.shift == 0 {
-                array += run.storage[run.range]
+        forEachStretch { records, shift in
+            if shift == 0 {
+                array += records
             } else {
-                for index in run.range { array.append(run.storage[index].moved(by: run.shift)) }
+                for record in records { array.append(record.moved(by: shift)) }
             }
+            return true
         }
         return array
     }
 
-    /// The records of every array the runs hold, each array counted once: what holding these
-    /// records costs in memory, in records (at least ``count``; more when a run keeps a larger
-    /// array alive). Counted by the records the arrays hold, not by their reservation: a first
+    /// The records of every storage the runs hold, each counted once: what holding these
+    /// records keeps alive, in records (at least ``count``; more when a run keeps a larger
+    /// array or mapping alive). Counted by the records the arrays hold, not by their reservation: a first
     /// read reserves its array for an estimate of the records, up to twice as many, whose pages
     /// past the records are never written and hold no memory.
     public var storageRecordCount: Int {
@@ -155,8 +169,8 @@ public struct ListRecords: Sendable {
 
 extension ListRecords.Run {
     /// The address of the storage's first record: the storage's identity.
-    var storageAddress: UInt {
-        storage.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    public var storageAddress: UInt {
+        storage.address
     }
 }
 
@@ -176,19 +190,28 @@ extension ListRecords: RandomAccessCollection {
         return run.record(atStorageIndex: run.range.lowerBound + index - offsets.starts[runIndex])
     }
 
-    /// Walks the runs in order: O(1) a record.
+    /// Walks the runs in order: O(1) a record. A whole pass over records held as mappings (a
+    /// snapshot, a digest, a copy) lets their pages go a stretch at a time as it goes
+    /// (``mappedStretchCount`` records), so that it keeps only a stretch of them resident.
     public struct Iterator: IteratorProtocol {
         let runs: [Run]
         var run = 0
         var index = 0
         var end = 0
         var current: Run?
+        /// Where the current run's storage is mapped, and up to where its pages were let go.
+        var isMapped = false
+        var releasedUpTo = 0
 
         init(runs: [Run]) {
             self.runs = runs
         }
 
         public mutating func next() -> ListRecord? {
+            if isMapped, index - releasedUpTo >= ListRecords.mappedStretchCount || index == end {
+                current?.storage.releasePages(in: releasedUpTo..<index)
+                releasedUpTo = index
+            }
             if index == end {
                 guard run < runs.count else { return nil }
                 let next = runs[run]
@@ -196,6 +219,8 @@ extension ListRecords: RandomAccessCollection {
                 current = next
                 index = next.range.lowerBound
                 end = next.range.upperBound
+                isMapped = next.storage.mappedRegion != nil
+                releasedUpTo = index
             }
             guard let current else { return nil }
             defer { index += 1 }
@@ -210,7 +235,7 @@ extension ListRecords: RandomAccessCollection {
     public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<ListRecord>) throws -> R) rethrows -> R? {
         guard isContiguous else { return nil }
         guard let run = runs.first else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return try run.storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[run.range])) }
+        return try run.withUnsafeStorageRecords { try body($0) }
     }
 }
 

@@ -52,6 +52,9 @@ struct LatencyBenchmark {
         var peakAtLoad: Int? = nil
         /// The size of the watched file at the end, in bytes.
         var fileSize: Int? = nil
+        /// The daemon's records files after the edits (``LatencyDaemon/recordsFiles``): their
+        /// size and the page cache they take, in bytes; on the plain socket's row.
+        var recordsFiles: (size: Int, cached: Int)? = nil
         /// Per rename, from its start to its inotify event at a watcher of the benchmark's own
         /// (``RenameObserver``): the file system's share, before any watcher can know.
         var renameToEvent: [Duration]? = nil
@@ -166,13 +169,14 @@ struct LatencyBenchmark {
         }
         let daemonCPU = (try daemon.cpuTime - cpuBefore) / edits
         let peakOverEdits = try daemon.peakMemory
+        let recordsFiles = daemon.recordsFiles
         let fileSize = try FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int
         let lineCount = try LineCountBaseline.times(of: file.url, runs: max(edits, 5))
         var results = [
             Result(
                 workload: workload, subscriber: "plain socket", samples: rawSamples, daemonCPU: daemonCPU, daemonCPUPerEdit: cpuPerEdit, bar: bar, lineCount: lineCount,
                 residentAfterLoad: residentAfterLoad, peakOverEdits: peakOverEdits, peakAtLoad: peakAtLoad, fileSize: fileSize,
-                renameToEvent: renames == nil ? nil : renameToEvent)
+                recordsFiles: recordsFiles, renameToEvent: renames == nil ? nil : renameToEvent)
         ]
         if mirror != nil {
             results.append(
@@ -287,7 +291,7 @@ struct LatencyBenchmark {
         var table = Table(header: [
             "daemon", "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "daemon CPU / edit p50",
             "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading or restoring / file", "RSS once served / file",
-            "peak RSS over the edits / file", "bar",
+            "peak RSS over the edits / file", "records file: size, in page cache (not RSS)", "bar",
         ])
         for result in results {
             let samples = LatencySamples(result.samples)
@@ -301,6 +305,7 @@ struct LatencyBenchmark {
                 result.renameToEvent.map { LatencySamples($0).p50.milliseconds } ?? "—",
                 Self.relative(result.peakAtLoad, to: result.fileSize), Self.relative(result.residentAfterLoad, to: result.fileSize),
                 Self.relative(result.peakOverEdits, to: result.fileSize),
+                result.recordsFiles.map { "\($0.size >> 20) MiB, \($0.cached >> 20) MiB" } ?? "—",
                 result.bar,
             ])
         }

@@ -9,7 +9,7 @@ final class LatencyDaemon {
     let directory: URL
     let socketPath: String
     let watchedFile: URL
-    private let process: Process
+    let process: Process
     /// How long after it was started the daemon served the watch.
     let startup: Duration
     /// The cursor of the version the daemon served first: the file loaded, or the saved version

@@ -69,13 +69,13 @@ final class WatchVersion: Sendable {
         self.unchangedBytes = unchangedBytes.flatMap { $0.previous == previous.cursor ? $0 : nil }
     }
 
-    /// `version` over `bytes`, the same bytes as its list's held otherwise (issue 19: mapped
-    /// from the state files that saved them, ``ParsedList/holding(_:)``): same cursor, records,
-    /// digests. O(1).
-    init(_ version: WatchVersion, holding bytes: FileBytes) {
+    /// `version` over `bytes` and `records` (`nil`: its own), the same as its list's held
+    /// otherwise (issue 19: mapped from the state files that saved them, and from the watch's
+    /// records file, ``ParsedList/holding(_:records:)``): same cursor, records, digests. O(1).
+    init(_ version: WatchVersion, holding bytes: FileBytes?, records: ListRecords? = nil) {
         self.epoch = version.epoch
         self.seq = version.seq
-        self.list = version.list.holding(bytes)
+        self.list = version.list.holding(bytes, records: records)
         self.tree = version.tree
         self.rowCount = version.rowCount
         self.unchangedBytes = version.unchangedBytes

@@ -92,6 +92,10 @@ final class RunningDaemon: Sendable {
         // Issue 19: saved versions held as mappings of the state files (nothing without state;
         // `LISTSYNCD_MAP_SAVED_BYTES=0` turns it off, to compare).
         store.mapsSavedBytes = store.isPersistent && self.environment[WatchStateStore.mappingSwitch] != "0"
+        // Their records too, from a file of the watch's own (`LISTSYNCD_MAP_SAVED_RECORDS=0`: not).
+        if store.isPersistent, self.environment[SavedRecordsFile.mappingSwitch] != "0" {
+            store.savedRecords = SavedRecordsFile(directory: store.directory)
+        }
         let pool = self.pool
         let version1Clients = store.isPersistent ? store.version1Clients : nil
         let feed = WatchFeed(

@@ -134,6 +134,9 @@ struct WatchStateStore: Sendable {
     /// The live version's bytes as read-only mappings of the slot or journal records that hold
     /// them, when ``mapsSavedBytes`` and they could be mapped; `nil` otherwise.
     var mappedLiveBytes: FileBytes?
+    /// The file a saved version's records are mapped from (issue 19); `nil`: they stay in
+    /// memory (no state saved, or `LISTSYNCD_MAP_SAVED_RECORDS=0`).
+    var savedRecords: SavedRecordsFile?
     /// The reader that read the version a restore gave back, which follows its bytes (issue 19):
     /// handed to the tracker (``takeRestoredReader()``), so that the first version read after a
     /// restart re-parses only what changed and shares the restored version's unchanged bytes and
@@ -319,9 +322,11 @@ struct WatchStateStore: Sendable {
         // Issue 19: held from here on as mappings of the slot and journal records it was rebuilt
         // from (the same bytes), as after a save; its bytes in memory go with this restore.
         self.mappedLiveBytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count)
-        if let mapped = self.mappedLiveBytes {
-            version = WatchVersion(version, holding: mapped)
-            reader.hold(mapped)
+        // Its records likewise, written to the watch's records file and mapped from it.
+        let mappedRecords = version.list.linearRecords.flatMap { self.savedRecords?.mapped($0) }
+        if self.mappedLiveBytes != nil || mappedRecords != nil {
+            version = WatchVersion(version, holding: self.mappedLiveBytes, records: mappedRecords)
+            reader.hold(self.mappedLiveBytes, records: mappedRecords)
         }
         self.restoredReader = reader
         self.liveBytes = version.list.fileBytes

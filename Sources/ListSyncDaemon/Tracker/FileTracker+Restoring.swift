@@ -34,6 +34,7 @@ extension FileTracker {
         // it, say so now rather than at the next save.
         var restored = outcome.store
         self.reportDroppedHistory(of: &restored)
+        self.reportRecordsFile(of: restored)
         for file in outcome.setAside {
             self.logger.notice(
                 "a checkpoint does not read whole; \(file.handlingDescription)",

@@ -69,13 +69,17 @@ extension FileTracker {
         guard write.failure == nil else { return Saved(ingestion: ingestion, write: write, release: nil, publishing: nil, published: nil) }
         var ingestion = ingestion
         // Issue 19: the version saved is held from here on as mappings of the state files that
-        // hold its bytes (the same bytes), before anyone else takes it; its bytes in memory go
-        // once this save is done with them.
-        if let version = ingestion.publication?.version, let mapped = write.store.mappedLiveBytes(of: version.cursor),
-            let held = ingestion.machine.holdLiveBytes(mapped, of: version.cursor)
+        // hold its bytes (the same bytes), and of the watch's records file, to which the records
+        // not in it yet are written now, before anyone else takes it; its bytes and records in
+        // memory go once this save is done with them.
+        if let version = ingestion.publication?.version,
+            let held = ingestion.machine.holdLive(
+                bytes: write.store.mappedLiveBytes(of: version.cursor),
+                records: version.list.linearRecords.flatMap { write.store.savedRecords?.mapped($0) }, of: version.cursor)
         {
             ingestion.publication?.version = held
         }
+        self.reportRecordsFile(of: write.store)
         var flushed = write
         let release = Release(ingestion)
         if release.savesStateAgain {
@@ -148,6 +152,21 @@ extension FileTracker {
             self.logger.warning("cannot append the published changeset to the log yet", metadata: ["error": "\(error)"])
         }
         return settled.store
+    }
+
+    /// Logs what happened to the watch's records file (``SavedRecordsFile``), if anything: once
+    /// when a write of it fails, once when it works again.
+    func reportRecordsFile(of store: WatchStateStore) {
+        switch store.savedRecords?.takeReport() {
+        case .failed(let error)?:
+            self.logger.warning(
+                "cannot write the records file in the watch's state directory: the saved versions' records stay in memory (40 bytes a row) rather than mapped from it; versions are saved and published as before, and the file is tried again in \(SavedRecordsFile.retryInterval)",
+                metadata: ["error": "\(error)"])
+        case .recovered?:
+            self.logger.notice("the records file in the watch's state directory is written again: saved versions' records are mapped from it")
+        case nil:
+            break
+        }
     }
 
     /// Logs that the log on disk started afresh for want of space, if it did.

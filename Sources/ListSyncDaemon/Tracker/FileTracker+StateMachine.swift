@@ -262,17 +262,21 @@ extension FileTracker {
             return SharingSource(bytes: bytes, boundaries: boundaries, version: lastGood.cursor)
         }
 
-        /// Holds the live version, `cursor`, over `bytes` — the same bytes held otherwise: mapped
-        /// from the state files that saved them (issue 19, ``WatchStateStore/mappedLiveBytes``) —
-        /// and has the reader keep them too when it read that version, so the next read shares
-        /// its ends with them and the bytes in memory go. Returns the version now live; `nil` when
-        /// `cursor` is not live (nothing changes).
-        mutating func holdLiveBytes(_ bytes: FileBytes, of cursor: Cursor) -> WatchVersion? {
-            guard case .live(let version) = self.state, version.cursor == cursor, version.list.fileBytes.count == bytes.count else { return nil }
-            let held = WatchVersion(version, holding: bytes)
+        /// Holds the live version, `cursor`, over `bytes` and `records` (`nil`: as it holds them)
+        /// — the same held otherwise: mapped from the state files that saved them (issue 19,
+        /// ``WatchStateStore/mappedLiveBytes``) and from the watch's records file
+        /// (``SavedRecordsFile``) — and has the reader keep them too when it read that version,
+        /// so the next read shares its ends with them and those in memory go. Returns the version
+        /// now live; `nil` when `cursor` is not live or there is nothing to hold (nothing changes).
+        mutating func holdLive(bytes: FileBytes?, records: ListRecords?, of cursor: Cursor) -> WatchVersion? {
+            guard bytes != nil || records != nil, case .live(let version) = self.state, version.cursor == cursor,
+                bytes.map({ version.list.fileBytes.count == $0.count }) ?? true,
+                records.map({ version.list.linearRecords?.count == $0.count }) ?? true
+            else { return nil }
+            let held = WatchVersion(version, holding: bytes, records: records)
             self.state = .live(held)
             if self.readerFollowsLastGood {
-                self.reader?.hold(bytes)
+                self.reader?.hold(bytes, records: records)
             }
             return held
         }

@@ -23,9 +23,13 @@ extension EndToEndTests {
         static func text(_ rows: [String]) -> String { "sku,name,price\n" + rows.map { $0 + "\n" }.joined() }
 
         /// A daemon watching `list.csv`, written with `rows`, as `list` keyed by `sku`, with its
-        /// state saved, and a `listsync mirror` of it to `list.json`: both started.
-        static func startWatch(of rows: [String]) async throws -> (harness: DaemonHarness, file: String, mirror: EndToEndTests.Persistence.StormClient) {
+        /// state saved, and a `listsync mirror` of it to `list.json`: both started, after
+        /// `preparing` the harness (a state directory on a small file system).
+        static func startWatch(
+            of rows: [String], preparing: (DaemonHarness) throws -> Void = { _ in }
+        ) async throws -> (harness: DaemonHarness, file: String, mirror: EndToEndTests.Persistence.StormClient) {
             let harness = try DaemonHarness()
+            try preparing(harness)
             let file = harness.path("list.csv")
             try FileOperations.write(Self.text(rows), to: file)
             try harness.writeConfig(["name = \"list\"\npath = \"\(file)\"\nkey = [\"sku\"]"])
