@@ -73,6 +73,7 @@ let package = Package(
         .target(
             name: "FileWatching",
             dependencies: [
+                "CFileSync",
                 "CInotifyTools",
                 "DurableFiles",
                 .product(name: "Logging", package: "swift-log"),

@@ -41,6 +41,18 @@ extension FileBytes {
         }
     }
 
+    /// Lets the pages that hold `stretch` go from the resident set when it lies in one of the
+    /// mapped regions these bytes hold (``MappedFileRegion/releasePages(holding:)``); nothing
+    /// when it does not (an array, or a copy of the bytes: never released, it would be zeroed).
+    /// For a parse in place of a version held as a mapping, which releases what it went through.
+    public func releaseMappedPages(holding stretch: UnsafeRawBufferPointer) {
+        var seen = Set<UInt>()
+        for piece in pieces {
+            guard let region = piece.storage.mappedRegion, seen.insert(piece.storage.address).inserted else { continue }
+            if region.releasePages(holding: stretch) { return }
+        }
+    }
+
     /// How long a stretch of a mapped piece ``forEachStretch(_:)`` gives at most.
     public static let mappedStretchLength = 4 << 20
 

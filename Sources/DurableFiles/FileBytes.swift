@@ -89,9 +89,8 @@ public struct FileBytes: Sendable {
         }
         var array: [UInt8] = []
         array.reserveCapacity(count)
-        for piece in pieces {
-            piece.withUnsafeBufferPointer { array += $0 }
-        }
+        // A mapped piece a stretch at a time, its pages let go of once copied.
+        forEachStretch { _, stretch in array += stretch }
         return array
     }
 

@@ -80,6 +80,18 @@ public final class MappedFileRegion: @unchecked Sendable {
         #endif
     }
 
+    /// Lets the pages that hold `stretch` go from the resident set when `stretch` lies in this
+    /// region (as ``releasePages(in:)``); returns whether it does. For a reader given the region
+    /// as a plain buffer (a parse in place), which releases by address what it went through.
+    @discardableResult
+    public func releasePages(holding stretch: UnsafeRawBufferPointer) -> Bool {
+        guard let start = stretch.baseAddress, let base = self.buffer.baseAddress, !stretch.isEmpty else { return false }
+        let lower = start - UnsafeRawPointer(base)
+        guard lower >= 0, lower + stretch.count <= self.buffer.count else { return false }
+        self.releasePages(in: lower..<(lower + stretch.count))
+        return true
+    }
+
     deinit {
         munmap(self.mapping.baseAddress, self.mapping.count)
     }

@@ -18,7 +18,10 @@ extension CSVReader {
                 ?? ListAssembler.estimatedCount(of: CSVReader.recordMarks, in: buffer, from: start))
         var region = ChunkedRegion()
         var index = start
+        var pages = ParsedPagesRelease(storage: storage, buffer: buffer, from: start)
+        defer { pages.finish(at: index) }
         while index < buffer.count {
+            pages.passed(index)
             var report = ReadReport()
             let next = try readRows(
                 from: index, until: index + chunkSize, scanner: &scanner, columns: columns, into: &assembler,

@@ -102,7 +102,10 @@ struct JSONReader {
             buffer, storage: storage, fields: fields, from: start, to: buffer.count, estimatedCount: estimatedCount)
         var region = ChunkedRegion()
         var index = start
+        var pages = ParsedPagesRelease(storage: storage, buffer: buffer, from: start)
+        defer { pages.finish(at: index) }
         while index < buffer.count {
+            pages.passed(index)
             let chunkStart = index
             state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
             var blankLines = 0
@@ -223,7 +226,10 @@ extension JSONReader {
         var region = ChunkedRegion()
         var index = try Self.firstItem(of: state.scanner.lexer, from: start, to: end)
         var isClosed = false
+        var pages = ParsedPagesRelease(storage: storage, buffer: buffer, from: start)
+        defer { pages.finish(at: index) }
         while index < end, !isClosed {
+            pages.passed(index)
             let chunkStart = region.chunks.isEmpty ? start : index
             state.startChunk(base: base, count: buffer.count, fields: fields.trie, maxDepth: options.maxNestingDepth)
             var extent = ChunkedRegion.Extent(start: chunkStart, end: chunkStart, recordEnd: 0)

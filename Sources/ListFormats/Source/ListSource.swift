@@ -74,6 +74,23 @@ enum ListSource: Sendable {
         }
     }
 
+    /// Whether any of the bytes are a mapped file's (whose pages a parse may let go of).
+    var holdsMappings: Bool {
+        switch self {
+        case .bytes(let bytes): bytes.holdsMappings
+        case .mapped: true
+        }
+    }
+
+    /// Lets the pages that hold `stretch` go from the resident set when it lies in a mapping
+    /// these bytes hold; nothing otherwise (``FileBytes/releaseMappedPages(holding:)``).
+    func releaseMappedPages(holding stretch: UnsafeRawBufferPointer) {
+        switch self {
+        case .bytes(let bytes): bytes.releaseMappedPages(holding: stretch)
+        case .mapped(let mapping): mapping.releasePages(holding: stretch)
+        }
+    }
+
     /// The bytes as ``FileBytes``: those held, or the mapping as one piece (O(1), no copy).
     var fileBytes: FileBytes {
         switch self {

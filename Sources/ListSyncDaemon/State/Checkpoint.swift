@@ -78,6 +78,14 @@ struct Checkpoint: Sendable {
             throw .checksumMismatch(at: Self.bytesOffset - 16)
         }
     }
+
+    /// Checks that `bytes`, held in pieces or mapped (their pages let go of a stretch at a
+    /// time, ``ChecksummedRecord/checksum(of:)``), are the ones the header describes.
+    func verify(_ bytes: FileBytes) throws(StateDamage.Reason) {
+        guard bytes.count == self.byteCount, ChecksummedRecord.checksum(of: bytes) == self.bytesChecksum else {
+            throw .checksumMismatch(at: Self.bytesOffset - 16)
+        }
+    }
 }
 
 extension Checkpoint {

@@ -13,16 +13,21 @@ struct DeltaReplay {
         var range: Range<Int>
     }
 
-    private let base: [UInt8]
+    private let base: FileBytes
     private var inserts: [FileBytes] = []
     private var pieces: [Piece]
     /// The length of the bytes so far.
     private(set) var count: Int
 
-    init(base: [UInt8]) {
+    /// A replay over `base`, held in pieces or mapped (issue 19: a restore's slot, mapped).
+    init(base: FileBytes) {
         self.base = base
         self.pieces = base.isEmpty ? [] : [Piece(insert: nil, range: 0..<base.count)]
         self.count = base.count
+    }
+
+    init(base: [UInt8]) {
+        self.init(base: FileBytes(base))
     }
 
     /// Applies `delta`; `false` (and nothing applied) when it reaches past the bytes so far.
@@ -60,25 +65,22 @@ struct DeltaReplay {
         return true
     }
 
+    /// The bytes as pieces of the base's and the inserted bytes' storage, none copied: O(pieces).
+    func fileBytes() -> FileBytes {
+        self.pieces.reduce(FileBytes()) { bytes, piece in bytes + (piece.insert.map { self.inserts[$0] } ?? self.base)[piece.range] }
+    }
+
     /// The bytes, copied once, into a buffer of 2 MiB pages (``HugePages``) that is not zeroed first.
     func bytes() -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: self.count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             HugePages.advise(base, byteCount: self.count)
             for piece in self.pieces {
-                guard let insert = piece.insert else {
-                    self.base[piece.range].withUnsafeBufferPointer { source in
-                        guard let from = source.baseAddress else { return }
-                        (base + initialized).initialize(from: from, count: source.count)
-                        initialized += source.count
-                    }
-                    continue
-                }
-                self.inserts[insert][piece.range].forEachPiece { _, source in
-                    guard let from = source.baseAddress else { return true }
+                // A mapped piece a stretch at a time, its pages let go of once copied.
+                (piece.insert.map { self.inserts[$0] } ?? self.base)[piece.range].forEachStretch { _, source in
+                    guard let from = source.baseAddress else { return }
                     (base + initialized).initialize(from: from, count: source.count)
                     initialized += source.count
-                    return true
                 }
             }
         }

@@ -133,6 +133,51 @@ enum StateFile {
             _ = listsync_start_writeback(self.descriptor)
         }
 
+        private init(path: String, descriptor: Int32, written: Int, created: Bool) {
+            self.path = path
+            self.descriptor = descriptor
+            self.written = written
+            self.created = created
+        }
+
+        /// Starts overwriting the file at `path` (created when missing) with bytes copied into
+        /// it from elsewhere (``receivingDescriptor``, open for reading too, so the copy can be
+        /// mapped): nothing is written yet; ``copied(_:after:)`` says what was. Issue 19: a
+        /// watched file copied into a checkpoint slot inside the kernel, never whole in memory.
+        init(receivingCopyAt path: String) throws(StateFileError) {
+            var descriptor = open(path, O_RDWR | O_CLOEXEC)
+            var created = false
+            if descriptor < 0, errno == ENOENT {
+                descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                created = true
+            }
+            guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
+            self.init(path: path, descriptor: descriptor, written: 0, created: created)
+        }
+
+        /// The descriptor the copy goes to (``init(receivingCopyAt:)``).
+        var receivingDescriptor: Int32 { self.descriptor }
+
+        /// The overwrite once `count` bytes were copied right after `leading`'s length: writes
+        /// `leading` at the file's start, and asks the kernel to start writing it all out;
+        /// ``finish(writing:newEntry:deferringFlush:kind:crashPoints:)`` writes what follows
+        /// them. When the write fails the file is removed, as ``abandon()`` does.
+        func copied(_ count: Int, after leading: [UInt8]) throws(StateFileError) -> Overwrite {
+            do throws(SystemCallError) {
+                try FileDescriptorIO.writeAll(leading, to: self.descriptor, at: 0)
+            } catch {
+                self.abandon()
+                throw .failed(self.path, error)
+            }
+            guard lseek(self.descriptor, off_t(leading.count + count), SEEK_SET) >= 0 else {
+                let error = SystemCallError.lastError(of: "lseek")
+                self.abandon()
+                throw .failed(self.path, error)
+            }
+            _ = listsync_start_writeback(self.descriptor)
+            return Overwrite(path: self.path, descriptor: self.descriptor, written: leading.count + count, created: self.created)
+        }
+
         /// Writes the last `parts`, cuts the file after them, and flushes it with one
         /// `fdatasync` (and its directory with an `fsync`, when `newEntry` — its entry may not be
         /// durable yet — or the file was created). When that fails the file is removed, as

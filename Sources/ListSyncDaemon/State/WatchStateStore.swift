@@ -182,7 +182,7 @@ struct WatchStateStore: Sendable {
     var journalPath: String { self.directory + "/" + DeltaJournal.fileName }
     var markPath: String { self.directory + "/" + PublishedBeforeSyncMark.fileName }
     /// The slot the next save writes.
-    private var targetSlot: Int { self.newestSlot.map { 1 - $0 } ?? 0 }
+    var targetSlot: Int { self.newestSlot.map { 1 - $0 } ?? 0 }
 
     /// Reads the state back for `watch`: the last published version, re-read from the newest
     /// whole slot's bytes with the stored settings and checked against the stored digest, and
@@ -229,7 +229,7 @@ struct WatchStateStore: Sendable {
         if let reason = self.checkMark() {
             return (.distrusted(reason: reason, discardFailure: self.discardDistrustedState()), [])
         }
-        var newest: (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])?
+        var newest: (slot: Int, checkpoint: Checkpoint, bytes: FileBytes)?
         for (slot, checkpoint) in headers.sorted(by: { $0.checkpoint.generation > $1.checkpoint.generation }) where newest == nil {
             do throws(StateDamage) {
                 newest = (slot, checkpoint, try self.readBytes(of: slot, described: checkpoint))
@@ -276,14 +276,24 @@ struct WatchStateStore: Sendable {
         self.slotCursors[slot] = checkpoint.cursor
         // The versions saved since the slot's, replayed from the journal.
         let saved: SavedVersion
-        let bytes: [UInt8]
+        var bytes: FileBytes
         let replayed: [JournalSplice]
         do throws(StateDamage) {
             (saved, bytes, replayed) = try self.replayJournal(after: checkpoint.saved, bytes: slotBytes)
         } catch {
             return (self.damaged(error), setAside)
         }
-        slotBytes = []
+        // Issue 19: the slot was mapped (``readBytes(of:described:)``): the replayed records'
+        // inserted bytes are mapped where they lie in the journal and spliced in, so the restored
+        // version is parsed from the state files, never whole in anonymous memory but for what
+        // the parse copies of bytes in pieces; its bytes in memory when they cannot be mapped.
+        if slotBytes.holdsMappings {
+            self.mappedSlots[slot] = true
+            if !replayed.isEmpty {
+                bytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count) ?? FileBytes(bytes.array)
+            }
+        }
+        slotBytes = FileBytes()
         let changed = saved.watch.fields(differingFrom: watch).intersection(WatchConfiguration.Field.persistentIdentities)
         guard changed.isEmpty else { return (.identityChanged(changed), setAside) }
         // Slices of the log file read: only the lines kept in memory are copied.
@@ -320,13 +330,21 @@ struct WatchStateStore: Sendable {
         }
         self.live = saved
         // Issue 19: held from here on as mappings of the slot and journal records it was rebuilt
-        // from (the same bytes), as after a save; its bytes in memory go with this restore.
-        self.mappedLiveBytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count)
+        // from (the same bytes), as after a save: read from them already, or mapped now (a slot
+        // converted from a legacy checkpoint), its bytes in memory going with this restore.
+        let newlyMappedBytes: FileBytes?
+        if bytes.holdsMappings {
+            self.mappedLiveBytes = bytes
+            newlyMappedBytes = nil
+        } else {
+            self.mappedLiveBytes = self.mappedRestoredBytes(slot: slot, slotByteCount: checkpoint.byteCount, replayed: replayed, byteCount: bytes.count)
+            newlyMappedBytes = self.mappedLiveBytes
+        }
         // Its records likewise, written to the watch's records file and mapped from it.
         let mappedRecords = version.list.linearRecords.flatMap { self.savedRecords?.mapped($0) }
-        if self.mappedLiveBytes != nil || mappedRecords != nil {
-            version = WatchVersion(version, holding: self.mappedLiveBytes, records: mappedRecords)
-            reader.hold(self.mappedLiveBytes, records: mappedRecords)
+        if newlyMappedBytes != nil || mappedRecords != nil {
+            version = WatchVersion(version, holding: newlyMappedBytes, records: mappedRecords)
+            reader.hold(newlyMappedBytes, records: mappedRecords)
         }
         self.restoredReader = reader
         self.liveBytes = version.list.fileBytes
@@ -358,7 +376,7 @@ struct WatchStateStore: Sendable {
     /// Read by an ``IncrementalListReader`` (the list ``ListReader`` reads), which is returned
     /// too: it follows the version's bytes, for the tracker's next read.
     private static func version(
-        at cursor: Cursor, digest: ListDigest, of bytes: [UInt8], readWith watch: WatchConfiguration
+        at cursor: Cursor, digest: ListDigest, of bytes: FileBytes, readWith watch: WatchConfiguration
     ) throws(StateDamage.Reason) -> (WatchVersion, IncrementalListReader) {
         let version: WatchVersion
         var reader = IncrementalListReader(options: watch.readOptions)
@@ -390,7 +408,7 @@ struct WatchStateStore: Sendable {
     /// state or the new, both readable. `nil` when there is no such state.
     ///
     /// - Complexity: O(*n*); the caller reads the slot back as any other (once, at the upgrade).
-    private mutating func convertLegacyCheckpoint() throws(StateDamage) -> (slot: Int, checkpoint: Checkpoint, bytes: [UInt8])? {
+    private mutating func convertLegacyCheckpoint() throws(StateDamage) -> (slot: Int, checkpoint: Checkpoint, bytes: FileBytes)? {
         let path = self.legacyCheckpointPath
         try? StateFile.remove(path + ".tmp")
         let legacy: LegacyCheckpoint
@@ -402,7 +420,7 @@ struct WatchStateStore: Sendable {
         }
         let version: WatchVersion
         do throws(StateDamage.Reason) {
-            (version, _) = try Self.version(at: legacy.cursor, digest: legacy.digest, of: legacy.bytes, readWith: legacy.watch)
+            (version, _) = try Self.version(at: legacy.cursor, digest: legacy.digest, of: FileBytes(legacy.bytes), readWith: legacy.watch)
         } catch {
             throw StateDamage(path: path, reason: error)
         }
@@ -434,7 +452,7 @@ struct WatchStateStore: Sendable {
             throw StateDamage(path: self.slotPath(slot), reason: .unreadable(error))
         }
         try? StateFile.remove(path)
-        return (slot, checkpoint, legacy.bytes)
+        return (slot, checkpoint, FileBytes(legacy.bytes))
     }
 
     /// The header of slot `slot`, `nil` when there is no slot file.
@@ -450,13 +468,23 @@ struct WatchStateStore: Sendable {
         }
     }
 
-    /// The list's bytes in slot `slot`, checked against its header.
-    private func readBytes(of slot: Int, described checkpoint: Checkpoint) throws(StateDamage) -> [UInt8] {
+    /// The list's bytes in slot `slot`, checked against its header: mapped when the store maps
+    /// saved bytes (``mapsSavedBytes``; issue 19: a restore does not hold the slot whole in
+    /// anonymous memory, and the checksum lets its pages go a stretch at a time), else read.
+    private func readBytes(of slot: Int, described checkpoint: Checkpoint) throws(StateDamage) -> FileBytes {
         let path = self.slotPath(slot)
         do throws(StateDamage.Reason) {
+            // Only bytes the file holds are mapped: a read of a page past its end is a SIGBUS.
+            if self.mapsSavedBytes, checkpoint.byteCount > 0,
+                let size = try? StateFile.size(of: path), size >= Checkpoint.bytesOffset + checkpoint.byteCount,
+                let mapped = Self.mappedBytes(of: path, offset: Checkpoint.bytesOffset, count: checkpoint.byteCount)
+            {
+                try checkpoint.verify(mapped)
+                return mapped
+            }
             guard let bytes = try Self.read(path, from: Checkpoint.bytesOffset, count: checkpoint.byteCount) else { throw .missing }
             try checkpoint.verify(bytes[...])
-            return bytes
+            return FileBytes(bytes)
         } catch {
             throw StateDamage(path: path, reason: error)
         }
@@ -476,8 +504,8 @@ struct WatchStateStore: Sendable {
     /// at the next settle). A torn last record is cut off (its version was never published).
     /// Also the records replayed, as their mapped bytes are spliced in (``JournalSplice``).
     private mutating func replayJournal(
-        after slot: SavedVersion, bytes: [UInt8]
-    ) throws(StateDamage) -> (SavedVersion, [UInt8], [JournalSplice]) {
+        after slot: SavedVersion, bytes: FileBytes
+    ) throws(StateDamage) -> (SavedVersion, FileBytes, [JournalSplice]) {
         let path = self.journalPath
         do throws(StateDamage.Reason) {
             guard let file = try Self.read(path) else { return (slot, bytes, []) }
@@ -499,7 +527,8 @@ struct WatchStateStore: Sendable {
             var kept = journal
             try Self.cutTornTail(of: &kept, file: file, at: path)
             self.journal = kept
-            return (saved, saved.cursor == slot.cursor ? bytes : replay.bytes(), replayed)
+            // Not copied when the slot is mapped: the caller maps the records' bytes and splices them in.
+            return (saved, saved.cursor == slot.cursor ? bytes : bytes.holdsMappings ? replay.fileBytes() : FileBytes(replay.bytes()), replayed)
         } catch {
             throw StateDamage(path: path, reason: error)
         }
@@ -544,10 +573,10 @@ struct WatchStateStore: Sendable {
 
     /// A checkpoint whose bytes are written, waiting for its header.
     struct StagedCheckpoint: Sendable {
-        fileprivate let slot: Int
-        fileprivate let byteCount: Int
-        fileprivate let checksum: UInt64
-        fileprivate let overwrite: StateFile.Overwrite
+        let slot: Int
+        let byteCount: Int
+        let checksum: UInt64
+        let overwrite: StateFile.Overwrite
 
         /// Drops the checkpoint: the version it was for is not published. The slot it was
         /// written over is left torn, which its reader detects; the next save writes it again.
@@ -786,7 +815,7 @@ struct WatchStateStore: Sendable {
     }
 
     /// Notes that slot `slot` no longer holds a version (it is being overwritten, or was removed).
-    private mutating func forgetSlot(_ slot: Int) {
+    mutating func forgetSlot(_ slot: Int) {
         self.slotCursors[slot] = nil
         if self.newestSlot == slot { self.newestSlot = nil }
     }

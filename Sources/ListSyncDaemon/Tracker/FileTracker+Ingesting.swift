@@ -20,10 +20,13 @@ extension FileTracker {
 
     /// Takes `content` into a copy of `machine` on `pool` — parsing, diffing, encoding — while
     /// new content is written to a free checkpoint slot of `store` beside it. `hashes`: the
-    /// reader's chunk hashes taken while `content` was read (``FileRead/hashes``).
+    /// reader's chunk hashes taken while `content` was read (``FileRead/hashes``). `copied`: the
+    /// slot the read copied `content` into (``WatchStateStore/openSlotCopy()``): its checkpoint is
+    /// staged from the copy (``WatchStateStore/stageCopiedCheckpoint(_:bytes:)``), or the copy
+    /// abandoned when nothing is to be staged.
     func ingest(
         _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes? = nil, shared: SharedRead? = nil,
-        into machine: StateMachine, staging store: WatchStateStore,
+        copied: WatchStateStore.SlotCopy? = nil, into machine: StateMachine, staging store: WatchStateStore,
         watch: WatchConfiguration, pool: NIOThreadPool
     ) async throws -> Ingestion {
         let lastGood = machine.state.lastGood
@@ -31,7 +34,11 @@ extension FileTracker {
             // (The bytes compared with the live version's only when a slot would be staged.)
             // Compared and written as they are held, in pieces: no copy of either version.
             guard case .success(.present(let bytes, _)) = content, store.stagesCheckpoints, lastGood.map({ $0.list.fileBytes != bytes }) ?? true
-            else { return nil }
+            else {
+                copied?.abandon()
+                return nil
+            }
+            if let copied { return try? store.stageCopiedCheckpoint(copied, bytes: bytes) }
             return try? store.stageCheckpoint(of: bytes)
         }
         let withV1Digest = self.feed.wantsV1Digests

@@ -31,15 +31,27 @@ extension FileTracker {
     /// (``StateMachine/sharingSource(options:)``), the bytes at either end that equal the last
     /// good version's are slices of its storage and only the changed middle is new memory
     /// (``FileSnapshot/read(atPath:maximumAttempts:sharingWith:boundaries:)``; not for a file a
-    /// writer holds, whose last line may be cut). Otherwise it is read whole.
+    /// writer holds, whose last line may be cut). With `copying` (none of the above asked for:
+    /// ``WatchStateStore/openSlotCopy()``), it is copied into that checkpoint slot inside the
+    /// kernel and its bytes are a mapping of the copy
+    /// (``FileSnapshot/copy(atPath:into:at:maximumAttempts:)``, issue 19). Otherwise it is read whole.
     func read(
         _ watch: WatchConfiguration, check: CompletenessCheck?, completeLinesOnly: Bool,
         hashes: IncrementalListReader.ReadHashes? = nil, unchanged: (identity: FileIdentity, version: WatchVersion)? = nil,
-        sharing: SharingSource? = nil, pool: NIOThreadPool
+        sharing: SharingSource? = nil, copying slot: WatchStateStore.SlotCopy? = nil, pool: NIOThreadPool
     ) async throws -> FileRead {
         try await pool.runIfActive {
             let started = ContinuousClock.now
             let checkedRead = check?.beginRead()
+            if let slot {
+                let content = Result { () throws(FileReadError) in
+                    try FileSnapshot.copy(atPath: watch.path, into: slot.descriptor, at: Checkpoint.bytesOffset)
+                }
+                if case .success(let snapshot) = content {
+                    checkedRead?.end(with: snapshot)
+                }
+                return FileRead(content: content, checkedRead: checkedRead, hashes: nil, shared: nil, started: started, ended: .now)
+            }
             if !completeLinesOnly, let unchanged,
                 let snapshot = FileSnapshot.unchanged(atPath: watch.path, identity: unchanged.identity, bytes: unchanged.version.list.fileBytes)
             {

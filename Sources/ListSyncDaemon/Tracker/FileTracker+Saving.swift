@@ -124,13 +124,16 @@ extension FileTracker {
     /// (``saveAndPublish(_:to:watch:)``) on `pool`. When no checkpoint slot is to be staged
     /// beside the parse (the state has a journal, the usual case), all of it runs in one job on
     /// one thread, so no hop between threads separates the parse, the flush and the publication.
+    /// `copied`: the slot the read copied `content` into (``WatchStateStore/openSlotCopy()``),
+    /// staged from there, or abandoned when nothing is staged.
     func ingestAndSave(
-        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, shared: SharedRead? = nil, tracking: Tracking,
-        watch: WatchConfiguration, pool: NIOThreadPool
+        _ content: Result<FileSnapshot, FileReadError>, hashes: IncrementalListReader.ReadHashes?, shared: SharedRead? = nil,
+        copied: WatchStateStore.SlotCopy? = nil, tracking: Tracking, watch: WatchConfiguration, pool: NIOThreadPool
     ) async throws -> Saved {
         let (machine, store) = (tracking.machine, tracking.store)
-        guard !store.stagesCheckpoints else {
-            let ingestion = try await self.ingest(content, hashes: hashes, shared: shared, into: machine, staging: store, watch: watch, pool: pool)
+        guard !store.stagesCheckpoints, copied == nil else {
+            let ingestion = try await self.ingest(
+                content, hashes: hashes, shared: shared, copied: copied, into: machine, staging: store, watch: watch, pool: pool)
             return try await pool.runIfActive { self.saveAndPublish(ingestion, to: store, watch: watch) }
         }
         let withV1Digest = self.feed.wantsV1Digests

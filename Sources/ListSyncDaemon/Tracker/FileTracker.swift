@@ -257,17 +257,30 @@ final class FileTracker: Sendable {
         let clock = ContinuousClock()
         let readStarted = clock.now
         var timeline = VersionTimeline(event: check?.lastChange, taken: readStarted)
-        let read = try await self.read(
-            settings.watch, check: check, completeLinesOnly: completeLinesOnly,
-            hashes: tracking.machine.hashesWhileReading(options: settings.watch.readOptions),
-            unchanged: tracking.lastReadIdentity.flatMap { identity in tracking.machine.state.lastGood.map { (identity, $0) } },
-            sharing: tracking.machine.sharingSource(options: settings.watch.readOptions), pool: pool)
+        let hashes = tracking.machine.hashesWhileReading(options: settings.watch.readOptions)
+        let unchanged: (identity: FileIdentity, version: WatchVersion)? = tracking.lastReadIdentity.flatMap { identity in
+            tracking.machine.state.lastGood.map { (identity, $0) }
+        }
+        let sharing = tracking.machine.sharingSource(options: settings.watch.readOptions)
+        // Issue 19: a version read whole that will be saved whole (the first of an epoch) is
+        // copied into its checkpoint slot as it is read, and parsed from a mapping of the copy.
+        let copy = !completeLinesOnly && hashes == nil && unchanged == nil && sharing == nil ? tracking.store.openSlotCopy() : nil
+        let read: FileRead
+        do {
+            read = try await self.read(
+                settings.watch, check: check, completeLinesOnly: completeLinesOnly, hashes: hashes, unchanged: unchanged, sharing: sharing,
+                copying: copy, pool: pool)
+        } catch {
+            copy?.abandon()
+            throw error
+        }
         self.feed.metrics?.readDuration.record(readStarted.duration(to: clock.now))
         timeline.readStarted = read.started
         timeline.readEnded = read.ended
         guard await self.confirm(read) else {
             // Written during the read, so possibly torn: the watcher announces the file again
-            // once the writer is done.
+            // once the writer is done. What was copied into the slot is dropped with it.
+            copy?.abandon()
             return false
         }
         timeline.confirmed = clock.now
@@ -277,7 +290,7 @@ final class FileTracker: Sendable {
             tracking.lastReadIdentity = nil
         }
         let saved = try await self.ingestAndSave(
-            read.content, hashes: read.hashes, shared: read.shared, tracking: tracking, watch: settings.watch, pool: pool)
+            read.content, hashes: read.hashes, shared: read.shared, copied: copy, tracking: tracking, watch: settings.watch, pool: pool)
         if saved.ingestion.publication?.version != nil, saved.write.failure == nil {
             // With sync_before_publish = false: the write before the publication and the flush after it.
             let flush = saved.flushed.map { (saved.published ?? saved.write.ended).duration(to: $0) } ?? .zero
