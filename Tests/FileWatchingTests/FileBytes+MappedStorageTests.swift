@@ -87,9 +87,15 @@ struct FileBytesMappedStorageTests {
             starts.append(start)
         }
         #expect(starts.count >= 4 && starts.first == 0)
-        // Read whole, the mapping's pages are resident; let go of, they are not; gone through a
-        // stretch at a time, at most about a stretch stays.
+        // Copied whole into an array, a stretch at a time with each stretch's pages let go of
+        // (session ld): about a stretch stays resident, not the mapping.
         #expect(mapped.array == bytes)
+        #expect(try region.residentBytes() <= FileBytes.mappedStretchLength + 2 * 4096)
+        // Read whole in place, the mapping's pages are resident; let go of, they are not; gone
+        // through a stretch at a time, at most about a stretch stays.
+        var sum = 0
+        for byte in region.buffer { sum &+= Int(byte) }
+        #expect(sum == bytes.reduce(0) { $0 &+ Int($1) })
         #expect(try region.residentBytes() >= count - 4096)
         mapped.releaseMappedPages()
         #expect(try region.residentBytes() == 0)
