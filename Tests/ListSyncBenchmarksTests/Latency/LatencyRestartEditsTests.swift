@@ -43,7 +43,8 @@ import Testing
         #expect(restarted.servedCursor != nil)
         restarted.stop()
         let log = try String(contentsOfFile: scratch.path("listsyncd.log"), encoding: .utf8)
-        func count(_ line: String) -> Int { log.components(separatedBy: line).count - 1 }
+        // Lines whose message is `message` (after the logger's label: not "already …").
+        func count(_ message: String) -> Int { log.split(separator: "\n").filter { $0.contains("[listsyncd] \(message)") }.count }
         #expect(count("ready") == 2, "\(log)")
         #expect(count("shutting down") == (stop == .term ? 2 : 1), "\(log)")
     }
