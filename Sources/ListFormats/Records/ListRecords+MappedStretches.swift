@@ -36,4 +36,20 @@ extension ListRecords {
         }
         return true
     }
+
+    /// Lets the pages of the mapped runs that hold records `range` go from the resident set (an
+    /// array's run is left as it is; the records stay the same, read back from the page cache
+    /// when touched again). For a reader that goes through the records by index a part at a
+    /// time — a snapshot's chunks — and lets go of what it went through, as iteration does.
+    public func releaseMappedPages(in range: Range<Int>) {
+        guard !range.isEmpty, holdsMappings else { return }
+        var index = runIndex(containing: range.lowerBound)
+        while index < runs.count, start(ofRun: index) < range.upperBound {
+            let run = runs[index]
+            let lower = Swift.max(range.lowerBound - start(ofRun: index), 0)
+            let upper = Swift.min(range.upperBound - start(ofRun: index), run.range.count)
+            run.storage.releasePages(in: (run.range.lowerBound + lower)..<(run.range.lowerBound + upper))
+            index += 1
+        }
+    }
 }

@@ -24,6 +24,8 @@ public struct SnapshotEncoder: Sendable {
     /// A sectioned list's sections (none for a linear list).
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let digest: ListDigest
+    /// A linear list's records before this were encoded and, held as mappings, let go of.
+    private var releasedRecords = 0
     /// The size at which a chunk is closed.
     public var targetChunkSize: Int { self.chunker.targetChunkSize }
 
@@ -57,12 +59,24 @@ public struct SnapshotEncoder: Sendable {
         let list = self.list
         if let records = self.linear {
             // One section with model `null`, as ``ListFormats/ParsedList/sections`` gives it.
-            return self.chunker.nextChunk(
+            var encoded = self.releasedRecords
+            let chunk = self.chunker.nextChunk(
                 sectionCount: 1,
                 section: { _ in (.null, Self.nullModelHash, records.count) },
                 recordHash: { _, index in records[index].contentHash },
-                appendRecordValue: { _, index, json in list.appendValueJSON(of: records[index], to: &json) },
+                appendRecordValue: { _, index, json in
+                    encoded = index + 1
+                    list.appendValueJSON(of: records[index], to: &json)
+                },
                 digest: self.digest)
+            // Records held as mappings (issue 19: a saved version's, mapped from the watch's
+            // records file) are let go of a stretch at a time once encoded, as a pass over them
+            // does: a snapshot leaves no more of them resident than a stretch.
+            if encoded - self.releasedRecords >= ListRecords.mappedStretchCount || (self.chunker.isFinished && encoded > self.releasedRecords) {
+                records.releaseMappedPages(in: self.releasedRecords..<encoded)
+                self.releasedRecords = encoded
+            }
+            return chunk
         }
         let sections = self.sections
         return self.chunker.nextChunk(

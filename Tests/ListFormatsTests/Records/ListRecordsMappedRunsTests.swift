@@ -138,5 +138,16 @@ import Testing
         // Read by index (no pass), the pages stay: what the release above is measured against.
         for index in Swift.stride(from: 0, to: count, by: 50) { total &+= mapped[index].byteOffset }
         #expect(try region.residentBytes() >= byteSize - stretchBytes)
+        // Released by index (a snapshot's chunks, read by index, let go of what they encoded):
+        // the pages of the records released go, those of the others stay, array runs are left.
+        let half = count / 2
+        mapped.releaseMappedPages(in: 0..<half)
+        let resident = try region.residentBytes()
+        #expect(resident <= byteSize - half * MemoryLayout<ListRecord>.stride + 2 * 4096, "after releasing the first half")
+        #expect(resident >= byteSize - half * MemoryLayout<ListRecord>.stride - 2 * 4096 - stretchBytes, "after releasing the first half")
+        let mixed = ListRecords(Array(records.prefix(10))) + mapped.records(in: 0..<count)
+        mixed.releaseMappedPages(in: 0..<(count + 10))
+        #expect(try region.residentBytes() <= 2 * 4096, "after releasing all of it through an array run and a slice")
+        #expect(ListRecordsTests.fields(mixed.records(in: 10..<(count + 10))) == ListRecordsTests.fields(records.map { $0.moved(by: 5) }))
     }
 }

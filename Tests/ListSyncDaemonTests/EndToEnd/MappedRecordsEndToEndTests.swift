@@ -14,6 +14,22 @@ extension EndToEndTests.MappedVersions {
         }
     }
 
+    /// How much of the daemon's mappings of its records file is in its resident set (their
+    /// `Rss` in `/proc/PID/smaps`), in bytes.
+    static func recordsFileResidentBytes(of pid: pid_t, under directory: String) throws -> Int {
+        let mapped = Set(try Self.recordsFileMappings(of: pid, under: directory).compactMap { $0.split(separator: " ").first })
+        var resident = 0
+        var inRecordsFile = false
+        for line in try FileContent.read("/proc/\(pid)/smaps").split(separator: "\n") {
+            if let range = line.split(separator: " ").first, range.contains("-"), !line.hasSuffix(":") {
+                inRecordsFile = mapped.contains(range)
+            } else if inRecordsFile, line.hasPrefix("Rss:") {
+                resident += 1024 * (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0)
+            }
+        }
+        return resident
+    }
+
     /// The names in `directory`.
     static func names(in directory: String) -> [String] {
         guard let stream = opendir(directory) else { return [] }
@@ -69,6 +85,12 @@ extension EndToEndTests.MappedVersions {
         }
         let pid = try #require(harness.daemon?.pid)
         #expect(!(try Self.recordsFileMappings(of: pid, under: state)).isEmpty, "loaded: the records file is not mapped")
+        // A snapshot (`listsync snapshot`, the mirror's first) reads every record; it lets their
+        // pages go as it encodes them, so the records it sent are not left resident.
+        try #require(try await Self.converged(harness, file), "loaded\n\(harness.log.suffix(2000))")
+        let recordsBytes = rows.count * MemoryLayout<ListRecord>.stride
+        let resident = try Self.recordsFileResidentBytes(of: pid, under: state)
+        #expect(resident < recordsBytes / 8, "after snapshots: \(resident) bytes of the records file's \(recordsBytes) resident")
         try await saves(8, "before any restart")
         for (restart, killed) in [(1, false), (2, true)] {
             let label = "restart \(restart) (\(killed ? "killed" : "stopped cleanly"))"
