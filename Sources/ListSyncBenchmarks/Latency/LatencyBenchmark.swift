@@ -44,8 +44,9 @@ struct LatencyBenchmark {
         /// `wc -l` of the same file in the same run (issue 19's baseline); on the plain socket's row.
         var lineCount: [Duration]? = nil
         /// The daemon's memory, on the plain socket's row: resident once it serves the file
-        /// (loaded, or restored after a restart), and its peak over the edits (`VmHWM` reset
-        /// then), in bytes.
+        /// (loaded, or restored after a restart) and has settled
+        /// (``LatencyDaemon/settledResidentMemory(quiet:limit:)``), and its peak over the edits
+        /// (`VmHWM` reset then), in bytes.
         var residentAfterLoad: Int? = nil
         var peakOverEdits: Int? = nil
         /// The daemon's peak resident memory from its (last) start until it served the file, in bytes.
@@ -119,7 +120,7 @@ struct LatencyBenchmark {
         let renames = kind == .oneRow ? try RenameObserver(file: file.url) : nil
         defer { renames?.stop() }
         var renameToEvent: [Duration] = []
-        let residentAfterLoad = try daemon.residentMemory
+        let residentAfterLoad = try await daemon.settledResidentMemory()
         let peakAtLoad = try daemon.peakMemory
         try daemon.resetPeakMemory()
         let cpuBefore = try daemon.cpuTime
@@ -290,7 +291,7 @@ struct LatencyBenchmark {
     func latencyTable(_ results: [Result]) -> Table {
         var table = Table(header: [
             "daemon", "workload", "subscriber", "edits", "p50", "p99", "max", "p50 − settle", "p99 − settle", "daemon CPU / edit", "daemon CPU / edit p50",
-            "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading or restoring / file", "RSS once served / file",
+            "`wc -l` p50", "p50 / `wc -l`", "rename → inotify event p50", "peak RSS loading or restoring / file", "RSS once served and settled / file",
             "peak RSS over the edits / file", "records file: size, in page cache (not RSS)", "bar",
         ])
         for result in results {

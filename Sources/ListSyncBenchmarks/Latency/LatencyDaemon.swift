@@ -122,6 +122,27 @@ final class LatencyDaemon {
         try handle.write(contentsOf: Data("5".utf8))
     }
 
+    /// The daemon's resident memory once it has settled after serving a version: `VmRSS`
+    /// sampled every 100 ms until it has moved by less than 1 MiB over `quiet`, or `limit`
+    /// passed. A daemon that saves its state swaps a version's records and bytes for mappings
+    /// of its files after the save, some time after it serves it: read at once, `VmRSS` would
+    /// still hold them in anonymous memory, and a peak reset there would count that memory as
+    /// the edits'.
+    func settledResidentMemory(quiet: Duration = .milliseconds(600), limit: Duration = .seconds(10)) async throws -> Int {
+        let deadline = ContinuousClock.now + limit
+        var samples: [Int] = [try self.residentMemory]
+        let window = Int(quiet / .milliseconds(100))
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            samples.append(try self.residentMemory)
+            if samples.count > window {
+                let recent = samples.suffix(window + 1)
+                if recent.max()! - recent.min()! < 1 << 20 { break }
+            }
+        }
+        return samples.last!
+    }
+
     /// The daemon's resident memory now (`VmRSS` of `/proc/PID/status`), in bytes.
     var residentMemory: Int {
         get throws { try self.memory("VmRSS") }
