@@ -111,15 +111,7 @@ enum StateFile {
         /// as damage at the next start (and hold space a full disk needs).
         init(of path: String, writing parts: [FileBytes]) throws(StateFileError) {
             self.path = path
-            var descriptor = open(path, O_WRONLY | O_CLOEXEC)
-            var created = false
-            if descriptor < 0, errno == ENOENT {
-                descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                created = true
-            }
-            guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
-            self.descriptor = descriptor
-            self.created = created
+            (self.descriptor, self.created) = try Self.openOrCreate(path, access: O_WRONLY)
             do throws(StateFileError) {
                 for part in parts {
                     try StateFile.write(part, to: self.descriptor, path: path)
@@ -145,14 +137,22 @@ enum StateFile {
         /// mapped): nothing is written yet; ``copied(_:after:)`` says what was. Issue 19: a
         /// watched file copied into a checkpoint slot inside the kernel, never whole in memory.
         init(receivingCopyAt path: String) throws(StateFileError) {
-            var descriptor = open(path, O_RDWR | O_CLOEXEC)
+            let (descriptor, created) = try Self.openOrCreate(path, access: O_RDWR)
+            self.init(path: path, descriptor: descriptor, written: 0, created: created)
+        }
+
+        /// Opens the file at `path` with `access` (`O_WRONLY`, `O_RDWR`), creating it (mode
+        /// 0600) when missing; says whether it was created (its directory entry is then flushed
+        /// with it).
+        private static func openOrCreate(_ path: String, access: Int32) throws(StateFileError) -> (descriptor: Int32, created: Bool) {
+            var descriptor = open(path, access | O_CLOEXEC)
             var created = false
             if descriptor < 0, errno == ENOENT {
-                descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                descriptor = open(path, access | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
                 created = true
             }
             guard descriptor >= 0 else { throw .failed(path, .lastError(of: "open")) }
-            self.init(path: path, descriptor: descriptor, written: 0, created: created)
+            return (descriptor, created)
         }
 
         /// The descriptor the copy goes to (``init(receivingCopyAt:)``).
