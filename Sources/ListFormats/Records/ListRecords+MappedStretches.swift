@@ -52,4 +52,18 @@ extension ListRecords {
             index += 1
         }
     }
+
+    /// Lets every page of each mapped storage the runs hold go from the resident set — the
+    /// whole mapping, beyond the runs' ranges: records of the same file that an earlier version
+    /// held there and that a diff read (the records a change replaced) go too. For the daemon
+    /// once a version is published: what its read and its diff touched by index is let go of.
+    public func releaseAllMappedPages() {
+        guard holdsMappings else { return }
+        var released = Set<UInt>()
+        for run in runs {
+            guard let region = run.storage.mappedRegion, released.insert(run.storageAddress).inserted else { continue }
+            region.releasePages()
+        }
+    }
 }
+

@@ -24,7 +24,9 @@ public struct SnapshotEncoder: Sendable {
     /// A sectioned list's sections (none for a linear list).
     private let sections: [ArraySection<SectionModel, ListRecord>]
     private let digest: ListDigest
-    /// A linear list's records before this were encoded and, held as mappings, let go of.
+    /// A linear list's records before this were encoded.
+    private var encodedRecords = 0
+    /// A linear list's records before this were let go of, held as mappings.
     private var releasedRecords = 0
     /// The size at which a chunk is closed.
     public var targetChunkSize: Int { self.chunker.targetChunkSize }
@@ -59,7 +61,7 @@ public struct SnapshotEncoder: Sendable {
         let list = self.list
         if let records = self.linear {
             // One section with model `null`, as ``ListFormats/ParsedList/sections`` gives it.
-            var encoded = self.releasedRecords
+            var encoded = self.encodedRecords
             let chunk = self.chunker.nextChunk(
                 sectionCount: 1,
                 section: { _ in (.null, Self.nullModelHash, records.count) },
@@ -69,10 +71,17 @@ public struct SnapshotEncoder: Sendable {
                     list.appendValueJSON(of: records[index], to: &json)
                 },
                 digest: self.digest)
+            self.encodedRecords = encoded
             // Records held as mappings (issue 19: a saved version's, mapped from the watch's
             // records file) are let go of a stretch at a time once encoded, as a pass over them
-            // does: a snapshot leaves no more of them resident than a stretch.
-            if encoded - self.releasedRecords >= ListRecords.mappedStretchCount || (self.chunker.isFinished && encoded > self.releasedRecords) {
+            // does, and their mappings whole at the end: the page cache's large folios map the
+            // records between two runs (those an edit replaced) with those the runs hold, and a
+            // release of the runs' ranges would leave them. A snapshot leaves no more of them
+            // resident than a stretch.
+            if self.chunker.isFinished {
+                records.releaseAllMappedPages()
+                self.releasedRecords = encoded
+            } else if encoded - self.releasedRecords >= ListRecords.mappedStretchCount {
                 records.releaseMappedPages(in: self.releasedRecords..<encoded)
                 self.releasedRecords = encoded
             }

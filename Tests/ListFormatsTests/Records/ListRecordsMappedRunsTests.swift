@@ -149,5 +149,19 @@ import Testing
         mixed.releaseMappedPages(in: 0..<(count + 10))
         #expect(try region.residentBytes() <= 2 * 4096, "after releasing all of it through an array run and a slice")
         #expect(ListRecordsTests.fields(mixed.records(in: 10..<(count + 10))) == ListRecordsTests.fields(records.map { $0.moved(by: 5) }))
+        // Two runs of the mapping around records an edit replaced, the replaced ones read too
+        // (as a diff reads them): released whole, nothing of the mapping stays, the gap included.
+        let gap = (count / 3)..<(count / 3 + 3 * ListRecords.mappedStretchCount / 4)
+        let edited = mapped.records(in: 0..<gap.lowerBound) + ListRecords(Array(records[gap])) + mapped.records(in: gap.upperBound..<count)
+        for index in Swift.stride(from: 0, to: count, by: 50) { total &+= edited[index].byteOffset &+ mapped[index].byteOffset }
+        #expect(try region.residentBytes() >= byteSize - stretchBytes)
+        edited.releaseMappedPages(in: 0..<count)
+        // The replaced records, read again after a release of the runs' ranges (which may have
+        // let them go with a large folio's mapping, or not): resident until the whole release.
+        for index in Swift.stride(from: gap.lowerBound, to: gap.upperBound, by: 50) { total &+= mapped[index].byteOffset }
+        #expect(try region.residentBytes() >= (gap.count - 100) * MemoryLayout<ListRecord>.stride, "the replaced records read again")
+        edited.releaseAllMappedPages()
+        #expect(try region.residentBytes() == 0, "after releasing the mapping whole")
+        #expect(ListRecordsTests.fields(edited) == ListRecordsTests.fields(records.map { $0.moved(by: 5) }.enumerated().map { gap.contains($0.offset) ? records[$0.offset] : $0.element }))
     }
 }

@@ -81,6 +81,11 @@ extension EndToEndTests.MappedVersions {
                 try #require(try await Self.converged(harness, file), "\(label), step \(step)\n\(harness.log.suffix(2000))\n\(mirror.log.suffix(1000))")
                 let pid = try #require(harness.daemon?.pid)
                 #expect(!(try Self.recordsFileMappings(of: pid, under: state)).isEmpty, "\(label), step \(step): the records file is not mapped")
+                // What the read and the diff touched around the change is let go of once the
+                // version is published: edits at places all over the file leave nothing resident.
+                let resident = try Self.recordsFileResidentBytes(of: pid, under: state)
+                let recordsBytes = rows.count * MemoryLayout<ListRecord>.stride
+                #expect(resident < recordsBytes / 8, "\(label), step \(step): \(resident) bytes of the records file's \(recordsBytes) resident")
             }
         }
         let pid = try #require(harness.daemon?.pid)
