@@ -64,10 +64,7 @@ struct FileSnapshotCopyTests {
         let scratch = try ScratchDirectory()
         try await FileSnapshotTests.expectConsistentReads(
             saving: versions, initial: versions[0],
-            each: { version, path in
-                try FileOperations.write(version, to: path + ".tmp")
-                try FileOperations.rename(path + ".tmp", to: path)
-            }, isWhole: { versions.contains($0) },
+            each: FileSnapshotTests.renameOver, isWhole: { versions.contains($0) },
             reading: { path throws(FileReadError) in try Self.copy(path, into: scratch.path + "/slot") })
     }
 

@@ -222,10 +222,14 @@ struct FileSnapshotTests {
     /// read must return exactly one version, with the identity of the file it came from.
     @Test func readsDuringRenameOverSavesAreNeverTorn() async throws {
         let versions = (1...4).map { String(repeating: "row \($0)\n", count: 5_000 * $0) }
-        try await Self.expectConsistentReads(saving: versions, initial: versions[0], each: { version, path in
-            try FileOperations.write(version, to: path + ".tmp")
-            try FileOperations.rename(path + ".tmp", to: path)
-        }, isWhole: { versions.contains($0) })
+        try await Self.expectConsistentReads(saving: versions, initial: versions[0], each: Self.renameOver, isWhole: { versions.contains($0) })
+    }
+
+    /// A save as most programs make it: `version` written to a temporary file beside `path`,
+    /// renamed over it.
+    @Sendable static func renameOver(_ version: String, _ path: String) throws {
+        try FileOperations.write(version, to: path + ".tmp")
+        try FileOperations.rename(path + ".tmp", to: path)
     }
 
     /// A writer keeps appending lines: each returned read must be a whole number of lines that

@@ -16,13 +16,19 @@ extension EndToEndTests.Load {
         "id,name\n" + (0..<Self.everyRowCount).map { "\($0),row \($0) with a name of some length in version \(version)\n" }.joined()
     }
 
-    @Test func aChangeOfEveryRowGrowsTheDaemonByAFewTimesTheFile() async throws {
+    /// A daemon watching `rows.csv` (``everyRowList(_:)`` version 0) as `rows`, keyed by `id`,
+    /// started; the file's path and how the tests read it.
+    static func startEveryRowWatch() async throws -> (harness: DaemonHarness, file: String, options: ReadOptions) {
         let harness = try DaemonHarness()
         let file = harness.path("rows.csv")
-        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
         try FileOperations.write(Self.everyRowList(0), to: file)
         try harness.writeConfig(["name = \"rows\"\npath = \"rows.csv\"\nkey = [\"id\"]"])
         try await harness.startDaemon()
+        return (harness, file, ReadOptions(format: .csv(delimiter: .comma), key: ["id"]))
+    }
+
+    @Test func aChangeOfEveryRowGrowsTheDaemonByAFewTimesTheFile() async throws {
+        let (harness, file, options) = try await Self.startEveryRowWatch()
         let daemon = try #require(harness.daemon)
         let raw = try await harness.subscribe("rows", protocols: [1, 2])
         #expect(raw.digestVersion == .v2)

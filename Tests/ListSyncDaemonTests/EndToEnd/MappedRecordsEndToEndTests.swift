@@ -99,12 +99,7 @@ extension EndToEndTests.MappedVersions {
         try await saves(8, "before any restart")
         for (restart, killed) in [(1, false), (2, true)] {
             let label = "restart \(restart) (\(killed ? "killed" : "stopped cleanly"))"
-            if killed {
-                harness.daemon?.send(SIGKILL)
-                #expect(try await harness.daemon?.exited() == 128 + SIGKILL)
-            } else {
-                #expect(try await harness.stopDaemon() == 0)
-            }
+            try await EndToEndTests.MappedVersions.stop(harness, killed: killed)
             // The file had no name: nothing of it is left in the state directory.
             #expect(Self.names(in: harness.path("state/list")).allSatisfy { !$0.hasPrefix("#") && !$0.hasPrefix("records") })
             try await harness.startDaemon()

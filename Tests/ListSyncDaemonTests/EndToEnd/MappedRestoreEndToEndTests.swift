@@ -34,12 +34,7 @@ extension EndToEndTests.MappedVersions {
         try await oneRowSaves(3, "before any restart")
         for (restart, killed) in [(1, true), (2, false), (3, true)] {
             let label = "restart \(restart) (\(killed ? "killed" : "stopped cleanly"))"
-            if killed {
-                harness.daemon?.send(SIGKILL)
-                #expect(try await harness.daemon?.exited() == 128 + SIGKILL)
-            } else {
-                #expect(try await harness.stopDaemon() == 0)
-            }
+            try await EndToEndTests.MappedVersions.stop(harness, killed: killed)
             try await harness.startDaemon()
             try mirror.start()
             let pid = try #require(harness.daemon?.pid)

@@ -16,6 +16,16 @@ extension EndToEndTests {
             try FileContent.read("/proc/\(pid)/maps").split(separator: "\n").map(String.init).filter { $0.contains(directory + "/") }
         }
 
+        /// Stops the harness's daemon: `SIGKILL` when `killed`, else cleanly; checks how it ended.
+        static func stop(_ harness: DaemonHarness, killed: Bool) async throws {
+            if killed {
+                harness.daemon?.send(SIGKILL)
+                #expect(try await harness.daemon?.exited() == 128 + SIGKILL)
+            } else {
+                #expect(try await harness.stopDaemon() == 0)
+            }
+        }
+
         /// Row `index` of the tests' CSV list (`sku,name,price`), as edit `version` leaves it.
         static func row(_ index: Int, version: Int = 0) -> String { "SKU\(index),item \(index),\(index % 997).\(version)" }
 
