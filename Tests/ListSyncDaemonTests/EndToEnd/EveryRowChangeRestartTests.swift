@@ -12,14 +12,9 @@ import Testing
 /// resume from the first version get exactly the changesets they missed from the history the
 /// restarted daemon read back from its log, not a snapshot.
 extension EndToEndTests.Load {
-    @Test(.disabled("not yet seen passing: under load 11-15 the daemon cut the test's raw subscribers off as slow readers (\"client read too slowly for too long\") while the debug-built test applied a changeset of every row; version 1 reached all three clients in the first run"))
+    @Test
     func aChangeOfEveryRowReachesEveryClientAcrossARestartAndAKill() async throws {
-        let harness = try DaemonHarness()
-        let file = harness.path("rows.csv")
-        let options = ReadOptions(format: .csv(delimiter: .comma), key: ["id"])
-        try FileOperations.write(Self.everyRowList(0), to: file)
-        try harness.writeConfig(["name = \"rows\"\npath = \"rows.csv\"\nkey = [\"id\"]"])
-        try await harness.startDaemon()
+        let (harness, file, options) = try await Self.startEveryRowWatch()
         let output = harness.path("mirror.json")
         let mirror = EndToEndTests.Persistence.StormClient(
             ["mirror", "rows", "--socket", harness.socketPath, "--output", output], logPath: harness.path("mirror.log"))
@@ -72,12 +67,7 @@ extension EndToEndTests.Load {
 
         for (version, killed) in [(2, false), (3, true)] {
             let label = "version \(version), after a \(killed ? "kill -9" : "clean stop")"
-            if killed {
-                harness.daemon?.send(SIGKILL)
-                #expect(try await harness.daemon?.exited() == 128 + SIGKILL)
-            } else {
-                #expect(try await harness.stopDaemon() == 0)
-            }
+            try await EndToEndTests.MappedVersions.stop(harness, killed: killed)
             try await mirror.kill()
             try await harness.startDaemon()
             try mirror.start()
