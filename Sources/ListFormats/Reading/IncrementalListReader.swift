@@ -897,9 +897,19 @@ public struct IncrementalListReader: Sendable {
         var region: ChunkedRegion
         var hashes: [ContentHash]
 
-        init(_ region: ChunkedRegion, of buffer: UnsafeBufferPointer<UInt8>) {
+        /// The part `region` read from `buffer`, a window of what `storage` holds, its chunks
+        /// hashed. The parse let go of the pages of a version held as a mapping as it went
+        /// (``ParsedPagesRelease``); the hashes read them again, and let them go again a stretch
+        /// at a time — left mapped, the whole file stayed resident at the end of a first load
+        /// parsed from its checkpoint slot (issue 19: the load's peak, 98 MiB of an 82 MiB file).
+        init(_ region: ChunkedRegion, of buffer: UnsafeBufferPointer<UInt8>, in storage: ListStorage) {
             self.region = region
-            self.hashes = region.chunks.map { IncrementalListReader.hash(buffer, $0.start, $0.end) }
+            var pages = ParsedPagesRelease(storage: storage, buffer: buffer, from: region.chunks.first?.start ?? 0)
+            self.hashes = region.chunks.map { chunk in
+                defer { pages.passed(chunk.end) }
+                return IncrementalListReader.hash(buffer, chunk.start, chunk.end)
+            }
+            pages.finish(at: region.chunks.last?.end ?? 0)
         }
 
         /// Moves the part read from a window that starts `delta` bytes into the file to the file's
@@ -955,7 +965,7 @@ public struct IncrementalListReader: Sendable {
         let buffer = window.buffer
         let split = end - start >= splitSize && SplitRead.hasSecondCore ? header.splitPoint(buffer, start, end) : -1
         guard split > start, split < end else {
-            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer)]
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer, in: storage)]
         }
         // The first half's records array is sized for the whole region's records, so that the
         // join appends the second half's into it rather than copying both into a new array
@@ -967,17 +977,17 @@ public struct IncrementalListReader: Sendable {
         SplitRead.both(
             {
                 first = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(window, storage, start, startsAt, split, .record, regionCount), of: buffer)
+                    Part(try header.readRegion(window, storage, start, startsAt, split, .record, regionCount), of: buffer, in: storage)
                 }
             },
             {
                 second = Result { () throws(ListFormatError) in
-                    Part(try header.readRegion(window, storage, split, .record, end, endsAt, nil), of: buffer)
+                    Part(try header.readRegion(window, storage, split, .record, end, endsAt, nil), of: buffer, in: storage)
                 }
             })
         guard case .success(let firstPart)? = first, let second else {
             (first, second) = (nil, nil)
-            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer)]
+            return [Part(try header.readRegion(window, storage, start, startsAt, end, endsAt, nil), of: buffer, in: storage)]
         }
         return [firstPart, try second.get()]
     }
