@@ -763,7 +763,7 @@ public struct IncrementalListReader: Sendable {
         for (part, partRecordCount) in zip(parts, partRecordCounts) {
             let partStart = firstRecord
             var regionRecord = 0
-            for (extent, hash) in zip(part.region.chunks, part.hashes) {
+            for (chunkIndex, (extent, hash)) in zip(part.region.chunks, part.hashes).enumerated() {
                 let recordEnd = partStart + extent.recordEnd
                 var sections: [ChunkSection] = []
                 for (number, section) in extent.sections.enumerated() {
@@ -783,7 +783,7 @@ public struct IncrementalListReader: Sendable {
                         start: extent.start, end: extent.end, hash: hash,
                         firstRecord: firstRecord, recordEnd: recordEnd, blankLineCount: extent.blankLineCount,
                         paddedRowCount: extent.paddedRowCount, truncatedRowCount: extent.truncatedRowCount,
-                        columns: extent.columns, endsWithLineFeed: extent.end > 0 && bytes[extent.end - 1] == ASCII.lineFeed,
+                        columns: extent.columns, endsWithLineFeed: part.endsWithLineFeed[chunkIndex] ?? (extent.end > 0 && bytes[extent.end - 1] == ASCII.lineFeed),
                         startsAt: extent.startsAt, sections: sections))
                 firstRecord = recordEnd
             }
@@ -896,6 +896,9 @@ public struct IncrementalListReader: Sendable {
     private struct Part {
         var region: ChunkedRegion
         var hashes: [ContentHash]
+        /// Per chunk, whether its last byte is a line feed, read with its hash; `nil` for a
+        /// chunk that ends where the window starts (its last byte is before the window).
+        var endsWithLineFeed: [Bool?]
 
         /// The part `region` read from `buffer`, a window of what `storage` holds, its chunks
         /// hashed. The parse let go of the pages of a version held as a mapping as it went
@@ -905,11 +908,21 @@ public struct IncrementalListReader: Sendable {
         init(_ region: ChunkedRegion, of buffer: UnsafeBufferPointer<UInt8>, in storage: ListStorage) {
             self.region = region
             var pages = ParsedPagesRelease(storage: storage, buffer: buffer, from: region.chunks.first?.start ?? 0)
-            self.hashes = region.chunks.map { chunk in
-                defer { pages.passed(chunk.end) }
-                return IncrementalListReader.hash(buffer, chunk.start, chunk.end)
+            var hashes: [ContentHash] = []
+            var endsWithLineFeed: [Bool?] = []
+            hashes.reserveCapacity(region.chunks.count)
+            endsWithLineFeed.reserveCapacity(region.chunks.count)
+            for chunk in region.chunks {
+                hashes.append(IncrementalListReader.hash(buffer, chunk.start, chunk.end))
+                // Read here, before the pages go: read later through the file's bytes, one byte
+                // a chunk mapped a page (with the page cache's large folios, up to 2 MiB) at every
+                // chunk's end, and left the whole file resident after a first read.
+                endsWithLineFeed.append(chunk.end > 0 ? buffer[chunk.end - 1] == ASCII.lineFeed : nil)
+                pages.passed(chunk.end)
             }
             pages.finish(at: region.chunks.last?.end ?? 0)
+            self.hashes = hashes
+            self.endsWithLineFeed = endsWithLineFeed
         }
 
         /// Moves the part read from a window that starts `delta` bytes into the file to the file's

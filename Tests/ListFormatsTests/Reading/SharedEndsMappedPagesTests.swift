@@ -50,6 +50,31 @@ struct SharedEndsMappedPagesTests {
         #expect(second.fileBytes == FileBytes(edited))
     }
 
+    /// A first read of a version held as a mapping (the daemon's first load, copied into its
+    /// checkpoint slot and parsed from there) leaves no more than a few stretches of it resident:
+    /// the parse lets the pages go as it goes, and so does the hashing of its chunks after it —
+    /// which read the whole file again and left it all resident (issue 19: the load's peak).
+    @Test(arguments: [ReadOptions(format: .ndjson, key: ["id"]), ReadOptions(format: .csv(delimiter: .comma), key: ["id"])])
+    func aFirstReadOfAMappedVersionLeavesAFewStretchesResident(options: ReadOptions) throws {
+        let scratch = try ScratchDirectory(prefix: "smap")
+        let rows = 0..<420_000
+        let text: String
+        if case .ndjson = options.format {
+            text = rows.map { #"{"id":\#($0),"name":"item number \#($0) of the first read"}"# + "\n" }.joined()
+        } else {
+            text = "id,name\n" + rows.map { "\($0),item number \($0) of the first read\n" }.joined()
+        }
+        let bytes = Array(text.utf8)
+        try FileContent.write(bytes: bytes, to: scratch.path("slot"))
+        let region = try MappedFileRegion(path: scratch.path("slot"), count: bytes.count)
+        var reader = IncrementalListReader(options: options)
+        let list = try reader.read(bytes: FileBytes(mapped: region))
+        #expect(list.report.recordCount == rows.count)
+        let resident = try region.residentBytes()
+        #expect(bytes.count > 4 * FileBytes.mappedStretchLength)
+        #expect(resident <= 2 * FileBytes.mappedStretchLength + (4 << 20), "\(resident) bytes of \(bytes.count) left resident by a first read")
+    }
+
     /// Nor does it read them on the way: whether a kept chunk of a line-based format ends a
     /// line is kept with the chunk from the version it was read in (``IncrementalListReader``'s
     /// `Chunk.endsWithLineFeed`), where reading the byte again — of a version held as a mapping —
